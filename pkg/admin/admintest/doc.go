@@ -1,0 +1,20 @@
+// Package admintest simulates broker clusters for tests and local runs. One loopback HTTP server
+// serves the admin API v1 paths of many clusters; the broker with pod ordinal O of cluster
+// namespace/name answers under /namespace/name/O. Point the operator at it with
+// Server.AddressTemplate.
+//
+// The simulator models what the operator depends on:
+//   - brokers join with node IDs that never equal their pod ordinal and are never reused;
+//   - a decommission drains for the cluster's drain time (by an injectable Clock), then the
+//     broker leaves the member list; a recommission stops a drain in progress;
+//   - answers follow Redpanda's admin server: 404 "broker with id N not found" for a broker that
+//     is not (or no longer) a member, 400 "invalid state transition" for a decommission of a
+//     draining broker or a recommission of an active one, and for decommission status 200
+//     finished once removed, 400 while active, 404 for unknown IDs;
+//   - a pod that is not running refuses connections (the connection is closed unanswered).
+//
+// Every call is logged in order (Server.Calls). Server.DoubleDecommissions and
+// Server.LeftBeforeDecommission report the two mistakes an operator must never make. Faults
+// (status codes, latency, hangs, refused connections) can be set per server, cluster or broker
+// at any time.
+package admintest

@@ -1,0 +1,70 @@
+package admintest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fault changes how brokers answer. The zero Fault means "answer normally". When several are
+// set, the most specific one that applies to a request wins: broker, then cluster, then server.
+type Fault struct {
+	// Refuse closes the connection without an answer, as a broker that is down would.
+	Refuse bool
+	// Hang holds the request without answering until the client gives up (or the server closes).
+	Hang bool
+	// Latency delays the answer by this much wall-clock time.
+	Latency time.Duration
+	// Status, when not zero, answers with this HTTP status (after Latency) instead of acting.
+	Status int
+	// Method limits the fault to requests with this HTTP method ("" means every method).
+	Method string
+	// Times, when positive, limits the fault to that many requests; then it clears itself.
+	Times int
+}
+
+// IsZero reports whether f changes nothing.
+func (f Fault) IsZero() bool {
+	return !f.Refuse && !f.Hang && f.Latency == 0 && f.Status == 0
+}
+
+// appliesTo reports whether f shapes a request with this method.
+func (f Fault) appliesTo(method string) bool {
+	return !f.IsZero() && (f.Method == "" || strings.EqualFold(f.Method, method))
+}
+
+// String names the fault for the call log.
+func (f Fault) String() string {
+	var parts []string
+	if f.Refuse {
+		parts = append(parts, "refuse")
+	}
+	if f.Hang {
+		parts = append(parts, "hang")
+	}
+	if f.Latency > 0 {
+		parts = append(parts, fmt.Sprintf("latency %v", f.Latency))
+	}
+	if f.Status != 0 {
+		parts = append(parts, fmt.Sprintf("status %d", f.Status))
+	}
+	return strings.Join(parts, "+")
+}
+
+// faultSlot holds one switchable fault; callers hold Server.mu.
+type faultSlot struct{ f Fault }
+
+// take returns the fault if it applies to method, counting down Times.
+func (s *faultSlot) take(method string) (Fault, bool) {
+	if !s.f.appliesTo(method) {
+		return Fault{}, false
+	}
+	f := s.f
+	if s.f.Times > 0 {
+		s.f.Times--
+		if s.f.Times == 0 {
+			s.f = Fault{}
+		}
+	}
+	return f, true
+}
