@@ -57,7 +57,7 @@ mkdir -p "${stamps}"
 stamp_of() { # name moddir pkg ldflags
   { echo "$1|$3|$4|${build_flags[*]}|${go_version}|$(go env GOOS GOARCH)"
     cat "${here}/$2/go.mod" "${here}/$2/go.sum"
-    [[ "$3" == "." ]] && cat "${here}/$2"/*.go
+    if [[ "$3" == "." ]]; then cat "${here}/$2"/*.go; fi
   } | sha256sum | cut -d' ' -f1
 }
 
