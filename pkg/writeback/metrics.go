@@ -1,0 +1,103 @@
+package writeback
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Eviction reasons, the values of the "reason" label of writeback_evictions_total.
+const (
+	// EvictObserved: the informer delivered the written resourceVersion or a newer one.
+	EvictObserved = "observed"
+	// EvictDeleted: the informer delivered the delete of the object.
+	EvictDeleted = "deleted"
+	// EvictRecreated: the informer delivered an object with a different UID than a tombstone's.
+	EvictRecreated = "recreated"
+	// EvictTTL: the safety net; the informer never confirmed the entry within the TTL.
+	EvictTTL = "ttl"
+)
+
+// Metrics are the write-back store's Prometheus metrics. One set serves every overlay; each
+// overlay fills in its own "resource" label.
+type Metrics struct {
+	servedFromOverlay *prometheus.CounterVec
+	entries           *prometheus.GaugeVec
+	observationLag    *prometheus.HistogramVec
+	evictions         *prometheus.CounterVec
+}
+
+// NewMetrics creates the metrics and registers them on reg (nil: not registered). Calling it
+// twice with one registry returns metrics backed by the collectors registered first; any other
+// registration failure panics, as prometheus.MustRegister does.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		servedFromOverlay: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "writeback",
+			Name:      "reads_served_from_overlay_total",
+			Help:      "Reads answered with the operator's own write because the informer had not caught up yet; each one is a stale read prevented.",
+		}, []string{"resource"}),
+		entries: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "writeback",
+			Name:      "overlay_entries",
+			Help:      "Writes and deletes held in the overlay until the informer observes them.",
+		}, []string{"resource"}),
+		observationLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "writeback",
+			Name:      "observation_lag_seconds",
+			Help:      "Time from recording a write to the informer delivering it.",
+			Buckets:   prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"resource"}),
+		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "writeback",
+			Name:      "evictions_total",
+			Help:      "Overlay entries dropped, by reason (observed, deleted, recreated, ttl).",
+		}, []string{"resource", "reason"}),
+	}
+	if reg != nil {
+		m.servedFromOverlay = register(reg, m.servedFromOverlay)
+		m.entries = register(reg, m.entries)
+		m.observationLag = register(reg, m.observationLag)
+		m.evictions = register(reg, m.evictions)
+	}
+	return m
+}
+
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	err := reg.Register(c)
+	if err == nil {
+		return c
+	}
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(err)
+}
+
+// resourceMetrics are one overlay's children, resolved once so that the read path only does
+// atomic increments.
+type resourceMetrics struct {
+	served    prometheus.Counter
+	entries   prometheus.Gauge
+	lag       prometheus.Observer
+	evictions map[string]prometheus.Counter
+}
+
+func (m *Metrics) forResource(resource string) *resourceMetrics {
+	if m == nil {
+		return nil
+	}
+	rm := &resourceMetrics{
+		served:    m.servedFromOverlay.WithLabelValues(resource),
+		entries:   m.entries.WithLabelValues(resource),
+		lag:       m.observationLag.WithLabelValues(resource),
+		evictions: map[string]prometheus.Counter{},
+	}
+	for _, reason := range []string{EvictObserved, EvictDeleted, EvictRecreated, EvictTTL} {
+		rm.evictions[reason] = m.evictions.WithLabelValues(resource, reason)
+	}
+	return rm
+}

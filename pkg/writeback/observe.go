@@ -1,0 +1,79 @@
+package writeback
+
+import (
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Observe registers the event handler that evicts entries once informer has observed them.
+// informer must be the one whose indexer the overlay was built on. Eviction never decides what
+// a read returns (reads always compare), so the order in which the informer runs its handlers
+// does not matter.
+func (o *Overlay) Observe(informer cache.SharedIndexInformer) (cache.ResourceEventHandlerRegistration, error) {
+	if informer == nil {
+		return nil, errors.New("writeback: Observe needs an informer, got nil")
+	}
+	if informer.GetIndexer() != o.inner {
+		return nil, errors.New("writeback: Observe needs the informer whose indexer the overlay was built on")
+	}
+	return informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { o.observed(obj, false) },
+		UpdateFunc: func(_, obj interface{}) { o.observed(obj, false) },
+		DeleteFunc: func(obj interface{}) { o.observed(obj, true) },
+	})
+}
+
+// observed handles one informer event. The informer's store already reflects the event when
+// handlers run, so dropping an entry here never exposes an older copy.
+func (o *Overlay) observed(obj interface{}, deleted bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+		deleted = true
+	}
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	if o.snap.Load().lookup(m.GetNamespace(), m.GetName()) == nil {
+		return // the common case: an event for a key with nothing pending
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.clock.Now()
+	cur := o.snap.Load()
+	if e := cur.lookup(m.GetNamespace(), m.GetName()); e != nil {
+		if reason := evictionReason(e, m, deleted); reason != "" {
+			o.evictLocked(cur, e, reason, now)
+		}
+	}
+	o.sweepLocked(now)
+}
+
+// evictionReason says why the event m ends entry e, or "" when e must stay.
+func evictionReason(e *entry, m metav1.Object, deleted bool) string {
+	c, ok := compareRV(m.GetResourceVersion(), e.rv)
+	sameUID := e.uid == "" || m.GetUID() == e.uid
+	switch {
+	case deleted && sameUID:
+		return EvictDeleted
+	case deleted:
+		// The delete of another incarnation: it ends the entry only if it is not older.
+		if !ok || c >= 0 {
+			return EvictDeleted
+		}
+	case e.tombstone():
+		if !sameUID {
+			return EvictRecreated
+		}
+		if !ok || (c > 0 && m.GetDeletionTimestamp() != nil) {
+			return EvictObserved
+		}
+	default:
+		if !ok || c >= 0 {
+			return EvictObserved
+		}
+	}
+	return ""
+}

@@ -1,0 +1,89 @@
+package writeback
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+)
+
+// DefaultTTL is how long an entry may wait for the informer before the safety net drops it.
+// It is generous on purpose: entries normally leave within milliseconds, by observation.
+const DefaultTTL = 5 * time.Minute
+
+// Options tune an Overlay. The zero value is ready to use.
+type Options struct {
+	// TTL is the safety net for entries the informer never confirms. Zero means DefaultTTL.
+	TTL time.Duration
+	// Clock reads the time for the TTL and the lag histogram. Nil means the real clock.
+	Clock clock.PassiveClock
+	// Metrics receives this overlay's measurements. Nil means no metrics.
+	Metrics *Metrics
+}
+
+// Overlay is the write-back store for one resource. It implements cache.Indexer by laying the
+// results of the controller's own writes over an informer's indexer, so a generated lister
+// built on it (listers.NewStatefulSetLister(overlay)) reads its own writes.
+//
+// The overlay is read-only from the Store interface's point of view: Add, Update, Delete and
+// Replace return an error. Writes enter through Record and RecordDelete (normally called by a
+// Client from Wrap), and leave when the informer observes them (see Observe).
+type Overlay struct {
+	resource string
+	inner    cache.Indexer
+	ttl      time.Duration
+	clock    clock.PassiveClock
+	metrics  *resourceMetrics
+
+	// snap is read without locks on every read.
+	snap atomic.Pointer[snapshot]
+	// mu serialises writers: recording and eviction.
+	mu        sync.Mutex
+	nextSweep time.Time
+}
+
+var _ cache.Indexer = &Overlay{}
+
+// NewOverlay lays an empty overlay over informerIndexer. resource names the resource in
+// metrics and logs (for example "statefulsets"). A nil indexer panics: there is nothing to
+// overlay.
+func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *Overlay {
+	if informerIndexer == nil {
+		panic("writeback.NewOverlay: informerIndexer is nil")
+	}
+	o := &Overlay{
+		resource: resource,
+		inner:    informerIndexer,
+		ttl:      opts.TTL,
+		clock:    opts.Clock,
+		metrics:  opts.Metrics.forResource(resource),
+	}
+	if o.ttl <= 0 {
+		o.ttl = DefaultTTL
+	}
+	if o.clock == nil {
+		o.clock = clock.RealClock{}
+	}
+	o.snap.Store(emptySnapshot)
+	return o
+}
+
+// Len is the number of entries (writes and tombstones) the informer has not observed yet.
+func (o *Overlay) Len() int { return o.snap.Load().len() }
+
+// Resource is the name given to NewOverlay.
+func (o *Overlay) Resource() string { return o.resource }
+
+// publishLocked makes s the snapshot readers see. Callers hold o.mu.
+func (o *Overlay) publishLocked(s *snapshot) {
+	o.snap.Store(s)
+	if o.metrics != nil {
+		o.metrics.entries.Set(float64(s.len()))
+	}
+}
+
+func (o *Overlay) expired(e *entry) bool {
+	return o.clock.Now().After(e.expires)
+}

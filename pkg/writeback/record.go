@@ -1,0 +1,196 @@
+package writeback
+
+import (
+	"reflect"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// Record stores a successful write's returned object, unless the overlay or the informer
+// already holds that resourceVersion or a newer one. A late or out-of-order result therefore
+// never rolls a read back. The object is deep-copied here, once, so the caller may keep
+// mutating what its client returned.
+func (o *Overlay) Record(obj runtime.Object) {
+	if obj == nil || isNilPointer(obj) {
+		return
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil || m.GetName() == "" {
+		klog.ErrorS(err, "Write-back cannot record an object without name metadata", "resource", o.resource, "type", reflect.TypeOf(obj))
+		return
+	}
+	cp := obj.DeepCopyObject()
+	cm, _ := meta.Accessor(cp)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.clock.Now()
+	o.sweepLocked(now)
+
+	e := &entry{
+		key:       keyOf(cm.GetNamespace(), cm.GetName()),
+		namespace: cm.GetNamespace(),
+		name:      cm.GetName(),
+		obj:       cp,
+		meta:      cm,
+		uid:       cm.GetUID(),
+		rv:        cm.GetResourceVersion(),
+		recorded:  now,
+		expires:   now.Add(o.ttl),
+	}
+	e.rvComparable = comparableRV(e.rv)
+	cur := o.snap.Load()
+	old := cur.byKey[e.key]
+	if old != nil && !supersedes(e, old) {
+		klog.V(4).InfoS("Write-back ignored a write result older than the one it holds", "resource", o.resource, "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
+		return
+	}
+	// The informer may have delivered this write before the call returned. Then there is
+	// nothing to hold, and nothing would ever evict the entry.
+	if o.informerHasPassedLocked(e) {
+		if old != nil {
+			o.evictLocked(cur, old, EvictObserved, now)
+		}
+		return
+	}
+	o.publishLocked(cur.with(e.key, e))
+	klog.V(4).InfoS("Write-back recorded a write", "resource", o.resource, "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
+}
+
+// supersedes tells whether a new write result e may replace the entry old.
+func supersedes(e, old *entry) bool {
+	if old.tombstone() && e.uid == old.uid && e.meta.GetDeletionTimestamp() == nil {
+		return false // a late result for an object already deleted: never resurrect it
+	}
+	if e.rvComparable && old.rvComparable {
+		c, _ := compareRV(e.rv, old.rv)
+		return c > 0
+	}
+	// Unordered resourceVersions: results are taken in the order they arrive.
+	return true
+}
+
+// informerHasPassedLocked tells whether the informer's store already holds e's resourceVersion
+// or a newer one for the key, or has gone past it and no longer holds the object.
+func (o *Overlay) informerHasPassedLocked(e *entry) bool {
+	if !e.rvComparable {
+		return false
+	}
+	item, exists, err := o.inner.GetByKey(e.key)
+	if err != nil {
+		return false
+	}
+	if !exists {
+		c, ok := compareRV(o.inner.LastStoreSyncResourceVersion(), e.rv)
+		return ok && c >= 0
+	}
+	m, err := meta.Accessor(item)
+	if err != nil {
+		return false
+	}
+	c, ok := compareRV(m.GetResourceVersion(), e.rv)
+	return ok && c >= 0
+}
+
+// RecordDelete stores a tombstone after a successful Delete, hiding the object until the
+// informer observes the delete. uid names the deleted object; when empty, the UID of the copy
+// reads currently serve is used. When reads serve nothing for the key there is nothing to hide
+// and no tombstone is stored.
+//
+// Objects held by finalizers keep existing with a deletionTimestamp. The tombstone hides them
+// until the informer delivers a copy with a deletionTimestamp and a resourceVersion newer than
+// the last one known before the delete; from then on reads show the terminating object.
+func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
+	key := keyOf(namespace, name)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.clock.Now()
+	o.sweepLocked(now)
+
+	cur := o.snap.Load()
+	item, exists, err := o.inner.GetByKey(key)
+	if err != nil {
+		return
+	}
+	served, found := item, exists
+	if old := cur.byKey[key]; old != nil && !o.expired(old) {
+		served, found, _ = o.resolve(old, item, exists)
+	}
+	if !found {
+		return
+	}
+	sm, err := meta.Accessor(served)
+	if err != nil {
+		return
+	}
+	t := &entry{
+		key:       key,
+		namespace: namespace,
+		name:      name,
+		uid:       uid,
+		recorded:  now,
+		expires:   now.Add(o.ttl),
+	}
+	if uid == "" || uid == sm.GetUID() {
+		t.uid = sm.GetUID()
+		t.rv = sm.GetResourceVersion()
+	}
+	t.rvComparable = comparableRV(t.rv)
+	o.publishLocked(cur.with(key, t))
+	klog.V(4).InfoS("Write-back recorded a delete", "resource", o.resource, "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
+}
+
+func keyOf(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func isNilPointer(obj runtime.Object) bool {
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// evictLocked drops e from the snapshot cur and publishes the result.
+func (o *Overlay) evictLocked(cur *snapshot, e *entry, reason string, now time.Time) {
+	o.publishLocked(cur.with(e.key, nil))
+	o.countEviction(e, reason, now)
+}
+
+func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
+	if o.metrics != nil {
+		o.metrics.evictions[reason].Inc()
+		if reason == EvictObserved && !e.tombstone() {
+			o.metrics.lag.Observe(now.Sub(e.recorded).Seconds())
+		}
+	}
+	klog.V(4).InfoS("Write-back evicted an entry", "resource", o.resource, "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
+}
+
+// sweepLocked drops entries past their TTL, at most a few times per TTL. Reads already ignore
+// expired entries; this only frees them.
+func (o *Overlay) sweepLocked(now time.Time) {
+	if now.Before(o.nextSweep) {
+		return
+	}
+	o.nextSweep = now.Add(o.ttl / 8)
+	cur := o.snap.Load()
+	var drop map[string]bool
+	for k, e := range cur.byKey {
+		if now.After(e.expires) {
+			if drop == nil {
+				drop = map[string]bool{}
+			}
+			drop[k] = true
+			klog.InfoS("Write-back dropped an entry the informer never confirmed", "resource", o.resource, "key", k, "resourceVersion", e.rv, "tombstone", e.tombstone(), "ttl", o.ttl)
+			o.countEviction(e, EvictTTL, now)
+		}
+	}
+	if drop != nil {
+		o.publishLocked(cur.without(drop))
+	}
+}

@@ -1,0 +1,71 @@
+package writeback
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// source says which copy a read served and why.
+type source int
+
+const (
+	// fromInformer: the informer's copy is as new as the entry, or newer.
+	fromInformer source = iota
+	// fromOverlay: the entry is newer than the informer's copy, or the informer has none yet.
+	fromOverlay
+	// hiddenByTombstone: the controller deleted the object; the informer has not seen it go.
+	hiddenByTombstone
+	// goneSinceWrite: the informer has moved past the write and no longer holds the object, so
+	// it was deleted (or left the informer's selector) after the write.
+	goneSinceWrite
+)
+
+func (s source) String() string {
+	switch s {
+	case fromOverlay:
+		return "overlay"
+	case hiddenByTombstone:
+		return "tombstone"
+	case goneSinceWrite:
+		return "gone since write"
+	default:
+		return "informer"
+	}
+}
+
+// resolve decides what a read of e's key returns, given the informer's copy (item, exists).
+// It never allocates and never copies: objects are shared read-only, as listers share them.
+func (o *Overlay) resolve(e *entry, item interface{}, exists bool) (interface{}, bool, source) {
+	if !exists {
+		if e.tombstone() {
+			return nil, false, hiddenByTombstone
+		}
+		// The informer has no copy. If it has already processed events at or past the write,
+		// the object was there and went away; otherwise the informer simply has not caught up.
+		if c, ok := compareRV(o.inner.LastStoreSyncResourceVersion(), e.rv); ok && c >= 0 {
+			return nil, false, goneSinceWrite
+		}
+		return e.obj, true, fromOverlay
+	}
+	m, ok := item.(metav1.Object)
+	if !ok {
+		return item, true, fromInformer
+	}
+	if e.tombstone() {
+		if e.uid != "" && m.GetUID() != e.uid {
+			return item, true, fromInformer // re-created: a new object, not the one deleted
+		}
+		if m.GetDeletionTimestamp() != nil {
+			if c, ok := compareRV(m.GetResourceVersion(), e.rv); ok && c > 0 {
+				return item, true, fromInformer // still terminating (finalizers), seen after the delete
+			}
+		}
+		return nil, false, hiddenByTombstone
+	}
+	c, ok := compareRV(m.GetResourceVersion(), e.rv)
+	if ok && c >= 0 {
+		return item, true, fromInformer
+	}
+	// Newer write, or an resourceVersion that cannot be ordered: the entry stays authoritative
+	// until the informer sends an event for the key.
+	return e.obj, true, fromOverlay
+}
