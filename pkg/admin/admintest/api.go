@@ -126,6 +126,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		refuse(w)
 		return
 	case fault.Hang:
+		notifyHolding(hr, fault, s.closing)
 		select {
 		case <-hr.Context().Done():
 			log(0, fault.String()+", client gave up")
@@ -136,6 +137,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	if fault.Latency > 0 {
+		notifyHolding(hr, fault, s.closing)
 		t := time.NewTimer(fault.Latency)
 		select {
 		case <-t.C:
@@ -174,6 +176,18 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	s.mu.Unlock()
 	writeReply(w, rep)
+}
+
+// notifyHolding tells the fault's Holding channel, if any, that a request is being held.
+func notifyHolding(hr *http.Request, f Fault, closing <-chan struct{}) {
+	if f.Holding == nil {
+		return
+	}
+	select {
+	case f.Holding <- struct{}{}:
+	case <-hr.Context().Done():
+	case <-closing:
+	}
 }
 
 // pickFault returns the most specific fault that applies. Callers hold s.mu.

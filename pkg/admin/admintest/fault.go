@@ -21,6 +21,9 @@ type Fault struct {
 	Method string
 	// Times, when positive, limits the fault to that many requests; then it clears itself.
 	Times int
+	// Holding, when set, receives a value each time a Hang or Latency fault starts holding a
+	// request, so a test knows the request is in flight without sleeping.
+	Holding chan<- struct{}
 }
 
 // IsZero reports whether f changes nothing.

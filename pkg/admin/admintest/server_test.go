@@ -1,0 +1,200 @@
+package admintest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+)
+
+func TestAddressTemplateRoutesToEachBroker(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("team-a", "redpanda")
+	ids := joinAll(c, 3)
+
+	tmpl, err := admin.ParseAddressTemplate(s.AddressTemplate())
+	if err != nil {
+		t.Fatalf("the simulator's template does not parse: %v", err)
+	}
+	urls, err := tmpl.URLs("team-a", "redpanda", 3, admin.DefaultAdminPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := c.URLs(3); strings.Join(urls, " ") != strings.Join(want, " ") {
+		t.Fatalf("template URLs %v, cluster URLs %v", urls, want)
+	}
+	for ordinal, u := range urls {
+		cl, err := admin.NewClient(admin.Config{URLs: []string{u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.DecommissionStatus(context.Background(), ids[ordinal]); !errors.Is(err, admin.ErrNotDecommissioning) {
+			t.Fatalf("broker %d: %v", ordinal, err)
+		}
+	}
+	for i, call := range c.Calls() {
+		if call.Ordinal != i || call.NodeID != ids[i] || call.Path != fmt.Sprintf("/v1/brokers/%d/decommission", ids[i]) {
+			t.Errorf("call %d = %+v; want it answered by ordinal %d about node %d", i, call, i, ids[i])
+		}
+	}
+}
+
+func TestCallLogRecordsEveryCallInOrder(t *testing.T) {
+	s, clock := newSim(t, admintest.Options{DrainTime: time.Second})
+	c := s.Cluster("ns", "c")
+	ids := joinAll(c, 2)
+	cl := clientFor(t, c, 2)
+	ctx := context.Background()
+
+	_, _ = cl.Brokers(ctx)
+	_ = cl.Decommission(ctx, ids[1])
+	clock.Advance(time.Second)
+	_, _ = cl.DecommissionStatus(ctx, ids[1])
+	_ = cl.Decommission(ctx, ids[1])
+
+	calls := s.Calls()
+	want := []struct {
+		method, path string
+		nodeID       int
+		status       int
+	}{
+		{"GET", "/v1/brokers", -1, 200},
+		{"PUT", fmt.Sprintf("/v1/brokers/%d/decommission", ids[1]), ids[1], 200},
+		{"GET", fmt.Sprintf("/v1/brokers/%d/decommission", ids[1]), ids[1], 200},
+		{"PUT", fmt.Sprintf("/v1/brokers/%d/decommission", ids[1]), ids[1], 404},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("calls = %v", calls)
+	}
+	for i, w := range want {
+		got := calls[i]
+		if got.Seq != i+1 || got.Namespace != "ns" || got.Name != "c" || got.Ordinal != 0 ||
+			got.Method != w.method || got.Path != w.path || got.NodeID != w.nodeID || got.Status != w.status {
+			t.Errorf("call %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if !calls[2].At.Equal(epoch.Add(time.Second)) {
+		t.Errorf("call 3 at %v, want the simulator clock's time", calls[2].At)
+	}
+	if d := s.DoubleDecommissions(); len(d) != 1 || !strings.Contains(d[0], "call #4") {
+		t.Errorf("DoubleDecommissions = %q, want call #4", d)
+	}
+}
+
+func TestBasicAuthIsEnforcedWhenConfigured(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{Username: "admin", Password: "pw"})
+	c := s.Cluster("ns", "c")
+	joinAll(c, 1)
+	if _, err := clientFor(t, c, 1).Brokers(context.Background()); err != nil {
+		t.Fatalf("with the server's credentials: %v", err)
+	}
+	bad, _ := admin.NewClient(admin.Config{URLs: c.URLs(1), Username: "admin", Password: "wrong"})
+	if _, err := bad.Brokers(context.Background()); !errors.Is(err, admin.ErrUnauthorized) {
+		t.Fatalf("with a wrong password: %v", err)
+	}
+}
+
+func TestUnknownPathsAnswerNotFound(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	joinAll(c, 1)
+	for _, path := range []string{"/ns/c/0/v1/nope", "/ns/c/0/v1/brokers/abc/decommission", "/nope", "/ns/c/x/v1/brokers"} {
+		resp, err := http.Get(s.URL() + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s = %d, want 404 or 400", path, resp.StatusCode)
+		}
+	}
+}
+
+func TestStartRejectsBadOptions(t *testing.T) {
+	for _, opts := range []admintest.Options{
+		{DrainTime: -1}, {ReplicasPerBroker: -1}, {Password: "x"}, {Addr: "256.0.0.1:0"},
+	} {
+		if s, err := admintest.Start(opts); err == nil {
+			s.Close()
+			t.Errorf("Start(%+v) succeeded", opts)
+		}
+	}
+}
+
+// TestConcurrentUseIsSafe drives several clusters from many goroutines while faults and
+// membership change; run with -race. Each broker is decommissioned by exactly one goroutine,
+// so no double decommission may be reported.
+func TestConcurrentUseIsSafe(t *testing.T) {
+	s, clock := newSim(t, admintest.Options{DrainTime: time.Second})
+	const clusters, brokers = 4, 5
+	var wg sync.WaitGroup
+	for i := range clusters {
+		c := s.Cluster("ns", fmt.Sprintf("c%d", i))
+		ids := joinAll(c, brokers)
+		cfg := c.Config(brokers)
+		cfg.Timeout = 5 * time.Second
+		cl, err := admin.NewClient(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := 1; b < brokers; b++ {
+			wg.Go(func() {
+				ctx := context.Background()
+				for {
+					err := cl.Decommission(ctx, ids[b])
+					if err == nil {
+						return
+					}
+					if !errors.Is(err, admin.ErrUnavailable) {
+						t.Errorf("decommission %d: %v", ids[b], err)
+						return
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			for range 20 {
+				_, _ = cl.Brokers(context.Background())
+				c.SetBrokerFault(0, admintest.Fault{Status: http.StatusServiceUnavailable, Times: 1})
+				clock.Advance(100 * time.Millisecond)
+				_ = c.Brokers()
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 20 {
+			s.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut, Times: 3})
+			_ = s.Calls()
+		}
+	})
+	wg.Wait()
+	s.SetFault(admintest.Fault{})
+	if d := s.DoubleDecommissions(); len(d) != 0 {
+		t.Errorf("DoubleDecommissions = %q", d)
+	}
+	for i := range clusters {
+		c := s.Cluster("ns", fmt.Sprintf("c%d", i))
+		c.FinishDrains()
+		for b := 1; b < brokers; b++ {
+			c.Leave(b)
+		}
+	}
+	if l := s.LeftBeforeDecommission(); len(l) != 0 {
+		t.Errorf("LeftBeforeDecommission = %q", l)
+	}
+}
+
+func TestFakeClock(t *testing.T) {
+	clock := admintest.NewFakeClock(epoch)
+	clock.Advance(time.Minute)
+	if got := clock.Now(); !got.Equal(epoch.Add(time.Minute)) {
+		t.Errorf("Now = %v", got)
+	}
+}
