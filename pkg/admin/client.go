@@ -163,11 +163,10 @@ func checkNodeID(op string, nodeID int) error {
 func (c *httpClient) do(ctx context.Context, cl call) error {
 	n := len(c.bases)
 	start := int(c.preferred.Load())
-	var attempts []error
-	var last *Error
+	var failed attemptErrors
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return &Error{Op: cl.op, Err: errors.Join(append(attempts, err)...)}
+			return c.abandoned(cl, failed, err)
 		}
 		idx := (start + i) % n
 		err := c.attempt(ctx, c.bases[idx], cl)
@@ -177,21 +176,27 @@ func (c *httpClient) do(ctx context.Context, cl call) error {
 		}
 		if ctx.Err() != nil {
 			// The caller gave up: that says nothing about the brokers.
-			return &Error{Op: cl.op, URL: err.URL, Err: errors.Join(append(attempts, err.Err, ctx.Err())...)}
+			return c.abandoned(cl, append(failed, err), ctx.Err())
 		}
 		if !errors.Is(err, ErrUnavailable) || (cl.method != http.MethodGet && !err.notProcessed()) {
 			return err
 		}
-		attempts = append(attempts, err)
-		last = err
+		failed = append(failed, err)
 	}
 	if n == 1 {
-		return last
+		return failed[0]
 	}
-	return &Error{
-		Op: cl.op, URL: last.URL, StatusCode: last.StatusCode, Message: last.Message,
-		Kind: ErrUnavailable, Err: fmt.Errorf("all %d brokers failed: %w", n, errors.Join(attempts...)),
+	return &Error{Op: cl.op, Kind: ErrUnavailable, Err: fmt.Errorf("all %d brokers failed: %w", n, failed)}
+}
+
+// abandoned is the error for a call whose context ended; it matches no sentinel.
+func (c *httpClient) abandoned(cl call, failed attemptErrors, ctxErr error) error {
+	if len(failed) == 0 {
+		return &Error{Op: cl.op, Err: ctxErr}
 	}
+	// The attempts are described, not wrapped: a call the caller abandoned must not match
+	// ErrUnavailable.
+	return &Error{Op: cl.op, Err: fmt.Errorf("%w after %s", ctxErr, failed.Error())}
 }
 
 // notProcessed reports whether the broker certainly did not act on the request.

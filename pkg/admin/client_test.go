@@ -223,6 +223,13 @@ func TestAllBrokersDownIsUnavailableAndNamesEveryAttempt(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, "all 2 brokers failed") || !strings.Contains(msg, "connection refused") || !strings.Contains(msg, "503") {
 		t.Errorf("error does not describe the attempts: %v", msg)
 	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error spans several lines: %q", err.Error())
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.Kind != ErrUnavailable {
+		t.Errorf("errors.As found %+v", first)
+	}
 }
 
 func TestPutFailsOverOnlyWhenTheBrokerCertainlyDidNotAct(t *testing.T) {

@@ -44,11 +44,13 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	return "admin: " + e.Op + ": " + e.detail()
+}
+
+// detail is the error without the operation: kind, status, message, URL and cause.
+func (e *Error) detail() string {
 	var b strings.Builder
-	b.WriteString("admin: ")
-	b.WriteString(e.Op)
 	if e.Kind != nil {
-		b.WriteString(": ")
 		b.WriteString(e.Kind.Error())
 	}
 	if e.StatusCode != 0 {
@@ -62,7 +64,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " from %s", e.URL)
 	}
 	if e.Err != nil {
-		b.WriteString(": ")
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
 		b.WriteString(e.Err.Error())
 	}
 	return b.String()
@@ -73,3 +77,23 @@ func (e *Error) Is(target error) bool { return e.Kind != nil && target == e.Kind
 
 // Unwrap exposes the cause, so errors.Is(err, context.DeadlineExceeded) works.
 func (e *Error) Unwrap() error { return e.Err }
+
+// attemptErrors lists the failed attempts of one call, one broker each, on a single line.
+type attemptErrors []*Error
+
+func (a attemptErrors) Error() string {
+	parts := make([]string, len(a))
+	for i, e := range a {
+		parts[i] = e.detail()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap lets errors.Is and errors.As see every attempt.
+func (a attemptErrors) Unwrap() []error {
+	errs := make([]error, len(a))
+	for i, e := range a {
+		errs[i] = e
+	}
+	return errs
+}
