@@ -209,3 +209,31 @@ func (c *Cluster) replicasLeft(m *member) int {
 	left := math.Ceil(float64(total) * remaining.Seconds() / c.drainTime.Seconds())
 	return int(min(max(left, 0), float64(total)))
 }
+
+// SyncPods brings the simulated pods in line with what a StatefulSet of the given replica count
+// runs: every ordinal in running joins (see Join); a pod that was running and is no longer
+// listed left for good if its ordinal is at or above replicas (the StatefulSet shrank, see
+// Leave), and is merely down otherwise (see Down). A test harness calls it on every pod event.
+func (c *Cluster) SyncPods(running []int, replicas int) {
+	listed := make(map[int]bool, len(running))
+	for _, ordinal := range running {
+		listed[ordinal] = true
+		c.Join(ordinal)
+	}
+	c.s.mu.Lock()
+	var gone []int
+	for ordinal, up := range c.podRunning {
+		if up && !listed[ordinal] {
+			gone = append(gone, ordinal)
+		}
+	}
+	c.s.mu.Unlock()
+	slices.Sort(gone)
+	for _, ordinal := range gone {
+		if ordinal >= replicas {
+			c.Leave(ordinal)
+		} else {
+			c.Down(ordinal)
+		}
+	}
+}

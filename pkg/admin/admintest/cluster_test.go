@@ -3,6 +3,7 @@ package admintest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -308,4 +309,39 @@ func assertStatus(t *testing.T, cl admin.Client, nodeID int, want admin.Membersh
 		}
 	}
 	t.Errorf("node %d not listed", nodeID)
+}
+
+func TestSyncPodsFollowsAStatefulSet(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	c.SyncPods([]int{0, 1, 2}, 3)
+	ids := map[int]int{}
+	for _, b := range c.Brokers() {
+		ids[b.Ordinal] = b.NodeID
+		if !b.PodRunning {
+			t.Errorf("broker %+v not running after SyncPods", b)
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("brokers = %+v", c.Brokers())
+	}
+
+	c.SyncPods([]int{0, 2}, 3) // pod 1 restarts
+	c.SyncPods([]int{0, 1, 2}, 3)
+	if id, _ := c.NodeID(1); id != ids[1] {
+		t.Errorf("a restarted pod got node %d, want its broker %d back", id, ids[1])
+	}
+	if got := s.LeftBeforeDecommission(); len(got) != 0 {
+		t.Fatalf("a restart was taken for a departure: %q", got)
+	}
+
+	if err := clientFor(t, c, 3).Decommission(context.Background(), ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	c.SyncPods([]int{0, 1}, 2) // the StatefulSet shrank after the drain finished
+	c.SyncPods([]int{0}, 1)    // ... and again without a decommission
+	got := s.LeftBeforeDecommission()
+	if len(got) != 1 || !strings.Contains(got[0], fmt.Sprintf("node %d (ordinal 1)", ids[1])) {
+		t.Fatalf("LeftBeforeDecommission = %q, want only ordinal 1", got)
+	}
 }

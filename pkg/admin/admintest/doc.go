@@ -13,6 +13,10 @@
 //     finished once removed, 400 while active, 404 for unknown IDs;
 //   - a pod that is not running refuses connections (the connection is closed unanswered).
 //
+// Tests drive membership with Cluster.Join, Leave and Down, or let Cluster.SyncPods translate
+// the pods a StatefulSet runs. Drains finish by the Options.Clock (FakeClock.Advance) or at once
+// with Cluster.FinishDrains.
+//
 // Every call is logged in order (Server.Calls). Server.DoubleDecommissions and
 // Server.LeftBeforeDecommission report the two mistakes an operator must never make. Faults
 // (status codes, latency, hangs, refused connections) can be set per server, cluster or broker
