@@ -121,11 +121,10 @@ func (c *Cluster) decommissionStatus(nodeID int, m *member) reply {
 
 // checkDecommission records a decommission request that reached the cluster for a broker that
 // was not active just before it. Callers hold s.mu; the request has been applied already, so the
-// reply status tells what the broker was.
-func (c *Cluster) checkDecommission(req request, seq int) {
-	call := c.s.calls[seq-1]
+// status the cluster answered tells what the broker was.
+func (c *Cluster) checkDecommission(req request, status, seq int) {
 	var was string
-	switch call.Status {
+	switch status {
 	case http.StatusOK:
 		return
 	case http.StatusBadRequest:

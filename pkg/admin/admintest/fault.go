@@ -17,6 +17,9 @@ type Fault struct {
 	Latency time.Duration
 	// Status, when not zero, answers with this HTTP status (after Latency) instead of acting.
 	Status int
+	// DropReply lets the broker act on the request, then closes the connection unanswered: an
+	// answer lost on the way, after which the client cannot know whether the call took effect.
+	DropReply bool
 	// Method limits the fault to requests with this HTTP method ("" means every method).
 	Method string
 	// Times, when positive, limits the fault to that many requests; then it clears itself.
@@ -28,7 +31,7 @@ type Fault struct {
 
 // IsZero reports whether f changes nothing.
 func (f Fault) IsZero() bool {
-	return !f.Refuse && !f.Hang && f.Latency == 0 && f.Status == 0
+	return !f.Refuse && !f.Hang && f.Latency == 0 && f.Status == 0 && !f.DropReply
 }
 
 // appliesTo reports whether f shapes a request with this method.
@@ -50,6 +53,9 @@ func (f Fault) String() string {
 	}
 	if f.Status != 0 {
 		parts = append(parts, fmt.Sprintf("status %d", f.Status))
+	}
+	if f.DropReply {
+		parts = append(parts, "drop reply")
 	}
 	return strings.Join(parts, "+")
 }

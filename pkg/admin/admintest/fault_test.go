@@ -210,3 +210,31 @@ func TestCloseReleasesHeldRequests(t *testing.T) {
 		t.Errorf("calls = %v", calls)
 	}
 }
+
+func TestDropReplyActsButLosesTheAnswer(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{DrainTime: time.Minute})
+	c := s.Cluster("ns", "c")
+	ids := joinAll(c, 2)
+	cl := clientFor(t, c, 2)
+	ctx := context.Background()
+
+	c.SetFault(admintest.Fault{DropReply: true, Times: 1})
+	if err := cl.Decommission(ctx, ids[1]); !errors.Is(err, admin.ErrUnavailable) {
+		t.Fatalf("decommission with a lost answer: %v, want ErrUnavailable", err)
+	}
+	// The decommission took effect: a careful caller sees that before asking again.
+	assertStatus(t, cl, ids[1], admin.MembershipDraining)
+	if got := s.DoubleDecommissions(); len(got) != 0 {
+		t.Fatalf("DoubleDecommissions = %q", got)
+	}
+	// A careless one asks again, and that is what the check is for.
+	if err := cl.Decommission(ctx, ids[1]); !errors.Is(err, admin.ErrAlreadyDecommissioned) {
+		t.Fatalf("second decommission: %v", err)
+	}
+	if got := s.DoubleDecommissions(); len(got) != 1 {
+		t.Errorf("DoubleDecommissions = %q, want the repeated call", got)
+	}
+	if first := c.Calls()[0]; first.Status != 0 || !strings.Contains(first.Fault, "drop reply (the cluster answered 200)") {
+		t.Errorf("first call logged as %v", first)
+	}
+}

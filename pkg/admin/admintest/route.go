@@ -1,6 +1,7 @@
 package admintest
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,11 +76,19 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	c.refresh()
 	rep := c.handle(req, hr.Method)
 	call.Status, call.Fault = rep.status, fault.String()
+	if fault.DropReply {
+		call.Status = 0
+		call.Fault += fmt.Sprintf(" (the cluster answered %d)", rep.status)
+	}
 	seq := s.record(call)
 	if req.action == "decommission" && hr.Method == http.MethodPut {
-		c.checkDecommission(req, seq)
+		c.checkDecommission(req, rep.status, seq)
 	}
 	s.mu.Unlock()
+	if fault.DropReply {
+		refuse(w)
+		return
+	}
 	writeReply(w, rep)
 }
 
