@@ -20,6 +20,7 @@ type process struct {
 	logPath string
 	cmd     *exec.Cmd
 	logFile *os.File
+	grace   time.Duration // between SIGTERM and SIGKILL
 	done    chan struct{} // closed when the process has exited
 	waitErr error         // valid after done is closed
 }
@@ -37,7 +38,7 @@ func startProcess(name, binary, logPath string, args []string) (*process, error)
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &process{name: name, logPath: logPath, cmd: cmd, logFile: logFile, done: make(chan struct{})}
+	p := &process{name: name, logPath: logPath, cmd: cmd, logFile: logFile, grace: stopGrace, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		logFile.Close()
@@ -60,7 +61,7 @@ func (p *process) exitError() error {
 	}
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL if it has not exited within stopGrace.
+// stop sends SIGTERM to the process group, then SIGKILL if it has not exited within its grace.
 func (p *process) stop() error {
 	select {
 	case <-p.done:
@@ -71,10 +72,14 @@ func (p *process) stop() error {
 	if err := syscall.Kill(pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("stop %s: %w", p.name, err)
 	}
-	timer := time.NewTimer(stopGrace)
+	timer := time.NewTimer(p.grace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
+		// Anything the component started that outlived it goes too.
+		if err := syscall.Kill(pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("kill what is left of %s: %w", p.name, err)
+		}
 		return nil
 	case <-timer.C:
 	}
@@ -82,7 +87,7 @@ func (p *process) stop() error {
 		return fmt.Errorf("kill %s: %w", p.name, err)
 	}
 	<-p.done
-	return fmt.Errorf("%s did not stop within %s of SIGTERM and was killed", p.name, stopGrace)
+	return fmt.Errorf("%s did not stop within %s of SIGTERM and was killed", p.name, p.grace)
 }
 
 // logTail returns the last n lines of the component's log.
