@@ -20,6 +20,5 @@
 // Every call is logged in order (Server.Calls). Server.DoubleDecommissions and
 // Server.LeftBeforeDecommission report the two mistakes an operator must never make. Faults
 // (status codes, latency, hangs, refused connections, answers lost after the broker acted) can be
-// set per server, cluster or broker
-// at any time.
+// set per server, cluster or broker at any time.
 package admintest
