@@ -87,7 +87,10 @@ for t in "${targets[@]}"; do
     etcd) hint="about 1 min cold" ;;
     kwok) hint="about 1.5 min cold" ;;
   esac
-  log "${name}: building (${hint}; the first full build takes ~10 min)"
+  if [[ ${built} -eq 0 ]]; then
+    log "building what is missing; a first build from a cold cache takes about 10-15 min on 2 cores"
+  fi
+  log "${name}: building (${hint})"
   started=$(date +%s)
   start_heartbeat "${name}"
   (cd "${here}/${moddir}" && go build "${build_flags[@]}" -ldflags "${ldflags}" -o "${bin}/${name}.tmp" "${pkg}")
