@@ -32,9 +32,9 @@ targets=(
 kwok_stages=(
   node/fast/node-initialize.yaml
   node/heartbeat-with-lease/node-heartbeat-with-lease.yaml
-  pod/general/pod-ready.yaml
-  pod/general/pod-complete.yaml
-  pod/general/pod-delete.yaml
+  pod/fast/pod-ready.yaml
+  pod/fast/pod-complete.yaml
+  pod/fast/pod-delete.yaml
 )
 
 log() { printf '[controlplane %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }

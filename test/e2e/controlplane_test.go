@@ -157,7 +157,9 @@ func waitForPods(t *testing.T, client kubernetes.Interface, ns, selector string,
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, smokeTimeout, true, func(ctx context.Context) (bool, error) {
 		pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
-			last = err.Error()
+			if ctx.Err() == nil { // keep what was seen before the deadline
+				last = err.Error()
+			}
 			return false, nil
 		}
 		var names []string
