@@ -23,9 +23,26 @@ kube::codegen::gen_helpers \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \
     "${ROOT}/pkg/apis"
 
+kube::codegen::gen_openapi \
+    --output-dir "${ROOT}/pkg/generated/openapi" \
+    --output-pkg "${MODULE}/pkg/generated/openapi" \
+    --extra-pkgs k8s.io/api/core/v1 \
+    --report-filename "${ROOT}/hack/api-rules/violation_exceptions.list" \
+    --update-report \
+    --boilerplate "${ROOT}/hack/boilerplate.go.txt" \
+    "${ROOT}/pkg/apis"
+
+# The apply configurations (and the fake clientset's managed-fields tracker) need the types'
+# structure, which models-schema prints from the OpenAPI definitions just generated.
+SCHEMA="$(mktemp)"
+trap 'rm -f "${SCHEMA}"' EXIT
+go run ./hack/models-schema >"${SCHEMA}"
+
 kube::codegen::gen_client \
     --with-watch \
     --with-applyconfig \
+    --applyconfig-openapi-schema "${SCHEMA}" \
+    --applyconfig-externals "k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1" \
     --output-dir "${ROOT}/pkg/generated" \
     --output-pkg "${MODULE}/pkg/generated" \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

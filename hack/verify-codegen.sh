@@ -20,7 +20,7 @@ mkdir -p "${SCRATCH}/_output"
 }
 
 status=0
-for dir in pkg/generated pkg/apis deploy/crd; do
+for dir in pkg/generated pkg/apis deploy/crd hack/api-rules; do
 	if ! diff -Nru "${ROOT}/${dir}" "${SCRATCH}/${dir}"; then
 		status=1
 	fi

@@ -19,14 +19,15 @@ import (
 // controllers with them.
 func TestFakeClientsetInformerListerRoundTrip(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	informer := factory.Brokers().V1alpha1().BrokerClusters()
 	lister := informer.Lister()
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
 	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
 		t.Fatal("informer did not sync")
 	}

@@ -3,4 +3,5 @@
 // +k8s:deepcopy-gen=package
 // +groupName=broker-operator.dev
 // +groupGoName=Brokers
+// +k8s:openapi-gen=true
 package v1alpha1

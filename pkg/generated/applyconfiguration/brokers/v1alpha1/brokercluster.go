@@ -19,8 +19,11 @@ limitations under the License.
 package v1alpha1
 
 import (
+	brokersv1alpha1 "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	internal "github.com/broker-operator/broker-operator/pkg/generated/applyconfiguration/internal"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
+	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
@@ -45,6 +48,47 @@ func BrokerCluster(name, namespace string) *BrokerClusterApplyConfiguration {
 	b.WithKind("BrokerCluster")
 	b.WithAPIVersion("broker-operator.dev/v1alpha1")
 	return b
+}
+
+// ExtractBrokerClusterFrom extracts the applied configuration owned by fieldManager from
+// brokerCluster for the specified subresource. Pass an empty string for subresource to extract
+// the main resource. Common subresources include "status", "scale", etc.
+// brokerCluster must be a unmodified BrokerCluster API object that was retrieved from the Kubernetes API.
+// ExtractBrokerClusterFrom provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractBrokerClusterFrom(brokerCluster *brokersv1alpha1.BrokerCluster, fieldManager string, subresource string) (*BrokerClusterApplyConfiguration, error) {
+	b := &BrokerClusterApplyConfiguration{}
+	err := managedfields.ExtractInto(brokerCluster, internal.Parser().Type("com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerCluster"), fieldManager, b, subresource)
+	if err != nil {
+		return nil, err
+	}
+	b.WithName(brokerCluster.Name)
+	b.WithNamespace(brokerCluster.Namespace)
+
+	b.WithKind("BrokerCluster")
+	b.WithAPIVersion("broker-operator.dev/v1alpha1")
+	return b, nil
+}
+
+// ExtractBrokerCluster extracts the applied configuration owned by fieldManager from
+// brokerCluster. If no managedFields are found in brokerCluster for fieldManager, a
+// BrokerClusterApplyConfiguration is returned with only the Name, Namespace (if applicable),
+// APIVersion and Kind populated. It is possible that no managed fields were found for because other
+// field managers have taken ownership of all the fields previously owned by fieldManager, or because
+// the fieldManager never owned fields any fields.
+// brokerCluster must be a unmodified BrokerCluster API object that was retrieved from the Kubernetes API.
+// ExtractBrokerCluster provides a way to perform a extract/modify-in-place/apply workflow.
+// Note that an extracted apply configuration will contain fewer fields than what the fieldManager previously
+// applied if another fieldManager has updated or force applied any of the previously applied fields.
+func ExtractBrokerCluster(brokerCluster *brokersv1alpha1.BrokerCluster, fieldManager string) (*BrokerClusterApplyConfiguration, error) {
+	return ExtractBrokerClusterFrom(brokerCluster, fieldManager, "")
+}
+
+// ExtractBrokerClusterStatus extracts the applied configuration owned by fieldManager from
+// brokerCluster for the status subresource.
+func ExtractBrokerClusterStatus(brokerCluster *brokersv1alpha1.BrokerCluster, fieldManager string) (*BrokerClusterApplyConfiguration, error) {
+	return ExtractBrokerClusterFrom(brokerCluster, fieldManager, "status")
 }
 
 func (b BrokerClusterApplyConfiguration) IsApplyConfiguration() {}

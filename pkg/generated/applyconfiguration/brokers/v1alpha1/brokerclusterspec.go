@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/api/core/v1"
+	v1 "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 // BrokerClusterSpecApplyConfiguration represents a declarative configuration of the BrokerClusterSpec type for use
@@ -33,7 +33,7 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// Image is the broker container image.
 	Image *string `json:"image,omitempty"`
 	// Resources of the broker container.
-	Resources *v1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *v1.ResourceRequirementsApplyConfiguration `json:"resources,omitempty"`
 	// Storage is the persistent volume each broker gets.
 	Storage *StorageSpecApplyConfiguration `json:"storage,omitempty"`
 	// AdminAPI says how the operator reaches the brokers' admin API.
@@ -43,7 +43,7 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// NodeSelector constrains broker pods to matching nodes.
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Tolerations of the broker pods.
-	Tolerations []v1.Toleration `json:"tolerations,omitempty"`
+	Tolerations []v1.TolerationApplyConfiguration `json:"tolerations,omitempty"`
 }
 
 // BrokerClusterSpecApplyConfiguration constructs a declarative configuration of the BrokerClusterSpec type for use with
@@ -71,8 +71,8 @@ func (b *BrokerClusterSpecApplyConfiguration) WithImage(value string) *BrokerClu
 // WithResources sets the Resources field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Resources field is set to the value of the last call.
-func (b *BrokerClusterSpecApplyConfiguration) WithResources(value v1.ResourceRequirements) *BrokerClusterSpecApplyConfiguration {
-	b.Resources = &value
+func (b *BrokerClusterSpecApplyConfiguration) WithResources(value *v1.ResourceRequirementsApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.Resources = value
 	return b
 }
 
@@ -123,9 +123,12 @@ func (b *BrokerClusterSpecApplyConfiguration) WithNodeSelector(entries map[strin
 // WithTolerations adds the given value to the Tolerations field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Tolerations field.
-func (b *BrokerClusterSpecApplyConfiguration) WithTolerations(values ...v1.Toleration) *BrokerClusterSpecApplyConfiguration {
+func (b *BrokerClusterSpecApplyConfiguration) WithTolerations(values ...*v1.TolerationApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
 	for i := range values {
-		b.Tolerations = append(b.Tolerations, values[i])
+		if values[i] == nil {
+			panic("nil value passed to WithTolerations")
+		}
+		b.Tolerations = append(b.Tolerations, *values[i])
 	}
 	return b
 }
