@@ -60,6 +60,40 @@ func TestControlPlaneRunsStatefulSets(t *testing.T) {
 	}
 }
 
+// TestReadinessDelay checks that kwok holds a Pod back for the delay its annotation asks for, so
+// tests can keep a broker's Pod not Ready for a while.
+func TestReadinessDelay(t *testing.T) {
+	cp := framework.StartForTest(t, framework.Options{})
+	ctx := t.Context()
+	client := kubernetes.NewForConfigOrDie(cp.AdminConfig())
+	ns := createNamespace(t, client)
+
+	const delay = 3 * time.Second
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "slow", Namespace: ns, Labels: map[string]string{"app": "slow"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "slow", Image: "registry.invalid/slow:1"}}},
+	}
+	framework.PlaceOnFakeNode(&pod.Spec)
+	framework.DelayReadiness(&pod.ObjectMeta, delay)
+	if _, err := client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForPods(t, client, ns, "app=slow", []string{"slow"})
+
+	got, err := client.CoreV1().Pods(ns).Get(ctx, "slow", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got.Status.Conditions {
+		// Both times are stored to the second, hence the one-second allowance.
+		if c.Type == corev1.PodReady {
+			if waited := c.LastTransitionTime.Sub(got.CreationTimestamp.Time); waited < delay-time.Second {
+				t.Errorf("pod became Ready %s after creation, want about %s", waited, delay)
+			}
+		}
+	}
+}
+
 // TestControlPlaneEnforcesRBAC checks that a ServiceAccount's client has exactly what RBAC grants
 // it, and that the admin kubeconfig file works on its own.
 func TestControlPlaneEnforcesRBAC(t *testing.T) {

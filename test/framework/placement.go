@@ -1,6 +1,11 @@
 package framework
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // The fake Node that kwok manages. Pods only land on it if they tolerate its taint.
 const (
@@ -39,4 +44,16 @@ func PlaceOnFakeNode(spec *corev1.PodSpec) {
 	for k, v := range FakeNodeSelector() {
 		spec.NodeSelector[k] = v
 	}
+}
+
+// ReadyDelayAnnotation on a Pod (or a Pod template) makes kwok wait this long, a Go duration such
+// as "2s", before it marks the Pod Running and Ready. Without it Pods become Ready at once.
+const ReadyDelayAnnotation = "pod-ready.stage.kwok.x-k8s.io/delay"
+
+// DelayReadiness sets ReadyDelayAnnotation on Pod (template) metadata.
+func DelayReadiness(meta *metav1.ObjectMeta, delay time.Duration) {
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	meta.Annotations[ReadyDelayAnnotation] = delay.String()
 }
