@@ -28,6 +28,9 @@ func (o *Overlay) Observe(informer cache.SharedIndexInformer) (cache.ResourceEve
 // observed handles one informer event. The informer's store already reflects the event when
 // handlers run, so dropping an entry here never exposes an older copy.
 func (o *Overlay) observed(obj interface{}, deleted bool) {
+	if o.observedHook != nil {
+		defer o.observedHook(obj)
+	}
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 		deleted = true

@@ -42,6 +42,9 @@ type Overlay struct {
 	// mu serialises writers: recording and eviction.
 	mu        sync.Mutex
 	nextSweep time.Time
+
+	// observedHook, when set (by tests), runs after each informer event is handled.
+	observedHook func(obj interface{})
 }
 
 var _ cache.Indexer = &Overlay{}

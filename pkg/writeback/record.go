@@ -97,8 +97,8 @@ func (o *Overlay) informerHasPassedLocked(e *entry) bool {
 
 // RecordDelete stores a tombstone after a successful Delete, hiding the object until the
 // informer observes the delete. uid names the deleted object; when empty, the UID of the copy
-// reads currently serve is used. When reads serve nothing for the key there is nothing to hide
-// and no tombstone is stored.
+// reads currently serve is used. When reads serve nothing for the key, or serve another UID,
+// there is nothing known to hide and no tombstone is stored.
 //
 // Objects held by finalizers keep existing with a deletionTimestamp. The tombstone hides them
 // until the informer delivers a copy with a deletionTimestamp and a resourceVersion newer than
@@ -126,17 +126,20 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	if err != nil {
 		return
 	}
+	if uid != "" && uid != sm.GetUID() {
+		// The server deleted another incarnation than the one reads serve; which of the two is
+		// newer is unknown, so the served copy is left alone.
+		klog.V(4).InfoS("Write-back recorded no tombstone: the deleted UID is not the served one", "resource", o.resource, "key", key, "deletedUID", uid, "servedUID", sm.GetUID())
+		return
+	}
 	t := &entry{
 		key:       key,
 		namespace: namespace,
 		name:      name,
-		uid:       uid,
+		uid:       sm.GetUID(),
+		rv:        sm.GetResourceVersion(),
 		recorded:  now,
 		expires:   now.Add(o.ttl),
-	}
-	if uid == "" || uid == sm.GetUID() {
-		t.uid = sm.GetUID()
-		t.rv = sm.GetResourceVersion()
 	}
 	t.rvComparable = comparableRV(t.rv)
 	o.publishLocked(cur.with(key, t))

@@ -3,6 +3,7 @@ package writebacktest
 import (
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,7 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -20,32 +23,43 @@ import (
 // than the objects written after it.
 const FirstResourceVersion = 1_000_000
 
-// StampServerFields makes a fake clientset behave like an apiserver in the two ways the
-// write-back store depends on: every create, update, patch and apply stores and returns the
-// object with a new, increasing resourceVersion, and every create assigns a UID. Without it the
-// fake keeps whatever the caller sent, usually an empty resourceVersion.
+// StampServerFields makes a fake clientset behave like an apiserver in the ways the write-back
+// store depends on: every create, update, patch, apply and delete gets a new resourceVersion
+// from one increasing counter, in the order the watch sees them; objects are stored and
+// returned with it, and a delete event carries it; every create assigns a UID; an update with
+// a stale resourceVersion fails with a Conflict. Without it the fake keeps whatever the caller
+// sent, usually an empty resourceVersion.
+//
+// It returns the tracker to use for further reactors, for example a Holder's:
 //
 //	cs := fake.NewClientset()
-//	writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
+//	tracker := writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
+//	cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, holder.Wrap))
 //
 // Objects given to NewClientset are not stamped; create them through the client instead.
-func StampServerFields(f *k8stesting.Fake, tracker k8stesting.ObjectTracker) {
-	s := &stampingTracker{ObjectTracker: tracker}
+func StampServerFields(f *k8stesting.Fake, tracker k8stesting.ObjectTracker) k8stesting.ObjectTracker {
+	s := &stampingTracker{ObjectTracker: tracker, deleteRVs: map[types.UID]string{}}
 	s.next.Store(FirstResourceVersion - 1)
 	react := k8stesting.ObjectReaction(s)
 	f.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		switch action.(type) {
-		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl, k8stesting.PatchActionImpl:
+		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl, k8stesting.PatchActionImpl, k8stesting.DeleteActionImpl:
 			return react(action)
 		}
 		return false, nil, nil
 	})
+	f.PrependWatchReactor("*", WatchReactor(s, func(w watch.Interface) watch.Interface { return w }))
+	return s
 }
 
-// stampingTracker sets the server-owned fields before the tracker stores an object.
+// stampingTracker sets the server-owned fields before the tracker stores an object. mu makes
+// each stamp and the store that emits its watch event one step, so the watch sees
+// resourceVersions in increasing order.
 type stampingTracker struct {
 	k8stesting.ObjectTracker
-	next atomic.Int64
+	mu        sync.Mutex
+	next      atomic.Int64
+	deleteRVs map[types.UID]string // resourceVersion of each delete, for its watch event
 }
 
 func (s *stampingTracker) stamp(obj runtime.Object, create bool) (runtime.Object, error) {
@@ -62,6 +76,8 @@ func (s *stampingTracker) stamp(obj runtime.Object, create bool) (runtime.Object
 }
 
 func (s *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	obj, err := s.stamp(obj, true)
 	if err != nil {
 		return err
@@ -72,6 +88,8 @@ func (s *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Ob
 // Update also does what an apiserver does with the metadata of an update: it refuses a stale
 // resourceVersion with a Conflict and keeps the stored UID.
 func (s *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	sent, err := meta.Accessor(obj)
 	if err != nil {
 		return err
@@ -99,6 +117,8 @@ func (s *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Ob
 }
 
 func (s *stampingTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	obj, err := s.stamp(obj, false)
 	if err != nil {
 		return err
@@ -107,6 +127,8 @@ func (s *stampingTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Obj
 }
 
 func (s *stampingTracker) Apply(gvr schema.GroupVersionResource, applyConfiguration runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	m, err := meta.Accessor(applyConfiguration)
 	if err != nil {
 		return err
@@ -118,4 +140,48 @@ func (s *stampingTracker) Apply(gvr schema.GroupVersionResource, applyConfigurat
 		return err
 	}
 	return s.ObjectTracker.Apply(gvr, applyConfiguration, ns, opts...)
+}
+
+// Delete gives the delete its own resourceVersion, which the watch event will carry.
+func (s *stampingTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored, err := s.ObjectTracker.Get(gvr, ns, name)
+	if err != nil {
+		return err
+	}
+	m, err := meta.Accessor(stored)
+	if err != nil {
+		return err
+	}
+	if len(opts) > 0 && opts[0].Preconditions != nil && opts[0].Preconditions.UID != nil && *opts[0].Preconditions.UID != m.GetUID() {
+		return apierrors.NewConflict(gvr.GroupResource(), name,
+			fmt.Errorf("precondition failed: UID in precondition: %s, UID in object meta: %s", *opts[0].Preconditions.UID, m.GetUID()))
+	}
+	s.deleteRVs[m.GetUID()] = strconv.FormatInt(s.next.Add(1), 10)
+	return s.ObjectTracker.Delete(gvr, ns, name, opts...)
+}
+
+// Watch rewrites delete events to carry the delete's resourceVersion.
+func (s *stampingTracker) Watch(gvr schema.GroupVersionResource, ns string, opts ...metav1.ListOptions) (watch.Interface, error) {
+	w, err := s.ObjectTracker.Watch(gvr, ns, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		if ev.Type != watch.Deleted {
+			return ev, true
+		}
+		m, err := meta.Accessor(ev.Object)
+		if err != nil {
+			return ev, true
+		}
+		s.mu.Lock()
+		rv, ok := s.deleteRVs[m.GetUID()]
+		s.mu.Unlock()
+		if ok {
+			m.SetResourceVersion(rv)
+		}
+		return ev, true
+	}), nil
 }
