@@ -1,0 +1,134 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+)
+
+// Defaults applied by NewController to zero Config fields.
+const (
+	DefaultAdminTimeout      = 5 * time.Second
+	DefaultDrainPollInterval = 10 * time.Second
+)
+
+// Config is what NewController needs. KubeClient and BrokerClient are required; every other
+// field has a default.
+type Config struct {
+	// KubeClient reads and writes StatefulSets, Services, PodDisruptionBudgets and Pods.
+	KubeClient kubernetes.Interface
+	// BrokerClient reads and writes BrokerClusters.
+	BrokerClient versioned.Interface
+	// Namespaces to watch; empty means all. Each gets its own informers; a key from any other
+	// namespace is ignored.
+	Namespaces []string
+
+	// AdminAddressTemplate renders each broker's admin API base URL (see
+	// admin.ParseAddressTemplate). Empty means admin.DefaultAddressTemplate, the in-cluster DNS
+	// name of the headless Service's pods.
+	AdminAddressTemplate string
+	// AdminTimeout bounds each admin API request to one broker. Zero means DefaultAdminTimeout.
+	AdminTimeout time.Duration
+
+	// ReadStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from.
+	// The zero value is ReadWriteback.
+	ReadStrategy ReadStrategy
+	// Guards are the checks that stand behind the write-back cache. The zero value turns both
+	// off: start from DefaultGuards() and turn one off only for experiments.
+	Guards Guards
+	// WritebackTTL is the overlays' safety net (writeback.Options.TTL). Zero: the package default.
+	WritebackTTL time.Duration
+
+	// Recorder receives an event for each decision. Nil: events are dropped.
+	Recorder record.EventRecorder
+	// Registerer receives the controller's and the overlays' metrics. Nil: not registered.
+	Registerer prometheus.Registerer
+	// Clock drives the workqueue's delays, the overlays' TTL and condition timestamps. Nil: the
+	// real clock.
+	Clock clock.WithTicker
+	// DrainPollInterval is how long to wait before looking at a draining broker again. Zero
+	// means DefaultDrainPollInterval.
+	DrainPollInterval time.Duration
+	// ReadHook, when set, is called with the resource ("brokerclusters" or "statefulsets"),
+	// namespace, name and resourceVersion ("" when absent) of each BrokerCluster and
+	// StatefulSet read at the start of a reconcile, so an experiment can count stale reads. It
+	// runs on the worker's goroutine and must be quick and safe for concurrent use.
+	ReadHook func(resource, namespace, name, resourceVersion string)
+}
+
+// Guards are the second wall behind the write-back cache.
+type Guards struct {
+	// AdminCheck: before starting a decommission, ask the admin API whether the broker is still
+	// an active member. A broker that has left is not decommissioned again; a draining one is
+	// adopted without a second decommission call. The seed's option D.
+	AdminCheck bool
+	// Precondition: the status writes that start (or skip) a decommission carry the
+	// BrokerCluster's resourceVersion, so a decision made on a stale copy gets a Conflict. The
+	// seed's option C, for that one write.
+	Precondition bool
+}
+
+// DefaultGuards turns both guards on.
+func DefaultGuards() Guards { return Guards{AdminCheck: true, Precondition: true} }
+
+// withDefaults validates the configuration and fills in defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	var errs []error
+	if cfg.KubeClient == nil {
+		errs = append(errs, errors.New("KubeClient is required"))
+	}
+	if cfg.BrokerClient == nil {
+		errs = append(errs, errors.New("BrokerClient is required"))
+	}
+	seen := map[string]bool{}
+	for _, ns := range cfg.Namespaces {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("namespace %q: %v", ns, msgs))
+		}
+		if seen[ns] {
+			errs = append(errs, fmt.Errorf("namespace %q listed twice", ns))
+		}
+		seen[ns] = true
+	}
+	if cfg.AdminAddressTemplate == "" {
+		cfg.AdminAddressTemplate = admin.DefaultAddressTemplate
+	}
+	if _, err := admin.ParseAddressTemplate(cfg.AdminAddressTemplate); err != nil {
+		errs = append(errs, fmt.Errorf("AdminAddressTemplate: %w", err))
+	}
+	if cfg.AdminTimeout < 0 {
+		errs = append(errs, fmt.Errorf("AdminTimeout %v is negative", cfg.AdminTimeout))
+	} else if cfg.AdminTimeout == 0 {
+		cfg.AdminTimeout = DefaultAdminTimeout
+	}
+	if !cfg.ReadStrategy.valid() {
+		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.ReadStrategy), readStrategyNames))
+	}
+	if cfg.WritebackTTL < 0 {
+		errs = append(errs, fmt.Errorf("WritebackTTL %v is negative", cfg.WritebackTTL))
+	}
+	if cfg.DrainPollInterval < 0 {
+		errs = append(errs, fmt.Errorf("DrainPollInterval %v is negative", cfg.DrainPollInterval))
+	} else if cfg.DrainPollInterval == 0 {
+		cfg.DrainPollInterval = DefaultDrainPollInterval
+	}
+	if cfg.Recorder == nil {
+		cfg.Recorder = &record.FakeRecorder{} // with no channel it drops every event
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	if len(errs) > 0 {
+		return cfg, fmt.Errorf("controller: invalid config: %w", errors.Join(errs...))
+	}
+	return cfg, nil
+}

@@ -1,0 +1,48 @@
+// Package controller is the BrokerCluster controller: it keeps a StatefulSet of brokers, its
+// headless Service and a PodDisruptionBudget in line with each BrokerCluster, and scales the
+// brokers one at a time, decommissioning a broker through the brokers' admin API before its pod
+// goes.
+//
+// # Shape
+//
+// The controller is built the way client-go's sample-controller and the kube Deployment
+// controller are: shared informers feed a rate-limited workqueue of BrokerCluster keys
+// (namespace/name); owned StatefulSets, Services, PodDisruptionBudgets and Pods requeue their
+// owner; N workers reconcile one key at a time. A reconcile is level-triggered and idempotent:
+// it reads the BrokerCluster, the StatefulSet and the Pods, asks the admin API when a decision
+// needs the brokers' view, decides one step (scale.go), writes, and returns, asking to be
+// requeued after Config.DrainPollInterval while it waits for a drain.
+//
+// # Reads and writes
+//
+// Every write goes through a capturing client from pkg/writeback (clients.go): BrokerCluster
+// status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, and Pod
+// annotation patches. No call site records anything by hand. What a reconcile reads depends on
+// Config.ReadStrategy (readstrategy.go): the write-back overlays (the default), the plain
+// informer indexers (the seed's bug, for experiments), or a live GET of the BrokerCluster and
+// the StatefulSet (the seed's option A).
+//
+// # Scaling
+//
+// status.currentReplicas (C) steers the StatefulSet's replicas and moves towards spec.replicas
+// (D) one broker at a time; status.decommissioningBroker (B) names the broker being drained.
+// The transitions are listed as a table in scale.go. Two guards stand behind the write-back
+// cache (Config.Guards): before a decommission starts, the admin API must still list the broker
+// as an active member (the seed's option D), and the status write that sets B carries the
+// resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
+// fails with a Conflict instead of starting an irreversible action.
+//
+// # Brokers and pods
+//
+// A broker's ID is not its pod's ordinal. The controller maps ordinal to ID through the admin
+// API's broker list (internal RPC address = the pod's stable host name) and records the ID on
+// the pod in the annotation broker-operator.dev/node-id. With the admin check off, that
+// annotation is what names a broker that has already left the cluster, which is how the seed's
+// double decommission happens; with the check on, the annotation is informational only.
+//
+// # Logging and metrics
+//
+// klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
+// resourceVersions it read. Metrics (metrics.go) count reconciles by result, decisions by kind
+// and guard firings; the write-back overlays export their own.
+package controller

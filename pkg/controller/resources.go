@@ -1,0 +1,203 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// Labels and annotations the operator puts on what it owns.
+const (
+	LabelManagedBy   = "app.kubernetes.io/managed-by"
+	ManagedByValue   = "broker-operator"
+	LabelName        = "app.kubernetes.io/name"
+	NameValue        = "broker"
+	LabelInstance    = "app.kubernetes.io/instance"
+	AnnotationNodeID = "broker-operator.dev/node-id"
+	// AnnotationSpecHash holds a hash of the spec the operator wrote, so that fields the
+	// apiserver defaults never make it rewrite an unchanged object.
+	AnnotationSpecHash = "broker-operator.dev/spec-hash"
+)
+
+// Ports of the broker container besides the admin API.
+const (
+	kafkaPort       = 9092
+	internalRPCPort = 33145
+	dataVolume      = "datadir"
+	dataPath        = "/var/lib/broker"
+	brokerContainer = "broker"
+)
+
+var managedBySelector = labels.Set{LabelManagedBy: ManagedByValue}.String()
+
+var brokerClusterKind = v1alpha1.SchemeGroupVersion.WithKind("BrokerCluster")
+
+// selectorLabels select the pods of one broker cluster.
+func selectorLabels(bc *v1alpha1.BrokerCluster) map[string]string {
+	return map[string]string{LabelName: NameValue, LabelInstance: bc.Name, LabelManagedBy: ManagedByValue}
+}
+
+func adminPort(bc *v1alpha1.BrokerCluster) int32 {
+	if bc.Spec.AdminAPI.Port > 0 {
+		return bc.Spec.AdminAPI.Port
+	}
+	return admin.DefaultAdminPort
+}
+
+func ownedMeta(bc *v1alpha1.BrokerCluster) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:            bc.Name,
+		Namespace:       bc.Namespace,
+		Labels:          selectorLabels(bc),
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(bc, brokerClusterKind)},
+	}
+}
+
+// newService builds the headless Service that gives each broker pod its stable DNS name. Not
+// ready addresses are published: brokers find each other before they are ready.
+func newService(bc *v1alpha1.BrokerCluster) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: ownedMeta(bc),
+		Spec: corev1.ServiceSpec{
+			ClusterIP:                corev1.ClusterIPNone,
+			Selector:                 selectorLabels(bc),
+			PublishNotReadyAddresses: true,
+			Ports: []corev1.ServicePort{
+				{Name: "admin", Port: adminPort(bc), TargetPort: intstr.FromString("admin"), Protocol: corev1.ProtocolTCP},
+				{Name: "kafka", Port: kafkaPort, TargetPort: intstr.FromString("kafka"), Protocol: corev1.ProtocolTCP},
+				{Name: "rpc", Port: internalRPCPort, TargetPort: intstr.FromString("rpc"), Protocol: corev1.ProtocolTCP},
+			},
+		},
+	}
+	stampHash(&svc.ObjectMeta, svc.Spec)
+	return svc
+}
+
+// newPodDisruptionBudget lets voluntary disruptions take one broker at a time.
+func newPodDisruptionBudget(bc *v1alpha1.BrokerCluster) *policyv1.PodDisruptionBudget {
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: ownedMeta(bc),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable: ptr.To(intstr.FromInt32(1)),
+			Selector:       &metav1.LabelSelector{MatchLabels: selectorLabels(bc)},
+		},
+	}
+	stampHash(&pdb.ObjectMeta, pdb.Spec)
+	return pdb
+}
+
+// newStatefulSet builds the brokers' StatefulSet with the given replica count (which follows
+// status.currentReplicas, never spec.replicas). The hash covers everything but the replica
+// count and the volume claim templates, which a StatefulSet does not let change: a storage
+// change in the spec applies to new clusters only.
+func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas int32) *appsv1.StatefulSet {
+	podLabels := selectorLabels(bc)
+	claim := corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: dataVolume, Labels: selectorLabels(bc)},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: bc.Spec.Storage.StorageClassName,
+			Resources: corev1.VolumeResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceStorage: bc.Spec.Storage.Size},
+			},
+		},
+	}
+	sts := &appsv1.StatefulSet{
+		ObjectMeta: ownedMeta(bc),
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            ptr.To(replicas),
+			ServiceName:         bc.Name,
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: podLabels},
+			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: maps.Clone(bc.Spec.PodAnnotations)},
+				Spec: corev1.PodSpec{
+					NodeSelector: maps.Clone(bc.Spec.NodeSelector),
+					Tolerations:  bc.Spec.Tolerations,
+					Containers: []corev1.Container{{
+						Name:      brokerContainer,
+						Image:     bc.Spec.Image,
+						Resources: bc.Spec.Resources,
+						Ports: []corev1.ContainerPort{
+							{Name: "admin", ContainerPort: adminPort(bc), Protocol: corev1.ProtocolTCP},
+							{Name: "kafka", ContainerPort: kafkaPort, Protocol: corev1.ProtocolTCP},
+							{Name: "rpc", ContainerPort: internalRPCPort, Protocol: corev1.ProtocolTCP},
+						},
+						VolumeMounts: []corev1.VolumeMount{{Name: dataVolume, MountPath: dataPath}},
+					}},
+				},
+			},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{claim},
+		},
+	}
+	stampHash(&sts.ObjectMeta, struct {
+		Template    corev1.PodTemplateSpec
+		ServiceName string
+		Selector    *metav1.LabelSelector
+	}{sts.Spec.Template, sts.Spec.ServiceName, sts.Spec.Selector})
+	return sts
+}
+
+// stampHash records a hash of spec in the object's annotations.
+func stampHash(m *metav1.ObjectMeta, spec any) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		panic(fmt.Sprintf("controller: marshal spec for hashing: %v", err)) // our own types always marshal
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(data)
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[AnnotationSpecHash] = fmt.Sprintf("%016x", h.Sum64())
+}
+
+// specChanged reports whether existing was written from another spec than desired.
+func specChanged(existing, desired metav1.Object) bool {
+	return existing.GetAnnotations()[AnnotationSpecHash] != desired.GetAnnotations()[AnnotationSpecHash]
+}
+
+// ownedBy reports whether obj's controller is bc.
+func ownedBy(obj metav1.Object, bc *v1alpha1.BrokerCluster) bool {
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.UID == bc.UID && ref.Kind == brokerClusterKind.Kind
+}
+
+// updatedStatefulSet returns a copy of existing carrying desired's spec, labels and hash, and
+// keeping its volume claim templates; nil when nothing differs.
+func updatedStatefulSet(existing, desired *appsv1.StatefulSet) *appsv1.StatefulSet {
+	if !specChanged(existing, desired) && ptr.Deref(existing.Spec.Replicas, 1) == *desired.Spec.Replicas {
+		return nil
+	}
+	out := existing.DeepCopy()
+	claims := out.Spec.VolumeClaimTemplates
+	out.Spec = desired.Spec
+	out.Spec.VolumeClaimTemplates = claims
+	mergeMeta(&out.ObjectMeta, &desired.ObjectMeta)
+	return out
+}
+
+// mergeMeta copies the operator's labels and hash annotation onto an existing object.
+func mergeMeta(dst, src *metav1.ObjectMeta) {
+	if dst.Labels == nil {
+		dst.Labels = map[string]string{}
+	}
+	maps.Copy(dst.Labels, src.Labels)
+	if dst.Annotations == nil {
+		dst.Annotations = map[string]string{}
+	}
+	dst.Annotations[AnnotationSpecHash] = src.Annotations[AnnotationSpecHash]
+}

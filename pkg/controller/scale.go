@@ -1,0 +1,166 @@
+package controller
+
+import "fmt"
+
+// The scaling state machine. C is status.currentReplicas, D is spec.replicas and B is
+// status.decommissioningBroker. The StatefulSet's replicas always follow C; C moves towards D
+// one broker at a time, and a broker leaves only after its decommission has finished.
+//
+// decide is pure: it looks at an observation and names one step. sync.go carries the step out.
+
+// membership is what the admin API says about one broker.
+type membership int
+
+const (
+	// memberUnknown: the admin API was not asked, or did not answer.
+	memberUnknown membership = iota
+	memberActive
+	memberDraining
+	// memberAbsent: the admin API answered and does not list the broker: it never joined, or
+	// its decommission has finished and it left.
+	memberAbsent
+)
+
+func (m membership) String() string {
+	return [...]string{"unknown", "active", "draining", "absent"}[m]
+}
+
+// observation is everything a scaling decision rests on.
+type observation struct {
+	Desired int32 // D
+	Current int32 // C
+	// Decommissioning is B, nil when no broker is being decommissioned.
+	Decommissioning *int32
+	// Target is the admin API's view of broker B.
+	Target membership
+	// Victim is the broker run by the pod with the highest ordinal, C-1: the next to go.
+	Victim victim
+	// AdminUnavailable: the admin API was asked (to map pods to brokers) and did not answer.
+	AdminUnavailable bool
+	// AdminCheck is Guards.AdminCheck.
+	AdminCheck bool
+}
+
+// victim is what is known of the broker at ordinal C-1.
+type victim struct {
+	Ordinal int32
+	// ID is the broker's node ID; IDKnown says whether it is known at all, from the admin API's
+	// list or, for a broker the list no longer has, from its pod's node-id annotation.
+	ID      int32
+	IDKnown bool
+	Status  membership
+}
+
+// stepKind names what a reconcile does.
+type stepKind string
+
+const (
+	stepNone              stepKind = "None"
+	stepScaleUp           stepKind = "ScaleUp"
+	stepStartDecommission stepKind = "StartDecommission"
+	stepAdoptDrain        stepKind = "AdoptDrain"
+	stepSkipAbsent        stepKind = "SkipAbsentBroker"
+	stepDecommission      stepKind = "Decommission"
+	stepWaitDrain         stepKind = "WaitForDrain"
+	stepFinish            stepKind = "FinishDecommission"
+	stepRecommission      stepKind = "Recommission"
+	stepCancel            stepKind = "CancelDecommission"
+	stepWaitAdmin         stepKind = "WaitForAdminAPI"
+	stepWaitBrokerID      stepKind = "WaitForBrokerID"
+)
+
+// What each step writes and calls:
+//
+//	step               status write                       admin call        then
+//	None               -                                  -                 -
+//	ScaleUp            C := D                             -                 StatefulSet follows
+//	StartDecommission  B := victim (with precondition)    Decommission      requeue after poll
+//	AdoptDrain         B := victim (with precondition)    -                 requeue after poll
+//	SkipAbsentBroker   C := C-1 (with precondition)       -                 StatefulSet follows
+//	Decommission       -                                  Decommission(B)   requeue after poll
+//	WaitForDrain       -                                  -                 requeue after poll
+//	FinishDecommission C := C-1, B := nil                 -                 StatefulSet follows
+//	Recommission       B := nil                           Recommission(B)   -
+//	CancelDecommission B := nil                           -                 -
+//	WaitForAdminAPI    Degraded                           -                 error: backoff
+//	WaitForBrokerID    Degraded                           -                 requeue after poll
+
+// step is one decision.
+type step struct {
+	Kind stepKind
+	// Broker is the node ID the step acts on, when it acts on one.
+	Broker *int32
+	// Reason explains the decision in a sentence, for logs and events.
+	Reason string
+}
+
+// transition is one row of the table: in State, when When holds, take Then.
+type transition struct {
+	State string
+	When  string
+	match func(o observation) bool
+	Then  stepKind
+}
+
+func decommissioning(o observation) bool { return o.Decommissioning != nil }
+func shrinking(o observation) bool       { return o.Desired < o.Current }
+
+// transitions is the state machine, read top to bottom; the first row that matches wins.
+var transitions = []transition{
+	// B set: a broker is being decommissioned.
+	{"Decommissioning", "admin API did not answer", func(o observation) bool {
+		return decommissioning(o) && o.Target == memberUnknown
+	}, stepWaitAdmin},
+	{"Decommissioning", "broker has left", func(o observation) bool {
+		return decommissioning(o) && o.Target == memberAbsent
+	}, stepFinish},
+	{"Decommissioning", "spec grew back (D ≥ C) while draining", func(o observation) bool {
+		return decommissioning(o) && !shrinking(o) && o.Target == memberDraining
+	}, stepRecommission},
+	{"Decommissioning", "spec grew back (D ≥ C) before the drain began", func(o observation) bool {
+		return decommissioning(o) && !shrinking(o) && o.Target == memberActive
+	}, stepCancel},
+	{"Decommissioning", "broker still active", func(o observation) bool {
+		return decommissioning(o) && o.Target == memberActive
+	}, stepDecommission},
+	{"Decommissioning", "broker draining", func(o observation) bool {
+		return decommissioning(o) && o.Target == memberDraining
+	}, stepWaitDrain},
+
+	// B unset.
+	{"Steady", "admin API did not answer", func(o observation) bool {
+		return o.Current == o.Desired && o.AdminUnavailable
+	}, stepWaitAdmin},
+	{"Steady", "C = D", func(o observation) bool { return o.Current == o.Desired }, stepNone},
+	{"ScalingUp", "C < D", func(o observation) bool { return o.Current < o.Desired }, stepScaleUp},
+	{"ScalingDown", "admin API did not answer", func(o observation) bool {
+		return o.Victim.Status == memberUnknown
+	}, stepWaitAdmin},
+	{"ScalingDown", "admin check: broker already left", func(o observation) bool {
+		return o.AdminCheck && o.Victim.Status == memberAbsent
+	}, stepSkipAbsent},
+	{"ScalingDown", "admin check: broker already draining", func(o observation) bool {
+		return o.AdminCheck && o.Victim.Status == memberDraining
+	}, stepAdoptDrain},
+	{"ScalingDown", "broker ID not known", func(o observation) bool { return !o.Victim.IDKnown }, stepWaitBrokerID},
+	{"ScalingDown", "next broker to go", func(observation) bool { return true }, stepStartDecommission},
+}
+
+// decide names the one step to take for o.
+func decide(o observation) step {
+	for _, t := range transitions {
+		if !t.match(o) {
+			continue
+		}
+		s := step{Kind: t.Then, Reason: fmt.Sprintf("%s: %s (current %d, desired %d)", t.State, t.When, o.Current, o.Desired)}
+		switch {
+		case o.Decommissioning != nil:
+			s.Broker = o.Decommissioning
+		case o.Current > o.Desired && o.Victim.IDKnown:
+			id := o.Victim.ID
+			s.Broker = &id
+		}
+		return s
+	}
+	panic("controller: the transition table has no row for this observation") // the last row matches everything
+}

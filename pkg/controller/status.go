@@ -1,0 +1,134 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// Condition reasons.
+const (
+	ReasonAllBrokersReady     = "AllBrokersReady"
+	ReasonBrokersNotReady     = "BrokersNotReady"
+	ReasonScalingUp           = "ScalingUp"
+	ReasonScalingDown         = "ScalingDown"
+	ReasonSteady              = "Steady"
+	ReasonAdminAPIUnavailable = "AdminAPIUnavailable"
+	ReasonBrokerIDUnknown     = "BrokerIDUnknown"
+	ReasonAsExpected          = "AsExpected"
+)
+
+// nextStatus is the status after a step: the step's changes to C and B, the observed
+// generation, the ready pods and the three conditions. A step that waits on the admin API
+// changes nothing but the Degraded condition.
+func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioning *int32, readyReplicas int32, adminErr error, now time.Time) v1alpha1.BrokerClusterStatus {
+	st := *bc.Status.DeepCopy()
+	at := metav1.NewTime(now)
+	if s.Kind == stepWaitAdmin {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonAdminAPIUnavailable,
+			Message: fmt.Sprintf("the brokers' admin API did not answer: %v", adminErr), ObservedGeneration: bc.Generation, LastTransitionTime: at,
+		})
+		return st
+	}
+	st.ObservedGeneration = bc.Generation
+	st.CurrentReplicas = current
+	st.DecommissioningBroker = decommissioning
+	st.ReadyReplicas = readyReplicas
+	st.Selector = labels.SelectorFromSet(selectorLabels(bc)).String()
+	desired := bc.Spec.Replicas
+
+	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
+	if s.Kind == stepWaitBrokerID {
+		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
+		degraded.Message = fmt.Sprintf("no broker ID is known for pod ordinal %d", current-1)
+	}
+	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
+		Message: fmt.Sprintf("%d brokers, as desired", current)}
+	switch {
+	case decommissioning != nil:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		scaling.Message = fmt.Sprintf("decommissioning broker %d (current %d, desired %d)", *decommissioning, current, desired)
+	case current > desired:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		scaling.Message = fmt.Sprintf("current %d, desired %d", current, desired)
+	case current < desired:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingUp
+		scaling.Message = fmt.Sprintf("current %d, desired %d", current, desired)
+	}
+	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonBrokersNotReady,
+		Message: fmt.Sprintf("%d of %d brokers ready", readyReplicas, desired)}
+	switch {
+	case scaling.Status == metav1.ConditionTrue:
+		ready.Reason = scaling.Reason
+	case readyReplicas >= desired:
+		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
+	}
+	for _, c := range []metav1.Condition{ready, scaling, degraded} {
+		c.ObservedGeneration = bc.Generation
+		c.LastTransitionTime = at
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	return st
+}
+
+// statusPatch is a JSON merge patch for the status subresource that sets the fields of next
+// that differ from old; nil when none does. A non-empty resourceVersion is added as a
+// precondition: the apiserver refuses the patch with a Conflict if the object has moved on.
+func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string) []byte {
+	fields := map[string]any{}
+	if old.ObservedGeneration != next.ObservedGeneration {
+		fields["observedGeneration"] = next.ObservedGeneration
+	}
+	if old.CurrentReplicas != next.CurrentReplicas {
+		fields["currentReplicas"] = next.CurrentReplicas
+	}
+	if old.ReadyReplicas != next.ReadyReplicas {
+		fields["readyReplicas"] = next.ReadyReplicas
+	}
+	if !equality.Semantic.DeepEqual(old.DecommissioningBroker, next.DecommissioningBroker) {
+		fields["decommissioningBroker"] = next.DecommissioningBroker // nil clears it
+	}
+	if old.Selector != next.Selector {
+		fields["selector"] = next.Selector
+	}
+	if !equality.Semantic.DeepEqual(old.Conditions, next.Conditions) {
+		fields["conditions"] = next.Conditions
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	patch := map[string]any{"status": fields}
+	if resourceVersion != "" {
+		patch["metadata"] = map[string]any{"resourceVersion": resourceVersion}
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		panic(fmt.Sprintf("controller: marshal status patch: %v", err)) // plain values always marshal
+	}
+	return data
+}
+
+// eventType is Warning for steps that wait on something broken, Normal otherwise.
+func eventType(k stepKind) string {
+	if k == stepWaitAdmin || k == stepWaitBrokerID {
+		return corev1.EventTypeWarning
+	}
+	return corev1.EventTypeNormal
+}
+
+// eventMessage describes a decision in one sentence.
+func eventMessage(s step) string {
+	if s.Broker != nil {
+		return fmt.Sprintf("broker %d: %s", *s.Broker, s.Reason)
+	}
+	return s.Reason
+}

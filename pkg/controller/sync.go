@@ -1,0 +1,402 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// result says when to look at a key again regardless of events.
+type result struct {
+	RequeueAfter time.Duration
+}
+
+// sync reconciles one BrokerCluster: read, decide one step, write, return.
+func (c *Controller) sync(ctx context.Context, key string) (result, error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return result{}, fmt.Errorf("bad queue key %q: %w", key, err) // cannot happen for keys from handlers
+	}
+	nc := c.cacheFor(ns)
+	if nc == nil {
+		return result{}, nil // a namespace the controller does not watch
+	}
+	logger := klog.FromContext(ctx).WithValues("brokercluster", klog.KRef(ns, name))
+	ctx = klog.NewContext(ctx, logger)
+
+	bc, err := c.readBrokerCluster(ctx, nc, ns, name)
+	if apierrors.IsNotFound(err) {
+		c.readHook("brokerclusters", ns, name, "")
+		c.admin.forget(key)
+		logger.V(4).Info("BrokerCluster is gone; its owned objects go by garbage collection")
+		return result{}, nil
+	}
+	if err != nil {
+		return result{}, fmt.Errorf("read BrokerCluster %s: %w", key, err)
+	}
+	c.readHook("brokerclusters", ns, name, bc.ResourceVersion)
+	sts, err := c.readStatefulSet(ctx, nc, ns, name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return result{}, fmt.Errorf("read StatefulSet %s: %w", key, err)
+	}
+	if err != nil {
+		sts = nil
+	}
+	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
+	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.ReadStrategy.String(),
+		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
+		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
+		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
+	if bc.DeletionTimestamp != nil {
+		return result{}, nil // being deleted: nothing to scale
+	}
+
+	podList, err := c.listers(nc).pods.Pods(ns).List(labels.SelectorFromSet(selectorLabels(bc)))
+	if err != nil {
+		return result{}, fmt.Errorf("list pods of %s: %w", key, err)
+	}
+	pods := podsByOrdinal(podList, bc.Name)
+
+	obs, view, adminErr := c.observe(ctx, bc, pods)
+	s := decide(obs)
+	return c.act(ctx, nc, bc, s, pods, view, adminErr)
+}
+
+// observe gathers what decide needs. The admin API is asked only when a decision depends on
+// the brokers' view (a scale-down is pending or under way) or a ready pod's broker ID is not
+// recorded yet.
+func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
+	st := bc.Status
+	o := observation{
+		Desired:         bc.Spec.Replicas,
+		Current:         st.CurrentReplicas,
+		Decommissioning: st.DecommissioningBroker,
+		AdminCheck:      c.cfg.Guards.AdminCheck,
+	}
+	if st.CurrentReplicas > 0 {
+		o.Victim.Ordinal = st.CurrentReplicas - 1
+	}
+	if !needsAdmin(bc, pods) {
+		return o, nil, nil
+	}
+	client, err := c.admin.forCluster(bc, st.CurrentReplicas)
+	if err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
+	list, err := client.Brokers(ctx)
+	if err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
+	view := newBrokerView(bc.Name, list)
+	if o.Decommissioning != nil {
+		o.Target = view.membership(*o.Decommissioning)
+	}
+	if st.CurrentReplicas > 0 {
+		o.Victim.Status = memberAbsent
+		if b, ok := view.byOrdinal[int(o.Victim.Ordinal)]; ok {
+			o.Victim.ID, o.Victim.IDKnown = int32(b.NodeID), true
+			o.Victim.Status = view.membership(o.Victim.ID)
+		} else if pod := pods[int(o.Victim.Ordinal)]; pod != nil {
+			// The list no longer names this pod's broker: fall back to the ID recorded on the pod.
+			if id, ok := podNodeID(pod); ok {
+				o.Victim.ID, o.Victim.IDKnown = id, true
+				o.Victim.Status = view.membership(id)
+			}
+		}
+	}
+	return o, &view, nil
+}
+
+func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) bool {
+	st := bc.Status
+	if st.DecommissioningBroker != nil || st.CurrentReplicas > bc.Spec.Replicas {
+		return true
+	}
+	for _, p := range pods {
+		if _, ok := podNodeID(p); !ok && isPodReady(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// act carries out step s: the status write first (it records a decision before any admin call
+// that cannot be undone), then the admin call, then the owned objects, which follow the new
+// currentReplicas.
+func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
+	logger := klog.FromContext(ctx)
+	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
+	precondition := ""
+	guarded := func() {
+		if c.cfg.Guards.Precondition {
+			precondition = bc.ResourceVersion
+		}
+	}
+
+	// Admin calls that come before the status write: it records their outcome.
+	switch s.Kind {
+	case stepDecommission:
+		if err := c.decommission(ctx, bc, *s.Broker); err != nil {
+			return c.adminFailed(ctx, nc, bc, s, err)
+		}
+	case stepRecommission:
+		if err := c.recommission(ctx, bc, *s.Broker); err != nil {
+			return c.adminFailed(ctx, nc, bc, s, err)
+		}
+	}
+
+	switch s.Kind {
+	case stepScaleUp:
+		current = bc.Spec.Replicas
+	case stepStartDecommission, stepAdoptDrain:
+		decommissioning = s.Broker
+		guarded()
+	case stepSkipAbsent:
+		current--
+		guarded()
+		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc()
+	case stepFinish:
+		current, decommissioning = current-1, nil
+	case stepRecommission, stepCancel:
+		decommissioning = nil
+	}
+	c.record(ctx, bc, s)
+
+	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), adminErr, c.cfg.Clock.Now())
+	if patch := statusPatch(bc.Status, next, precondition); patch != nil {
+		updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		if err != nil {
+			if apierrors.IsConflict(err) && precondition != "" {
+				c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
+				logger.V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", ptrString(s.Broker), "resourceVersion", precondition)
+				c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead", "%s refused: the BrokerCluster changed since resourceVersion %s", s.Kind, precondition)
+			}
+			return result{}, fmt.Errorf("patch status of %s: %w", clusterKey(bc), err)
+		}
+		bc = updated
+	}
+	if s.Kind == stepWaitAdmin {
+		return result{}, fmt.Errorf("admin API of %s: %w", clusterKey(bc), adminErr)
+	}
+
+	// Admin calls that come after the status write: it is the record that they were made.
+	if s.Kind == stepStartDecommission {
+		if err := c.decommission(ctx, bc, *s.Broker); err != nil {
+			return result{}, err // B is recorded: the next reconcile decommissions or finishes
+		}
+	}
+
+	if err := c.ensureOwned(ctx, nc, bc, current); err != nil {
+		return result{}, err
+	}
+	if view != nil {
+		if err := c.annotatePods(ctx, nc, bc, pods, *view); err != nil {
+			return result{}, err
+		}
+	}
+	switch s.Kind {
+	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID:
+		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
+	}
+	return result{}, nil
+}
+
+// decommission asks the admin API to drain a broker. A broker that is draining already counts
+// as success.
+func (c *Controller) decommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
+	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
+	if err != nil {
+		return err
+	}
+	err = client.Decommission(ctx, int(id))
+	switch {
+	case err == nil, errors.Is(err, admin.ErrAlreadyDecommissioned):
+		return nil
+	case errors.Is(err, admin.ErrBrokerNotFound):
+		klog.FromContext(ctx).V(2).Info("Decommissioned a broker that is not a member", "broker", id)
+		return nil // gone: the next reconcile finishes
+	}
+	return fmt.Errorf("decommission broker %d of %s: %w", id, clusterKey(bc), err)
+}
+
+// recommission stops a drain. A broker that is not draining any more is fine; one that has
+// left cannot be brought back, and the next reconcile finishes its decommission instead.
+func (c *Controller) recommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
+	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
+	if err != nil {
+		return err
+	}
+	err = client.Recommission(ctx, int(id))
+	if err == nil || errors.Is(err, admin.ErrNotDecommissioning) {
+		return nil
+	}
+	return fmt.Errorf("recommission broker %d of %s: %w", id, clusterKey(bc), err)
+}
+
+// adminFailed handles a failed admin call made before the status write: an unreachable API
+// degrades the cluster; anything else is retried with backoff.
+func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, err error) (result, error) {
+	if !errors.Is(err, admin.ErrUnavailable) {
+		return result{}, err
+	}
+	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: admin API did not answer", s.Kind)}
+	return c.act(ctx, nc, bc, wait, nil, nil, err)
+}
+
+// record logs, counts and reports a decision.
+func (c *Controller) record(ctx context.Context, bc *v1alpha1.BrokerCluster, s step) {
+	if s.Kind == stepNone {
+		return
+	}
+	c.metrics.decisions.WithLabelValues(string(s.Kind)).Inc()
+	klog.FromContext(ctx).V(2).Info("Decision", "step", s.Kind, "broker", ptrString(s.Broker), "reason", s.Reason)
+	c.cfg.Recorder.Event(bc, eventType(s.Kind), string(s.Kind), eventMessage(s))
+}
+
+// ensureOwned creates or updates the headless Service, the PodDisruptionBudget and the
+// StatefulSet, whose replicas follow currentReplicas.
+func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
+	l := c.listers(nc)
+	ns := bc.Namespace
+
+	svc := newService(bc)
+	if existing, err := l.services.Services(ns).Get(bc.Name); apierrors.IsNotFound(err) {
+		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
+		}
+	} else if err != nil {
+		return err
+	} else if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	} else if specChanged(existing, svc) {
+		update := existing.DeepCopy()
+		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
+		mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
+		if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
+		}
+	}
+
+	pdb := newPodDisruptionBudget(bc)
+	if existing, err := l.pdbs.PodDisruptionBudgets(ns).Get(bc.Name); apierrors.IsNotFound(err) {
+		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create PodDisruptionBudget %s: %w", clusterKey(bc), err)
+		}
+	} else if err != nil {
+		return err
+	} else if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	} else if specChanged(existing, pdb) {
+		update := existing.DeepCopy()
+		update.Spec = pdb.Spec
+		mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
+		if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
+		}
+	}
+
+	if replicas <= 0 {
+		return nil // nothing to run yet
+	}
+	sts := newStatefulSet(bc, replicas)
+	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
+	if apierrors.IsNotFound(err) {
+		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	}
+	if update := updatedStatefulSet(existing, sts); update != nil {
+		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
+		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update StatefulSet %s: %w", clusterKey(bc), err)
+		}
+	}
+	return nil
+}
+
+// checkOwned refuses to touch an object of the same name that this BrokerCluster does not
+// control.
+func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) error {
+	if ownedBy(obj, bc) {
+		return nil
+	}
+	c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "ResourceExists", "%s exists and is not controlled by this BrokerCluster", obj.GetName())
+	return fmt.Errorf("%s/%s exists and is not controlled by BrokerCluster %s", obj.GetNamespace(), obj.GetName(), clusterKey(bc))
+}
+
+// annotatePods records each listed broker's ID on its pod.
+func (c *Controller) annotatePods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, view brokerView) error {
+	for ordinal, pod := range pods {
+		b, ok := view.byOrdinal[ordinal]
+		if !ok {
+			continue
+		}
+		want := strconv.Itoa(b.NodeID)
+		if pod.Annotations[AnnotationNodeID] == want {
+			continue
+		}
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationNodeID, want)
+		if _, err := nc.pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	return nil
+}
+
+// readyBelow counts the ready pods with an ordinal below replicas.
+func readyBelow(pods map[int]*corev1.Pod, replicas int32) int32 {
+	var n int32
+	for ordinal, p := range pods {
+		if ordinal < int(replicas) && isPodReady(p) {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *Controller) readHook(resource, ns, name, rv string) {
+	if c.cfg.ReadHook != nil {
+		c.cfg.ReadHook(resource, ns, name, rv)
+	}
+}
+
+func resourceVersionOf(sts *appsv1.StatefulSet) string {
+	if sts == nil {
+		return ""
+	}
+	return sts.ResourceVersion
+}
+
+func ptrString(p *int32) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(int(*p))
+}
+
