@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -175,4 +176,34 @@ func rvOf(cm *corev1.ConfigMap) string {
 		return "<none>"
 	}
 	return cm.ResourceVersion
+}
+
+func metav1DeleteOptions() metav1.DeleteOptions { return metav1.DeleteOptions{} }
+
+func lagHistogram(t *testing.T, reg *prometheus.Registry) *dto.Histogram {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "writeback_observation_lag_seconds" {
+			return f.GetMetric()[0].GetHistogram()
+		}
+	}
+	t.Fatal("no lag histogram")
+	return nil
+}
+
+// valueOf reads a counter's or gauge's current value.
+func valueOf(t *testing.T, c prometheus.Metric) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Counter != nil {
+		return m.Counter.GetValue()
+	}
+	return m.Gauge.GetValue()
 }

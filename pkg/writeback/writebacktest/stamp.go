@@ -62,17 +62,22 @@ type stampingTracker struct {
 	deleteRVs map[types.UID]string // resourceVersion of each delete, for its watch event
 }
 
+// stamp returns a copy of obj with a new resourceVersion (and a UID when creating).
 func (s *stampingTracker) stamp(obj runtime.Object, create bool) (runtime.Object, error) {
 	obj = obj.DeepCopyObject()
+	return obj, s.stampInPlace(obj, create)
+}
+
+func (s *stampingTracker) stampInPlace(obj runtime.Object, create bool) error {
 	m, err := meta.Accessor(obj)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.SetResourceVersion(strconv.FormatInt(s.next.Add(1), 10))
 	if create && m.GetUID() == "" {
 		m.SetUID(uuid.NewUUID())
 	}
-	return obj, nil
+	return nil
 }
 
 func (s *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
@@ -116,11 +121,12 @@ func (s *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Ob
 	return s.ObjectTracker.Update(gvr, obj, ns, opts...)
 }
 
+// Patch stamps in place: the fake's patch reaction hands over its own copy and returns that
+// same object to the caller.
 func (s *stampingTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	obj, err := s.stamp(obj, false)
-	if err != nil {
+	if err := s.stampInPlace(obj, false); err != nil {
 		return err
 	}
 	return s.ObjectTracker.Patch(gvr, obj, ns, opts...)

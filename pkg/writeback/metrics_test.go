@@ -1,0 +1,113 @@
+package writeback
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+func TestMetricsCountServedReadsEntriesLagAndEvictions(t *testing.T) {
+	h := newHarness(t)
+	m := h.overlay.metrics
+	cm := h.create(h.client, "a", nil)
+	h.awaitHeld(1)
+	if got := valueOf(t, m.entries); got != 1 {
+		t.Fatalf("entries gauge %v, want 1", got)
+	}
+	h.get("a")
+	_, _ = h.lister.List(labels.Everything())
+	if got := valueOf(t, m.served); got != 2 {
+		t.Fatalf("served-from-overlay counter %v, want 2 (one Get, one List item)", got)
+	}
+	h.clock.Step(3 * time.Millisecond)
+	h.release(1)
+	if got := valueOf(t, m.entries); got != 0 {
+		t.Fatalf("entries gauge %v after catch-up, want 0", got)
+	}
+	if got := valueOf(t, m.evictions[EvictObserved]); got != 1 {
+		t.Fatalf("observed evictions %v, want 1", got)
+	}
+	h.get("a")
+	if got := valueOf(t, m.served); got != 2 {
+		t.Fatal("a read served by the informer was counted as served from the overlay")
+	}
+
+	hist := lagHistogram(t, h.registry)
+	if hist.GetSampleCount() != 1 || hist.GetSampleSum() < 0.0029 || hist.GetSampleSum() > 0.0031 {
+		t.Fatalf("lag histogram count %d sum %v, want one 3ms sample", hist.GetSampleCount(), hist.GetSampleSum())
+	}
+
+	if err := h.client.Delete(h.ctx, "a", metav1DeleteOptions()); err != nil {
+		t.Fatal(err)
+	}
+	h.catchUp(1)
+	if got := valueOf(t, m.evictions[EvictDeleted]); got != 1 {
+		t.Fatalf("deleted evictions %v, want 1", got)
+	}
+	_ = cm
+}
+
+// The TTL is the only safety net: an entry the informer never confirms stops being served when
+// it expires, is dropped at the next sweep, and is counted.
+func TestTTLDropsUnconfirmedEntry(t *testing.T) {
+	h := newHarness(t)
+	// An overlay without its handler never sees confirmations.
+	o := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock, TTL: time.Minute, Metrics: NewMetrics(h.registry)})
+	odd := &corev1.ConfigMap{}
+	odd.Name, odd.Namespace, odd.ResourceVersion = "ghost", testNamespace, "7"
+	o.Record(odd)
+	if _, ok, _ := o.GetByKey("ns/ghost"); !ok {
+		t.Fatal("entry not served before its TTL")
+	}
+	h.clock.Step(time.Minute - time.Second)
+	if _, ok, _ := o.GetByKey("ns/ghost"); !ok || o.Len() != 1 {
+		t.Fatal("entry dropped before its TTL")
+	}
+	h.clock.Step(2 * time.Second)
+	if _, ok, _ := o.GetByKey("ns/ghost"); ok {
+		t.Fatal("expired entry still served")
+	}
+	o.RecordDelete(testNamespace, "nothing", "") // any write sweeps
+	if o.Len() != 0 {
+		t.Fatalf("expired entry not swept: %d entries", o.Len())
+	}
+	if got := valueOf(t, o.metrics.evictions[EvictTTL]); got != 1 {
+		t.Fatalf("ttl evictions %v, want 1", got)
+	}
+}
+
+func TestNewMetricsTwiceOnOneRegistryShares(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a, b := NewMetrics(reg), NewMetrics(reg)
+	a.servedFromOverlay.WithLabelValues("x").Inc()
+	if got := valueOf(t, b.servedFromOverlay.WithLabelValues("x")); got != 1 {
+		t.Fatal("second NewMetrics does not share the registered collectors")
+	}
+}
+
+func TestObserveRejectsAnotherInformersIndexer(t *testing.T) {
+	h := newHarness(t)
+	o := NewOverlay("configmaps", cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), Options{})
+	if _, err := o.Observe(h.informer); err == nil {
+		t.Fatal("Observe accepted an informer that does not own the overlay's indexer")
+	}
+	if _, err := o.Observe(nil); err == nil {
+		t.Fatal("Observe accepted nil")
+	}
+}
+
+func TestStoreWritesAreRefused(t *testing.T) {
+	o := NewOverlay("configmaps", cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), Options{})
+	cm := &corev1.ConfigMap{}
+	for name, err := range map[string]error{
+		"Add": o.Add(cm), "Update": o.Update(cm), "Delete": o.Delete(cm), "Replace": o.Replace(nil, ""),
+	} {
+		if err != ErrReadOnly {
+			t.Errorf("%s returned %v, want ErrReadOnly", name, err)
+		}
+	}
+}
