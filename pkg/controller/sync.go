@@ -399,4 +399,3 @@ func ptrString(p *int32) string {
 	}
 	return strconv.Itoa(int(*p))
 }
-
