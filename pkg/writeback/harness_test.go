@@ -63,7 +63,7 @@ func newHarness(t *testing.T) *harness {
 		holder:   writebacktest.NewHolder(),
 		clock:    testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		registry: prometheus.NewRegistry(),
-		observed: make(chan runtime.Object, 1000),
+		observed: make(chan runtime.Object, 100000),
 	}
 	tracker := writebacktest.StampServerFields(&h.cs.Fake, h.cs.Tracker())
 	h.cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, h.holder.Wrap))
@@ -206,4 +206,14 @@ func valueOf(t *testing.T, c prometheus.Metric) float64 {
 		return m.Counter.GetValue()
 	}
 	return m.Gauge.GetValue()
+}
+
+func metav1UpdateOptions() metav1.UpdateOptions { return metav1.UpdateOptions{} }
+func metav1CreateOptions() metav1.CreateOptions { return metav1.CreateOptions{} }
+
+func newConfigMap(name string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace},
+		Data:       map[string]string{"v": "0"},
+	}
 }

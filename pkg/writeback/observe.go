@@ -67,10 +67,10 @@ func evictionReason(e *entry, m metav1.Object, deleted bool) string {
 			return EvictDeleted
 		}
 	case e.tombstone():
-		if !sameUID {
+		if !sameUID && (!ok || c > 0) {
 			return EvictRecreated
 		}
-		if !ok || (c > 0 && m.GetDeletionTimestamp() != nil) {
+		if sameUID && (!ok || (c > 0 && m.GetDeletionTimestamp() != nil)) {
 			return EvictObserved
 		}
 	default:

@@ -51,14 +51,14 @@ func (o *Overlay) resolve(e *entry, item interface{}, exists bool) (interface{},
 		return item, true, fromInformer
 	}
 	if e.tombstone() {
-		if e.uid != "" && m.GetUID() != e.uid {
+		c, ok := compareRV(m.GetResourceVersion(), e.rv)
+		if m.GetUID() != e.uid && (!ok || c > 0) {
 			return item, true, fromInformer // re-created: a new object, not the one deleted
 		}
-		if m.GetDeletionTimestamp() != nil {
-			if c, ok := compareRV(m.GetResourceVersion(), e.rv); ok && c > 0 {
-				return item, true, fromInformer // still terminating (finalizers), seen after the delete
-			}
+		if m.GetDeletionTimestamp() != nil && ok && c > 0 {
+			return item, true, fromInformer // still terminating (finalizers), seen after the delete
 		}
+		// The deleted object, or an older incarnation that preceded it.
 		return nil, false, hiddenByTombstone
 	}
 	c, ok := compareRV(m.GetResourceVersion(), e.rv)
