@@ -49,7 +49,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	cp := &ControlPlane{Dir: dir, LogDir: filepath.Join(dir, "logs"), logf: opts.Logf}
 	if err := os.MkdirAll(cp.LogDir, 0o755); err != nil {
-		return nil, err
+		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()

@@ -34,7 +34,7 @@ func startProcess(name, binary, logPath string, args []string) (*process, error)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = componentProcAttr()
-	if err := cmd.Start(); err != nil {
+	if err := startOnSpawnerThread(cmd); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
