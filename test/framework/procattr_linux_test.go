@@ -25,7 +25,7 @@ func TestOrphanHelper(t *testing.T) {
 	if logPath == "" {
 		return
 	}
-	p, err := startProcess("sleeper", "/bin/sh", logPath, []string{"-c", "sleep 300"})
+	p, err := startProcess("sleeper", "/bin/sh", logPath, []string{"-c", "exec sleep 300"})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -54,7 +54,7 @@ func TestComponentsDieWithTheirParent(t *testing.T) {
 		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH), nil
 	})
 	if err != nil {
-		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Kill(-pid, syscall.SIGKILL)
 		t.Errorf("component %d outlived the process that started it: %v", pid, err)
 	}
 }
