@@ -354,6 +354,9 @@ func (h *harness) syncInformers() {
 	ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
 	defer cancel()
 	for {
+		// Count before releasing: whatever arrives later makes the count grow past it, and
+		// whatever was held already is released and reaches the informer.
+		pending := h.holder.Pending()
 		h.holder.ReleaseAll()
 		if caughtUp() {
 			return
@@ -362,7 +365,7 @@ func (h *harness) syncInformers() {
 		held := make(chan struct{})
 		waitCtx, stop := context.WithCancel(ctx)
 		go func() {
-			if h.holder.AwaitPending(waitCtx, h.holder.Pending()+1) == nil {
+			if h.holder.AwaitPending(waitCtx, pending+1) == nil {
 				close(held)
 			}
 		}()
