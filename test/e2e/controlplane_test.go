@@ -147,6 +147,29 @@ func TestControlPlaneEnforcesRBAC(t *testing.T) {
 	if _, err := cp.ServiceAccountConfig(ctx, ns, "missing"); err == nil {
 		t.Error("a token for a service account that does not exist was issued")
 	}
+
+	// The audit log names each refused request, which is how e2e tests catch the ones a
+	// controller only logs.
+	user := "system:serviceaccount:" + ns + ":reader"
+	var forbidden []framework.Request
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, smokeTimeout, true, func(context.Context) (bool, error) {
+		forbidden, err = cp.ForbiddenRequests()
+		return len(forbidden) >= 2, err
+	})
+	if err != nil {
+		t.Fatalf("forbidden requests %v: %v", forbidden, err)
+	}
+	want := []string{
+		user + " list /apis/apps/v1/namespaces/" + ns + "/statefulsets -> 403",
+		user + " list /api/v1/namespaces/default/pods -> 403",
+	}
+	var got []string
+	for _, r := range forbidden {
+		got = append(got, r.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("forbidden requests:\n got %q\nwant %q", got, want)
+	}
 }
 
 func createNamespace(t *testing.T, client kubernetes.Interface) string {

@@ -25,7 +25,7 @@ func etcdArgs(dataDir string, clientPort, peerPort int) []string {
 	}
 }
 
-func apiserverArgs(dir string, p *pki, etcdPort, securePort int, tokensFile string) []string {
+func apiserverArgs(dir string, p *pki, etcdPort, securePort int, tokensFile string, audit auditFiles) []string {
 	return []string{
 		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(etcdPort),
 		"--bind-address=127.0.0.1",
@@ -44,6 +44,9 @@ func apiserverArgs(dir string, p *pki, etcdPort, securePort int, tokensFile stri
 		"--authorization-mode=RBAC",
 		// Pods are not made to wait for the namespace's default ServiceAccount; kwok runs no containers.
 		"--disable-admission-plugins=ServiceAccount",
+		"--audit-policy-file=" + audit.policy,
+		"--audit-log-path=" + audit.log,
+		"--audit-log-format=json",
 	}
 }
 

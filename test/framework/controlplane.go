@@ -27,6 +27,7 @@ type ControlPlane struct {
 
 	admin     *rest.Config
 	caPEM     []byte
+	audit     auditFiles
 	logf      func(format string, args ...any)
 	processes []*process // in start order
 
@@ -80,6 +81,9 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 		return err
 	}
 	cp.KubeconfigPath = kubeconfigs["admin"]
+	if cp.audit, err = writeAuditPolicy(cp.Dir); err != nil {
+		return err
+	}
 
 	step := time.Now()
 	etcd, err := cp.run(opts, "etcd", etcdArgs(filepath.Join(cp.Dir, "etcd-data"), etcdClient, etcdPeer))
@@ -92,7 +96,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	cp.logf("etcd healthy in %s", time.Since(step).Round(time.Millisecond))
 
 	step = time.Now()
-	apiserver, err := cp.run(opts, "kube-apiserver", apiserverArgs(cp.Dir, p, etcdClient, apiPort, tokensFile))
+	apiserver, err := cp.run(opts, "kube-apiserver", apiserverArgs(cp.Dir, p, etcdClient, apiPort, tokensFile, cp.audit))
 	if err != nil {
 		return err
 	}
