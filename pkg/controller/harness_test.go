@@ -405,7 +405,9 @@ func (h *harness) syncKubeInformers() {
 		{h.nc.statefulSetInformer, func() ([]metav1.Object, error) {
 			return objects(h.kube.AppsV1().StatefulSets(testNamespace).List(h.ctx, lo))
 		}},
-		{h.nc.serviceInformer, func() ([]metav1.Object, error) { return objects(h.kube.CoreV1().Services(testNamespace).List(h.ctx, lo)) }},
+		{h.nc.serviceInformer, func() ([]metav1.Object, error) {
+			return objects(h.kube.CoreV1().Services(testNamespace).List(h.ctx, lo))
+		}},
 		{h.nc.pdbInformer, func() ([]metav1.Object, error) {
 			return objects(h.kube.PolicyV1().PodDisruptionBudgets(testNamespace).List(h.ctx, lo))
 		}},
