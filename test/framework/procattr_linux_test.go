@@ -18,13 +18,9 @@ import (
 
 const orphanHelperEnv = "FRAMEWORK_ORPHAN_HELPER_LOG"
 
-// TestOrphanHelper is not a test on its own: TestComponentsDieWithTheirParent runs it in a child
-// process, where it starts a component, prints the component's PID and exits without stopping it.
-func TestOrphanHelper(t *testing.T) {
-	logPath := os.Getenv(orphanHelperEnv)
-	if logPath == "" {
-		return
-	}
+// runOrphanHelper runs in a child process (see TestMain): it starts a component, prints the
+// component's PID and exits without stopping it.
+func runOrphanHelper(logPath string) {
 	p, err := startProcess("sleeper", "/bin/sh", logPath, []string{"-c", "exec sleep 300"})
 	if err != nil {
 		fmt.Println("error:", err)
@@ -35,7 +31,7 @@ func TestOrphanHelper(t *testing.T) {
 }
 
 func TestComponentsDieWithTheirParent(t *testing.T) {
-	helper := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$")
+	helper := exec.Command(os.Args[0])
 	helper.Env = append(os.Environ(), orphanHelperEnv+"="+filepath.Join(t.TempDir(), "sleeper.log"))
 	out, err := helper.Output()
 	if err != nil {
