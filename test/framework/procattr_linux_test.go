@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,20 +14,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 )
-
-const orphanHelperEnv = "FRAMEWORK_ORPHAN_HELPER_LOG"
-
-// runOrphanHelper runs in a child process (see TestMain): it starts a component, prints the
-// component's PID and exits without stopping it.
-func runOrphanHelper(logPath string) {
-	p, err := startProcess("sleeper", "/bin/sh", logPath, []string{"-c", "exec sleep 300"})
-	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
-	fmt.Println("pid", p.cmd.Process.Pid)
-	os.Exit(0)
-}
 
 func TestComponentsDieWithTheirParent(t *testing.T) {
 	helper := exec.Command(os.Args[0])
