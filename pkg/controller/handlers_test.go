@@ -2,12 +2,14 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
@@ -29,39 +31,54 @@ func drainQueue(h *harness) []string {
 func TestOwnedObjectEventsQueueTheirOwner(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUp(1)
-	drainQueue(h)
+	pod, sts := h.pods()[0], h.statefulSet()
+	stray := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "stray", Namespace: testNamespace,
+		Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
+	orphan := pod.DeepCopy()
+	orphan.Labels[LabelInstance] = "gone"
 
-	// A pod event (by its instance label) queues the cluster.
-	pod := h.pods()[0]
+	// The owner lookup, called as the handlers call it.
+	tests := []struct {
+		name   string
+		obj    interface{}
+		lookup func(metav1.Object) (string, bool)
+		want   []string
+	}{
+		{"pod, by its instance label", &pod, instanceOwner, []string{testKey}},
+		{"StatefulSet, by its controller reference", sts, controllerOwner, []string{testKey}},
+		{"deleted StatefulSet seen late", cache.DeletedFinalStateUnknown{Key: testKey, Obj: sts}, controllerOwner, []string{testKey}},
+		{"Service owned by nothing", stray, controllerOwner, nil},
+		{"pod of a BrokerCluster that is gone", orphan, instanceOwner, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			drainQueue(h)
+			h.c.enqueueOwner(h.nc, tt.obj, tt.lookup)
+			if got := drainQueue(h); !slices.Equal(got, tt.want) {
+				t.Errorf("queued %v, want %v", got, tt.want)
+			}
+		})
+	}
+
+	// The wiring: a pod event reaches the queue.
+	drainQueue(h)
 	pod.Labels["touched"] = "yes"
 	if _, err := h.kube.CoreV1().Pods(testNamespace).Update(h.ctx, &pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.syncInformers()
-	if keys := drainQueue(h); len(keys) != 1 || keys[0] != testKey {
-		t.Errorf("after a pod event the queue held %v, want [%s]", keys, testKey)
-	}
-
-	// A StatefulSet event (by its controller reference) queues the cluster.
-	sts := h.statefulSet()
-	sts.Labels["touched"] = "yes"
-	if _, err := h.kube.AppsV1().StatefulSets(testNamespace).Update(h.ctx, sts, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.syncInformers()
-	if keys := drainQueue(h); len(keys) != 1 || keys[0] != testKey {
-		t.Errorf("after a StatefulSet event the queue held %v, want [%s]", keys, testKey)
-	}
-
-	// A managed object of no BrokerCluster queues nothing.
-	stray := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "stray", Namespace: testNamespace,
-		Labels: map[string]string{LabelManagedBy: ManagedByValue}}}
-	if _, err := h.kube.CoreV1().Services(testNamespace).Create(h.ctx, stray, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.syncInformers()
-	if keys := drainQueue(h); len(keys) != 0 {
-		t.Errorf("a Service owned by nothing queued %v", keys)
+	got := make(chan string, 1)
+	go func() {
+		key, _ := h.c.queue.Get()
+		h.c.queue.Done(key)
+		got <- key
+	}()
+	select {
+	case key := <-got:
+		if key != testKey {
+			t.Errorf("queued %q after a pod event", key)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a pod event queued nothing")
 	}
 }
 
@@ -100,7 +117,7 @@ func TestRunReconcilesAndStops(t *testing.T) {
 	if err := c.Run(h.ctx, 0); err == nil {
 		t.Fatal("Run with no workers should fail")
 	}
-	c, err = NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplate()})
+	c, err = NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplate(), Guards: DefaultGuards()})
 	if err != nil {
 		t.Fatal(err)
 	}
