@@ -175,6 +175,11 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.shutdownInformers()
 	if err := c.start(ctx); err != nil {
 		c.queue.ShutDown()
+		if ctx.Err() != nil {
+			// Stopped before the caches synced (SIGTERM at start-up): nothing ran, nothing to report.
+			logger.Info("Stopped before the informer caches synced")
+			return nil
+		}
 		return err
 	}
 	if !c.cfg.Guards.AdminCheck || !c.cfg.Guards.Precondition {

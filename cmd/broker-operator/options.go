@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/controller"
+)
+
+// options are the operator's command-line settings.
+type options struct {
+	kubeconfig string
+	namespaces stringList
+	workers    int
+
+	leaderElect          bool
+	leaseName            string
+	leaseNamespace       string
+	leaseDuration        time.Duration
+	leaseRenewDeadline   time.Duration
+	leaseRetryPeriod     time.Duration
+	metricsBindAddress   string
+	healthProbeBindAddr  string
+	adminAddressTemplate string
+	adminTimeout         time.Duration
+	drainPollInterval    time.Duration
+	readStrategy         string
+	writebackTTL         time.Duration
+	shutdownTimeout      time.Duration
+	showVersion          bool
+}
+
+func defaultOptions() *options {
+	return &options{
+		workers:              2,
+		leaderElect:          true,
+		leaseName:            "broker-operator",
+		leaseDuration:        15 * time.Second,
+		leaseRenewDeadline:   10 * time.Second,
+		leaseRetryPeriod:     2 * time.Second,
+		metricsBindAddress:   ":8080",
+		healthProbeBindAddr:  ":8081",
+		adminAddressTemplate: admin.DefaultAddressTemplate,
+		adminTimeout:         10 * time.Second,
+		drainPollInterval:    controller.DefaultDrainPollInterval,
+		readStrategy:         controller.ReadWriteback.String(),
+		writebackTTL:         5 * time.Minute,
+		shutdownTimeout:      30 * time.Second,
+	}
+}
+
+func (o *options) addFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.kubeconfig, "kubeconfig", o.kubeconfig,
+		"Path to a kubeconfig. Empty: the in-cluster config.")
+	fs.Var(&o.namespaces, "namespace",
+		"Namespace to watch. Repeat the flag for several; none means all namespaces.")
+	fs.IntVar(&o.workers, "workers", o.workers,
+		"Number of BrokerClusters reconciled at once.")
+	fs.BoolVar(&o.leaderElect, "leader-elect", o.leaderElect,
+		"Elect a leader through a coordination.k8s.io Lease, so that only one replica reconciles.")
+	fs.StringVar(&o.leaseName, "leader-elect-lease-name", o.leaseName,
+		"Name of the leader election Lease.")
+	fs.StringVar(&o.leaseNamespace, "leader-elect-lease-namespace", o.leaseNamespace,
+		"Namespace of the leader election Lease. Empty: the namespace the operator runs in (POD_NAMESPACE).")
+	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", o.leaseDuration,
+		"How long standbys wait after the last renewal before they take over.")
+	fs.DurationVar(&o.leaseRenewDeadline, "leader-elect-renew-deadline", o.leaseRenewDeadline,
+		"How long the leader keeps trying to renew before it gives up leadership.")
+	fs.DurationVar(&o.leaseRetryPeriod, "leader-elect-retry-period", o.leaseRetryPeriod,
+		"How often candidates try to acquire or renew the Lease.")
+	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", o.metricsBindAddress,
+		"Address of the Prometheus /metrics endpoint. \"0\" turns it off.")
+	fs.StringVar(&o.healthProbeBindAddr, "health-probe-bind-address", o.healthProbeBindAddr,
+		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
+	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,
+		"Go template of a broker's admin API base URL, over .Namespace, .Name, .Ordinal and .Port.")
+	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
+		"Timeout of each admin API request.")
+	fs.DurationVar(&o.drainPollInterval, "drain-poll-interval", o.drainPollInterval,
+		"How often a draining broker is checked on.")
+	fs.StringVar(&o.readStrategy, "read-strategy", o.readStrategy,
+		"How reconciles read objects: writeback (see your own writes), cache (plain informer), uncached (live GET). The last two exist for experiments.")
+	fs.DurationVar(&o.writebackTTL, "writeback-ttl", o.writebackTTL,
+		"Safety net: how long a write the informer has not yet delivered stays in the write-back overlay.")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout,
+		"How long in-flight reconciles may take to finish after SIGTERM.")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
+}
+
+// validate checks every setting and reports all problems at once.
+func (o *options) validate() error {
+	var errs []error
+	if o.workers < 1 {
+		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", o.workers))
+	}
+	for _, ns := range o.namespaces {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--namespace %q is not a valid namespace name: %s", ns, strings.Join(msgs, "; ")))
+		}
+	}
+	if o.leaderElect {
+		if msgs := validation.IsDNS1123Subdomain(o.leaseName); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--leader-elect-lease-name %q is not a valid name: %s", o.leaseName, strings.Join(msgs, "; ")))
+		}
+		if o.leaseRetryPeriod <= 0 || o.leaseRenewDeadline <= 0 || o.leaseDuration <= 0 {
+			errs = append(errs, errors.New("leader election durations must be positive"))
+		} else {
+			if o.leaseDuration <= o.leaseRenewDeadline {
+				errs = append(errs, fmt.Errorf("--leader-elect-lease-duration (%s) must be greater than --leader-elect-renew-deadline (%s)", o.leaseDuration, o.leaseRenewDeadline))
+			}
+			if o.leaseRenewDeadline <= o.leaseRetryPeriod {
+				errs = append(errs, fmt.Errorf("--leader-elect-renew-deadline (%s) must be greater than --leader-elect-retry-period (%s)", o.leaseRenewDeadline, o.leaseRetryPeriod))
+			}
+		}
+	}
+	for flagName, addr := range map[string]string{
+		"--metrics-bind-address":      o.metricsBindAddress,
+		"--health-probe-bind-address": o.healthProbeBindAddr,
+	} {
+		if addr == "0" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: want host:port or \"0\": %v", flagName, addr, err))
+		}
+	}
+	if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate); err != nil {
+		errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
+	}
+	if o.adminTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--admin-timeout must be positive, got %s", o.adminTimeout))
+	}
+	if o.drainPollInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--drain-poll-interval must be positive, got %s", o.drainPollInterval))
+	}
+	if _, err := controller.ParseReadStrategy(o.readStrategy); err != nil {
+		errs = append(errs, fmt.Errorf("--read-strategy: %v", err))
+	}
+	if o.writebackTTL <= 0 {
+		errs = append(errs, fmt.Errorf("--writeback-ttl must be positive, got %s", o.writebackTTL))
+	}
+	if o.shutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.shutdownTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	if v == "" {
+		return errors.New("must not be empty")
+	}
+	*l = append(*l, v)
+	return nil
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
+)
+
+func init() {
+	// Events about BrokerClusters need the type in the scheme the recorder uses.
+	utilruntime.Must(brokerscheme.AddToScheme(scheme.Scheme))
+}
+
+// errLeadershipLost ends the process so that its Deployment restarts it as a fresh candidate.
+var errLeadershipLost = errors.New("leader election lost")
+
+// clients are the API clients the operator runs with; tests pass fakes.
+type clients struct {
+	kube   kubernetes.Interface
+	broker versioned.Interface
+}
+
+// operator is one run of the operator process: its controller, endpoints and, optionally, its
+// place in leader election.
+type operator struct {
+	opts     *options
+	clients  clients
+	identity string
+	registry *prometheus.Registry
+
+	ctrl    *controller.Controller
+	leading atomic.Bool
+
+	// ready is closed once the endpoints listen; tests use it to know where to probe.
+	ready   chan struct{}
+	health  *endpoint
+	metrics *endpoint
+}
+
+func newOperator(opts *options, c clients, identity string) (*operator, error) {
+	strategy, err := controller.ParseReadStrategy(opts.readStrategy)
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registerWorkqueueMetrics(reg)
+
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "broker-operator"})
+
+	ctrl, err := controller.NewController(controller.Config{
+		KubeClient:           c.kube,
+		BrokerClient:         c.broker,
+		Namespaces:           opts.namespaces,
+		AdminAddressTemplate: opts.adminAddressTemplate,
+		AdminTimeout:         opts.adminTimeout,
+		DrainPollInterval:    opts.drainPollInterval,
+		ReadStrategy:         strategy,
+		Guards:               controller.DefaultGuards(),
+		WritebackTTL:         opts.writebackTTL,
+		Recorder:             recorder,
+		Registerer:           reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &operator{
+		opts:     opts,
+		clients:  c,
+		identity: identity,
+		registry: reg,
+		ctrl:     ctrl,
+		ready:    make(chan struct{}),
+	}, nil
+}
+
+// run serves the endpoints and runs the controller, behind leader election when it is on, until
+// ctx ends (SIGTERM) or leadership is lost.
+func (o *operator) run(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	elector, err := o.newElector(ctx)
+	if err != nil {
+		return err
+	}
+
+	healthz := map[string]check{"ping": func(*http.Request) error { return nil }}
+	if elector != nil {
+		healthz["leader-election"] = func(*http.Request) error { return elector.watchdog.Check(nil) }
+	}
+	readyz := map[string]check{"informers-synced": o.readyCheck}
+	if o.health, err = listen("health", o.opts.healthProbeBindAddr, healthMux(healthz, readyz)); err != nil {
+		return err
+	}
+	if o.metrics, err = listen("metrics", o.opts.metricsBindAddress, metricsMux(o.registry)); err != nil {
+		o.health.shutdown(ctx)
+		return err
+	}
+	go o.health.serve(logger)
+	go o.metrics.serve(logger)
+	close(o.ready)
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		o.health.shutdown(shutdownCtx)
+		o.metrics.shutdown(shutdownCtx)
+	}()
+
+	if elector == nil {
+		o.leading.Store(true)
+		return o.runController(ctx)
+	}
+	return elector.run(ctx)
+}
+
+// readyCheck: a leader is ready once its informers have synced; a standby is ready as it is, so
+// that a rollout does not wait on a replica that is correctly idle.
+func (o *operator) readyCheck(*http.Request) error {
+	if o.leading.Load() && !o.ctrl.HasSynced() {
+		return errors.New("informer caches have not synced yet")
+	}
+	return nil
+}
+
+// runController runs the controller until ctx ends, then gives in-flight reconciles
+// --shutdown-timeout to finish.
+func (o *operator) runController(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- o.ctrl.Run(ctx, o.opts.workers) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	timer := time.NewTimer(o.opts.shutdownTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return fmt.Errorf("reconciles still running after --shutdown-timeout %s; exiting anyway", o.opts.shutdownTimeout)
+	}
+}
+
+func identity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("leader election identity: %w", err)
+	}
+	return fmt.Sprintf("%s_%d", host, time.Now().UnixNano()), nil
+}
