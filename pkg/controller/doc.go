@@ -40,6 +40,29 @@
 // annotation is what names a broker that has already left the cluster, which is how the seed's
 // double decommission happens; with the check on, the annotation is informational only.
 //
+// # Decisions
+//
+//   - The admin API is asked only when a decision needs the brokers' view: a scale-down is
+//     pending or under way, or a ready pod's broker ID is not recorded yet. A steady cluster
+//     makes no admin calls, so a broken admin API shows as Degraded only when it matters.
+//   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),
+//     emits a Warning event and returns an error, so the queue backs off; nothing else is
+//     written. A scale-up does not need the brokers and goes ahead.
+//   - Config.Guards is a plain struct: its zero value turns both guards off. Callers start
+//     from DefaultGuards(); Run logs a line when either is off.
+//   - The status write that starts, adopts or skips a decommission carries the precondition;
+//     the others (scale-up, finish, recommission) do not, because they follow from what the
+//     admin API reports now rather than from status alone.
+//   - The StatefulSet uses Parallel pod management (replicas move one at a time anyway) and
+//     keeps its volume claim templates once created: a StatefulSet does not let them change,
+//     so spec.storage applies to new clusters only. Other spec changes are rolled into the
+//     StatefulSet, Service and PodDisruptionBudget, detected by a hash of what the operator
+//     wrote (AnnotationSpecHash) so that apiserver defaults never cause rewrites.
+//   - A deleted BrokerCluster is left to garbage collection through the owner references;
+//     brokers are not decommissioned on deletion.
+//   - Pods are mapped to their BrokerCluster by the app.kubernetes.io/instance label, since
+//     their owner reference names the StatefulSet.
+//
 // # Logging and metrics
 //
 // klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
