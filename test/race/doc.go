@@ -1,0 +1,21 @@
+// Package race is the race experiment: it reproduces the seed's stale-read bug against a real
+// kube-apiserver and measures what each read strategy and guard costs.
+//
+// The experiment itself is TestRaceExperiment (build tag e2e). It starts the local control plane
+// from test/framework once, then for each row (a read strategy and a set of guards) runs the
+// operator in-process over its own clients, in a fresh namespace, against many BrokerClusters that
+// scale down one broker at a time with scale-ups mixed in, while the operator's watch streams are
+// delayed at random. The apiserver stays real; only delivery to the operator is late.
+//
+// The pieces that do not need a control plane live in plain files and have unit tests:
+//   - Lag and ParseLag: the delay distribution, and a watch body that delivers each chunk late,
+//     in order (lag.go);
+//   - Recorder: a transport wrapper for the operator's rest.Config that counts API requests by
+//     verb, delays watch responses, and remembers the resourceVersion of the operator's own last
+//     successful write to each object, so a read older than it is counted as stale
+//     (recorder.go, requests.go);
+//   - Schedule: each cluster's replica targets, drawn from the seed (schedule.go);
+//   - Table: the markdown report (table.go).
+//
+// See docs/race-experiment.md for the command lines and the committed results.
+package race

@@ -1,0 +1,185 @@
+package race
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/utils/clock"
+)
+
+// RecorderOptions configure a Recorder.
+type RecorderOptions struct {
+	// Lag delays every watch response the wrapped transport receives. Zero: no delay.
+	Lag Lag
+	// Seed seeds the delays.
+	Seed uint64
+	// Clock times the delays. Nil: the real clock.
+	Clock clock.Clock
+}
+
+// Recorder watches one operator's traffic with the apiserver. Wrap its transport with Wrap
+// (rest.Config.WrapTransport) and give ReadHook to the controller (controller.Config.ReadHook).
+// It counts requests by verb, delays watch streams by Lag, and remembers the resourceVersion of
+// the operator's last successful write to each object, so that a reconcile that reads an older
+// copy is counted as a stale read. All methods are safe for concurrent use.
+type Recorder struct {
+	lag   *lagSource
+	clock clock.Clock
+
+	mu       sync.Mutex
+	requests map[string]int
+	// lastWrite is the resourceVersion of the newest successful write to each object; "" after
+	// a delete.
+	lastWrite      map[objectKey]string
+	reads, stale   map[string]int
+	unparsedWrites int
+}
+
+type objectKey struct{ resource, namespace, name string }
+
+// NewRecorder returns a Recorder.
+func NewRecorder(opts RecorderOptions) *Recorder {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	return &Recorder{
+		lag:       newLagSource(opts.Lag, opts.Seed),
+		clock:     opts.Clock,
+		requests:  map[string]int{},
+		lastWrite: map[objectKey]string{},
+		reads:     map[string]int{},
+		stale:     map[string]int{},
+	}
+}
+
+// Wrap returns rt wrapped: the signature of rest.Config.WrapTransport.
+func (r *Recorder) Wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) { return r.roundTrip(rt, req) })
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	info := parseRequest(req)
+	r.mu.Lock()
+	r.requests[info.verb]++
+	r.mu.Unlock()
+
+	resp, err := rt.RoundTrip(req)
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err
+	}
+	switch {
+	case info.verb == verbWatch && !r.lag.lag.IsZero():
+		resp.Body = newLateBody(resp.Body, r.lag.draw, r.clock)
+	case isWrite(info.verb):
+		body, readErr := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if readErr != nil {
+			return resp, readErr
+		}
+		r.recordWrite(info, body)
+	}
+	return resp, nil
+}
+
+// recordWrite remembers the resourceVersion a successful write returned. The name comes from the
+// body, since a create's path has none.
+func (r *Recorder) recordWrite(info requestInfo, body []byte) {
+	var obj struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name, Namespace, ResourceVersion string
+		} `json:"metadata"`
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := json.Unmarshal(body, &obj); err != nil || obj.Metadata.Name == "" {
+		r.unparsedWrites++
+		return
+	}
+	key := objectKey{info.resource, obj.Metadata.Namespace, obj.Metadata.Name}
+	if info.verb == verbDelete {
+		r.lastWrite[key] = ""
+		return
+	}
+	rv := obj.Metadata.ResourceVersion
+	if prev := r.lastWrite[key]; prev != "" {
+		if cmp, err := resourceversion.CompareResourceVersion(rv, prev); err != nil || cmp <= 0 {
+			return // an older write's answer arrived late
+		}
+	}
+	r.lastWrite[key] = rv
+}
+
+// ReadHook has the signature of controller.Config.ReadHook: it counts a read of resource
+// namespace/name at resourceVersion rv ("" when the read found nothing), and counts it as stale
+// when the operator had already written a newer version (or had created the object).
+func (r *Recorder) ReadHook(resource, namespace, name, rv string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reads[resource]++
+	last := r.lastWrite[objectKey{resource, namespace, name}]
+	if last == "" {
+		return // never written, or deleted by the operator
+	}
+	if rv == "" {
+		r.stale[resource]++ // the operator created it, yet the read did not find it
+		return
+	}
+	if cmp, err := resourceversion.CompareResourceVersion(rv, last); err == nil && cmp < 0 {
+		r.stale[resource]++
+	}
+}
+
+// LastWrite returns the resourceVersion of the operator's newest successful write to an object.
+func (r *Recorder) LastWrite(resource, namespace, name string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rv, ok := r.lastWrite[objectKey{resource, namespace, name}]
+	return rv, ok
+}
+
+// Stats is what a Recorder counted.
+type Stats struct {
+	// Requests counts requests sent, by verb (see Verbs).
+	Requests map[string]int
+	// Reads and StaleReads count reconcile reads by resource ("brokerclusters", "statefulsets").
+	Reads, StaleReads map[string]int
+	// UnparsedWrites counts successful writes whose answer named no object; they are not
+	// tracked, so a high count would hide stale reads.
+	UnparsedWrites int
+}
+
+// TotalRequests sums Requests.
+func (s Stats) TotalRequests() int {
+	n := 0
+	for _, c := range s.Requests {
+		n += c
+	}
+	return n
+}
+
+// TotalStaleReads sums StaleReads.
+func (s Stats) TotalStaleReads() int {
+	n := 0
+	for _, c := range s.StaleReads {
+		n += c
+	}
+	return n
+}
+
+// Stats returns a copy of the counts so far.
+func (r *Recorder) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{Requests: maps.Clone(r.requests), Reads: maps.Clone(r.reads), StaleReads: maps.Clone(r.stale), UnparsedWrites: r.unparsedWrites}
+}
