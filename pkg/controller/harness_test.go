@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/apimachinery/pkg/watch"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -48,6 +49,9 @@ type harnessOptions struct {
 	// hold wraps the BrokerCluster watch in a Holder: the controller's informer sees nothing
 	// until the test releases it.
 	hold bool
+	// delay, when set, delays every BrokerCluster watch event by a duration it draws (real
+	// clock), keeping their order.
+	delay func() time.Duration
 	// drainTime is how long the simulator's drains take on its fake clock; zero finishes a
 	// drain the next time anything looks at the cluster.
 	drainTime time.Duration
@@ -98,6 +102,11 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if opts.hold {
 		h.holder = writebacktest.NewHolder()
 		h.brokers.PrependWatchReactor("brokerclusters", writebacktest.WatchReactor(h.bcTrack, h.holder.Wrap))
+	}
+	if opts.delay != nil {
+		h.brokers.PrependWatchReactor("brokerclusters", writebacktest.WatchReactor(h.bcTrack, func(w watch.Interface) watch.Interface {
+			return writebacktest.NewDelayingWatch(w, opts.delay, nil)
+		}))
 	}
 	h.sim = admintest.NewServer(admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime})
 	h.cluster = h.sim.Cluster(testNamespace, testName)
@@ -277,38 +286,53 @@ func (h *harness) pods() []corev1.Pod {
 }
 
 // playStatefulSet does what the StatefulSet controller and the kubelet would: one Running,
-// Ready pod per ordinal below the StatefulSet's replicas, none above. When a pod came or went
-// it tells the simulator which pods run, as a pod event would (a running pod whose broker has
-// left joins again with a new broker, so it must not be told without a pod event).
+// Ready pod per ordinal below the StatefulSet's replicas, none above. It tells the simulator
+// about each pod that started (Join) or went for good (Leave), as pod events would. It does not
+// use Cluster.SyncPods, which joins every listed pod again: a pod still running a broker whose
+// decommission has finished would come back as a new broker, which a real broker does not.
 func (h *harness) playStatefulSet() {
 	h.t.Helper()
+	if err := playStatefulSet(h.ctx, h.kube, testName, h.cluster); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// playStatefulSet plays the StatefulSet controller and kubelet for one cluster; see
+// harness.playStatefulSet. It returns errors rather than failing, so it can run off the test's
+// goroutine.
+func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string, cluster *admintest.Cluster) error {
 	var replicas int32
 	var template corev1.PodTemplateSpec
-	if sts := h.statefulSet(); sts != nil {
+	sts, err := kube.AppsV1().StatefulSets(testNamespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
 		replicas, template = *sts.Spec.Replicas, sts.Spec.Template
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	pods, err := kube.CoreV1().Pods(testNamespace).List(ctx, metav1.ListOptions{LabelSelector: LabelInstance + "=" + name})
+	if err != nil {
+		return err
 	}
 	have := map[int]bool{}
-	changed := false
-	for _, p := range h.pods() {
-		ordinal, _ := podOrdinal(&p, testName)
+	for _, p := range pods.Items {
+		ordinal, _ := podOrdinal(&p, name)
 		if ordinal >= int(replicas) {
-			if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, p.Name, metav1.DeleteOptions{}); err != nil {
-				h.t.Fatal(err)
+			if err := kube.CoreV1().Pods(testNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
+				return err
 			}
-			changed = true
+			cluster.Leave(ordinal)
 			continue
 		}
 		have[ordinal] = true
 	}
-	var running []int
 	for ordinal := range int(replicas) {
-		running = append(running, ordinal)
 		if have[ordinal] {
 			continue
 		}
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
-				Name: testName + "-" + strconv.Itoa(ordinal), Namespace: testNamespace,
+				Name: name + "-" + strconv.Itoa(ordinal), Namespace: testNamespace,
 				Labels: template.Labels, Annotations: template.Annotations,
 			},
 			Spec: template.Spec,
@@ -316,14 +340,12 @@ func (h *harness) playStatefulSet() {
 				{Type: corev1.PodReady, Status: corev1.ConditionTrue},
 			}},
 		}
-		if _, err := h.kube.CoreV1().Pods(testNamespace).Create(h.ctx, pod, metav1.CreateOptions{}); err != nil {
-			h.t.Fatal(err)
+		if _, err := kube.CoreV1().Pods(testNamespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return err
 		}
-		changed = true
+		cluster.Join(ordinal)
 	}
-	if changed {
-		h.cluster.SyncPods(running, int(replicas))
-	}
+	return nil
 }
 
 // syncInformers waits until every informer holds what the apiserver holds. BrokerCluster
