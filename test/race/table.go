@@ -1,0 +1,135 @@
+package race
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Row names one configuration of the experiment: a read strategy and the guards on.
+type Row struct {
+	// Strategy is a controller.ReadStrategy spelling: cache, uncached or writeback.
+	Strategy string
+	// AdminCheck is the seed's option D; Precondition is option C.
+	AdminCheck, Precondition bool
+}
+
+// Name is how the row is written in tables and in -rows: the strategy, then +D and +C for the
+// guards on.
+func (r Row) Name() string {
+	name := r.Strategy
+	if r.Precondition {
+		name += "+C"
+	}
+	if r.AdminCheck {
+		name += "+D"
+	}
+	return name
+}
+
+// ParseRows parses a comma-separated list of row names such as "cache,writeback+C+D".
+func ParseRows(text string) ([]Row, error) {
+	var rows []Row
+	for _, name := range strings.Split(text, ",") {
+		name = strings.TrimSpace(name)
+		parts := strings.Split(name, "+")
+		r := Row{Strategy: parts[0]}
+		switch r.Strategy {
+		case "cache", "uncached", "writeback":
+		default:
+			return nil, fmt.Errorf("row %q: strategy %q is not cache, uncached or writeback", name, r.Strategy)
+		}
+		for _, g := range parts[1:] {
+			switch g {
+			case "C":
+				r.Precondition = true
+			case "D":
+				r.AdminCheck = true
+			default:
+				return nil, fmt.Errorf("row %q: guard %q is not C (precondition) or D (admin check)", name, g)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// Result is what one row measured.
+type Result struct {
+	Row Row
+	// Clusters and Decommissions are what the row ran: clusters, and scale-down steps in all.
+	Clusters, Decommissions int
+	// Stats are the operator's requests and reads.
+	Stats Stats
+	// DoubleDecommissions: decommission calls for a broker that was not an active member.
+	// Untargeted: decommission calls for a broker whose ordinal the cluster was not shrinking
+	// past. LeftEarly: brokers whose pod left while they were still members.
+	DoubleDecommissions, Untargeted, LeftEarly int
+	// GuardFirings counts the guards' refusals (admin check and precondition).
+	GuardFirings int
+	// Stuck counts clusters that did not converge on a step within the step timeout.
+	Stuck int
+	// Converge is the wall time of the scaling phase (after every cluster was first ready);
+	// StepP50 and StepP95 are quantiles of one step's convergence time.
+	Converge, StepP50, StepP95 time.Duration
+	// CPU is the test process's user and system time during the row: the operator, and the
+	// harness's own informers and drivers.
+	CPU time.Duration
+	// PeakOverlay is the most entries the write-back overlays held at once (sampled).
+	PeakOverlay int
+}
+
+// WrongDecisions sums the three kinds of wrong decision.
+func (r Result) WrongDecisions() int { return r.DoubleDecommissions + r.Untargeted + r.LeftEarly }
+
+// Header describes a run, for the table's preamble.
+type Header struct {
+	Command                 string
+	Seed                    uint64
+	Lag                     Lag
+	Clusters, Decommissions int
+	Workers                 int
+	DrainTime, DrainPoll    time.Duration
+	Started                 time.Time
+	Took                    time.Duration
+}
+
+// WriteTable writes the run as markdown: the command and seed, then one row per configuration.
+// API requests are also given relative to the cache row and the uncached row of the same guards.
+func WriteTable(w io.Writer, h Header, results []Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command (seed %d, run %s, took %s):\n\n```sh\n%s\n```\n\n", h.Seed, h.Started.UTC().Format("2006-01-02 15:04 MST"), h.Took.Round(time.Second), h.Command)
+	fmt.Fprintf(&b, "%d clusters, %d scale-down steps each with scale-ups mixed in, watch lag %s per chunk, %d workers, drain %s, drain poll %s.\n\n",
+		h.Clusters, h.Decommissions, h.Lag, h.Workers, h.DrainTime, h.DrainPoll)
+	b.WriteString("| row | stale reads (BC / STS) | wrong decisions (double / untargeted / left early) | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	byName := map[string]Result{}
+	for _, r := range results {
+		byName[r.Row.Name()] = r
+	}
+	for _, r := range results {
+		req := r.Stats.Requests
+		writes := req[verbCreate] + req[verbUpdate] + req[verbPatch] + req[verbDelete] + req[verbDeleteCollection]
+		relative := func(strategy string) string {
+			other := r.Row
+			other.Strategy = strategy
+			base, ok := byName[other.Name()]
+			if !ok || base.Stats.TotalRequests() == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f×", float64(r.Stats.TotalRequests())/float64(base.Stats.TotalRequests()))
+		}
+		fmt.Fprintf(&b, "| %s | %d (%d / %d) | %d (%d / %d / %d) | %d | %d of %d | %d | %s | %s | %d / %d / %d / %d | %s | %s / %s | %s | %d |\n",
+			r.Row.Name(),
+			r.Stats.TotalStaleReads(), r.Stats.StaleReads["brokerclusters"], r.Stats.StaleReads["statefulsets"],
+			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly,
+			r.GuardFirings, r.Stuck, r.Clusters,
+			r.Stats.TotalRequests(), relative("cache"), relative("uncached"),
+			req[verbGet], req[verbList], req[verbWatch], writes,
+			r.Converge.Round(100*time.Millisecond), r.StepP50.Round(10*time.Millisecond), r.StepP95.Round(10*time.Millisecond),
+			r.CPU.Round(100*time.Millisecond), r.PeakOverlay)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

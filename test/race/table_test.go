@@ -1,0 +1,55 @@
+package race
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRows(t *testing.T) {
+	rows, err := ParseRows("cache, uncached+D,writeback+C+D")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Row{{Strategy: "cache"}, {Strategy: "uncached", AdminCheck: true}, {Strategy: "writeback", AdminCheck: true, Precondition: true}}
+	if len(rows) != len(want) {
+		t.Fatalf("rows %+v", rows)
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("row %d: %+v, want %+v", i, rows[i], want[i])
+		}
+		if back, err := ParseRows(rows[i].Name()); err != nil || back[0] != rows[i] {
+			t.Errorf("ParseRows(%q) = %+v, %v", rows[i].Name(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "fast", "cache+X", "writeback,"} {
+		if _, err := ParseRows(bad); err == nil {
+			t.Errorf("ParseRows(%q): want an error", bad)
+		}
+	}
+}
+
+func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
+	cache := Result{Row: Row{Strategy: "cache"}, Clusters: 3, Stats: Stats{
+		Requests:   map[string]int{verbPatch: 80, verbWatch: 20},
+		StaleReads: map[string]int{"brokerclusters": 4, "statefulsets": 1},
+	}, DoubleDecommissions: 2, LeftEarly: 1}
+	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 3, Stats: Stats{Requests: map[string]int{verbPatch: 84, verbWatch: 20}}}
+	var b strings.Builder
+	err := WriteTable(&b, Header{Command: "go test -tags e2e ./test/race", Seed: 9, Lag: Lag{Max: 50 * time.Millisecond}}, []Result{cache, wb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"go test -tags e2e ./test/race", "seed 9", "0s-50ms",
+		"| cache | 5 (4 / 1) | 3 (2 / 0 / 1) |",
+		"| writeback | 0 (0 / 0) | 0 (0 / 0 / 0) |",
+		"| 104 | 1.04× | - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
