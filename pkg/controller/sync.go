@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -217,48 +215,6 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	return result{}, nil
 }
 
-// decommission asks the admin API to drain a broker. A broker that is draining already counts
-// as success.
-func (c *Controller) decommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
-	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
-	if err != nil {
-		return err
-	}
-	err = client.Decommission(ctx, int(id))
-	switch {
-	case err == nil, errors.Is(err, admin.ErrAlreadyDecommissioned):
-		return nil
-	case errors.Is(err, admin.ErrBrokerNotFound):
-		klog.FromContext(ctx).V(2).Info("Decommissioned a broker that is not a member", "broker", id)
-		return nil // gone: the next reconcile finishes
-	}
-	return fmt.Errorf("decommission broker %d of %s: %w", id, clusterKey(bc), err)
-}
-
-// recommission stops a drain. A broker that is not draining any more is fine; one that has
-// left cannot be brought back, and the next reconcile finishes its decommission instead.
-func (c *Controller) recommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
-	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
-	if err != nil {
-		return err
-	}
-	err = client.Recommission(ctx, int(id))
-	if err == nil || errors.Is(err, admin.ErrNotDecommissioning) {
-		return nil
-	}
-	return fmt.Errorf("recommission broker %d of %s: %w", id, clusterKey(bc), err)
-}
-
-// adminFailed handles a failed admin call made before the status write: an unreachable API
-// degrades the cluster; anything else is retried with backoff.
-func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, err error) (result, error) {
-	if !errors.Is(err, admin.ErrUnavailable) {
-		return result{}, err
-	}
-	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: admin API did not answer", s.Kind)}
-	return c.act(ctx, nc, bc, wait, nil, nil, err)
-}
-
 // record logs, counts and reports a decision.
 func (c *Controller) record(ctx context.Context, bc *v1alpha1.BrokerCluster, s step) {
 	if s.Kind == stepNone {
@@ -267,106 +223,6 @@ func (c *Controller) record(ctx context.Context, bc *v1alpha1.BrokerCluster, s s
 	c.metrics.decisions.WithLabelValues(string(s.Kind)).Inc()
 	klog.FromContext(ctx).V(2).Info("Decision", "step", s.Kind, "broker", ptrString(s.Broker), "reason", s.Reason)
 	c.cfg.Recorder.Event(bc, eventType(s.Kind), string(s.Kind), eventMessage(s))
-}
-
-// ensureOwned creates or updates the headless Service, the PodDisruptionBudget and the
-// StatefulSet, whose replicas follow currentReplicas.
-func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
-	l := c.listers(nc)
-	ns := bc.Namespace
-
-	svc := newService(bc)
-	if existing, err := l.services.Services(ns).Get(bc.Name); apierrors.IsNotFound(err) {
-		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
-		}
-	} else if err != nil {
-		return err
-	} else if err := c.checkOwned(bc, existing); err != nil {
-		return err
-	} else if specChanged(existing, svc) {
-		update := existing.DeepCopy()
-		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
-		mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
-		if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
-		}
-	}
-
-	pdb := newPodDisruptionBudget(bc)
-	if existing, err := l.pdbs.PodDisruptionBudgets(ns).Get(bc.Name); apierrors.IsNotFound(err) {
-		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create PodDisruptionBudget %s: %w", clusterKey(bc), err)
-		}
-	} else if err != nil {
-		return err
-	} else if err := c.checkOwned(bc, existing); err != nil {
-		return err
-	} else if specChanged(existing, pdb) {
-		update := existing.DeepCopy()
-		update.Spec = pdb.Spec
-		mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
-		if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
-		}
-	}
-
-	if replicas <= 0 {
-		return nil // nothing to run yet
-	}
-	sts := newStatefulSet(bc, replicas)
-	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
-	if apierrors.IsNotFound(err) {
-		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
-		}
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := c.checkOwned(bc, existing); err != nil {
-		return err
-	}
-	if update := updatedStatefulSet(existing, sts); update != nil {
-		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
-		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update StatefulSet %s: %w", clusterKey(bc), err)
-		}
-	}
-	return nil
-}
-
-// checkOwned refuses to touch an object of the same name that this BrokerCluster does not
-// control.
-func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) error {
-	if ownedBy(obj, bc) {
-		return nil
-	}
-	c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "ResourceExists", "%s exists and is not controlled by this BrokerCluster", obj.GetName())
-	return fmt.Errorf("%s/%s exists and is not controlled by BrokerCluster %s", obj.GetNamespace(), obj.GetName(), clusterKey(bc))
-}
-
-// annotatePods records each listed broker's ID on its pod.
-func (c *Controller) annotatePods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, view brokerView) error {
-	for ordinal, pod := range pods {
-		b, ok := view.byOrdinal[ordinal]
-		if !ok {
-			continue
-		}
-		want := strconv.Itoa(b.NodeID)
-		if pod.Annotations[AnnotationNodeID] == want {
-			continue
-		}
-		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationNodeID, want)
-		if _, err := nc.pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			return fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
-		}
-	}
-	return nil
 }
 
 // readyBelow counts the ready pods with an ordinal below replicas.

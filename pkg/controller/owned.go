@@ -1,0 +1,115 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// ensureOwned creates or updates the headless Service, the PodDisruptionBudget and the
+// StatefulSet, whose replicas follow currentReplicas.
+func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
+	l := c.listers(nc)
+	ns := bc.Namespace
+
+	svc := newService(bc)
+	if existing, err := l.services.Services(ns).Get(bc.Name); apierrors.IsNotFound(err) {
+		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
+		}
+	} else if err != nil {
+		return err
+	} else if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	} else if specChanged(existing, svc) {
+		update := existing.DeepCopy()
+		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
+		mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
+		if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
+		}
+	}
+
+	pdb := newPodDisruptionBudget(bc)
+	if existing, err := l.pdbs.PodDisruptionBudgets(ns).Get(bc.Name); apierrors.IsNotFound(err) {
+		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create PodDisruptionBudget %s: %w", clusterKey(bc), err)
+		}
+	} else if err != nil {
+		return err
+	} else if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	} else if specChanged(existing, pdb) {
+		update := existing.DeepCopy()
+		update.Spec = pdb.Spec
+		mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
+		if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
+		}
+	}
+
+	if replicas <= 0 {
+		return nil // nothing to run yet
+	}
+	sts := newStatefulSet(bc, replicas)
+	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
+	if apierrors.IsNotFound(err) {
+		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.checkOwned(bc, existing); err != nil {
+		return err
+	}
+	if update := updatedStatefulSet(existing, sts); update != nil {
+		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
+		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update StatefulSet %s: %w", clusterKey(bc), err)
+		}
+	}
+	return nil
+}
+
+// checkOwned refuses to touch an object of the same name that this BrokerCluster does not
+// control.
+func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) error {
+	if ownedBy(obj, bc) {
+		return nil
+	}
+	c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "ResourceExists", "%s exists and is not controlled by this BrokerCluster", obj.GetName())
+	return fmt.Errorf("%s/%s exists and is not controlled by BrokerCluster %s", obj.GetNamespace(), obj.GetName(), clusterKey(bc))
+}
+
+// annotatePods records each listed broker's ID on its pod.
+func (c *Controller) annotatePods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, view brokerView) error {
+	for ordinal, pod := range pods {
+		b, ok := view.byOrdinal[ordinal]
+		if !ok {
+			continue
+		}
+		want := strconv.Itoa(b.NodeID)
+		if pod.Annotations[AnnotationNodeID] == want {
+			continue
+		}
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationNodeID, want)
+		if _, err := nc.pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	return nil
+}
