@@ -211,14 +211,21 @@ func (c *Cluster) replicasLeft(m *member) int {
 }
 
 // SyncPods brings the simulated pods in line with what a StatefulSet of the given replica count
-// runs: every ordinal in running joins (see Join); a pod that was running and is no longer
-// listed left for good if its ordinal is at or above replicas (the StatefulSet shrank, see
-// Leave), and is merely down otherwise (see Down). A test harness calls it on every pod event.
+// runs: an ordinal in running whose pod was not running before joins (see Join); a pod that was
+// running and is no longer listed left for good if its ordinal is at or above replicas (the
+// StatefulSet shrank, see Leave), and is merely down otherwise (see Down). A pod that keeps
+// running is left alone: a broker that finished its decommission stays out of the cluster while
+// its pod waits to be removed, as a real one does. A test harness calls it on every pod event.
 func (c *Cluster) SyncPods(running []int, replicas int) {
+	c.s.mu.Lock()
+	wasRunning := maps.Clone(c.podRunning)
+	c.s.mu.Unlock()
 	listed := make(map[int]bool, len(running))
 	for _, ordinal := range running {
 		listed[ordinal] = true
-		c.Join(ordinal)
+		if !wasRunning[ordinal] {
+			c.Join(ordinal)
+		}
 	}
 	c.s.mu.Lock()
 	var gone []int

@@ -338,6 +338,13 @@ func TestSyncPodsFollowsAStatefulSet(t *testing.T) {
 	if err := clientFor(t, c, 3).Decommission(context.Background(), ids[2]); err != nil {
 		t.Fatal(err)
 	}
+	c.FinishDrains()
+	c.SyncPods([]int{0, 1, 2}, 3) // the drain finished; pod 2 still runs until the StatefulSet shrinks
+	for _, b := range c.Brokers() {
+		if b.Ordinal == 2 && b.Status != admin.MembershipRemoved {
+			t.Fatalf("a decommissioned broker whose pod still runs rejoined: %+v", b)
+		}
+	}
 	c.SyncPods([]int{0, 1}, 2) // the StatefulSet shrank after the drain finished
 	c.SyncPods([]int{0}, 1)    // ... and again without a decommission
 	got := s.LeftBeforeDecommission()
