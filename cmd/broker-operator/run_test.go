@@ -4,14 +4,19 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -107,6 +112,65 @@ func TestRunLeadsReconcilesServesAndShutsDown(t *testing.T) {
 	if lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "" {
 		t.Fatalf("the Lease is still held by %q after shutdown", *lease.Spec.HolderIdentity)
 	}
+	checkRequestsAgainstRBAC(t, kube.Actions())
+}
+
+// checkRequestsAgainstRBAC holds the process's own requests (leader election and events; the
+// controller's are checked in pkg/controller) to deploy/rbac: each must be granted, and the
+// leader election Role grants no verb that leader election does not use.
+func checkRequestsAgainstRBAC(t *testing.T, actions []k8stesting.Action) {
+	t.Helper()
+	electionRole := readRules[rbacv1.Role](t, "../../deploy/rbac/leader_election_role.yaml")
+	clusterRole := readRules[rbacv1.ClusterRole](t, "../../deploy/rbac/cluster_role.yaml")
+	usedLeaseVerbs := map[string]bool{}
+	sawEvent := false
+	for _, a := range actions {
+		res := a.GetResource()
+		switch res.Resource {
+		case "leases":
+			usedLeaseVerbs[a.GetVerb()] = true
+			if !grants(electionRole.Rules, res.Group, "leases", a.GetVerb()) {
+				t.Errorf("leader election sends %s leases, which the leader election Role does not grant", a.GetVerb())
+			}
+		case "events":
+			sawEvent = true
+			if !grants(clusterRole.Rules, res.Group, "events", a.GetVerb()) {
+				t.Errorf("the event recorder sends %s events, which the ClusterRole does not grant", a.GetVerb())
+			}
+		}
+	}
+	if !sawEvent {
+		t.Error("no event was sent; the test no longer covers the recorder")
+	}
+	for _, rule := range electionRole.Rules {
+		for _, v := range rule.Verbs {
+			if !usedLeaseVerbs[v] {
+				t.Errorf("the leader election Role grants %s, which leader election never used", v)
+			}
+		}
+	}
+}
+
+func readRules[T rbacv1.Role | rbacv1.ClusterRole](t *testing.T, path string) T {
+	t.Helper()
+	var out T
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, &out); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return out
+}
+
+func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+			return true
+		}
+	}
+	return false
 }
 
 // A standby is ready at once and reconciles nothing while another replica holds the Lease.

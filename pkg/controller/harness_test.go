@@ -79,6 +79,8 @@ type harness struct {
 	informed chan struct{}
 	// staleReads counts BrokerCluster reads older than what the apiserver held at the time.
 	staleReads int
+	// onReconcileActions, when set, gets the API requests each reconcile made.
+	onReconcileActions func([]k8stesting.Action)
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {
@@ -288,7 +290,11 @@ func (h *harness) pods() []corev1.Pod {
 // informers catch up (all but the BrokerCluster's, while the test holds it).
 func (h *harness) reconcile() (result, error) {
 	h.t.Helper()
+	kubeBefore, brokersBefore := len(h.kube.Actions()), len(h.brokers.Actions())
 	res, err := h.c.sync(h.ctx, testKey)
+	if h.onReconcileActions != nil {
+		h.onReconcileActions(append(h.kube.Actions()[kubeBefore:], h.brokers.Actions()[brokersBefore:]...))
+	}
 	h.playStatefulSet()
 	h.syncInformers()
 	return res, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -47,7 +48,9 @@ func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1
 		return err
 	} else if err := c.checkOwned(bc, existing); err != nil {
 		return err
-	} else if specChanged(existing, pdb) {
+	} else if specChanged(existing, pdb) || !equality.Semantic.DeepEqual(existing.Spec, pdb.Spec) {
+		// The API server defaults nothing in a PDB's spec, so it is compared whole: an edit by
+		// hand (say maxUnavailable 2) is put back, not only a change of the operator's own.
 		update := existing.DeepCopy()
 		update.Spec = pdb.Spec
 		mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)

@@ -1,0 +1,118 @@
+package controller
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// clusterRolePath is the operator's ClusterRole, which must grant exactly what the controller uses.
+const clusterRolePath = "../../deploy/rbac/cluster_role.yaml"
+
+// permission is one (API group, resource[/subresource], verb) the controller needs.
+type permission struct{ group, resource, verb string }
+
+func (p permission) String() string { return p.group + "/" + p.resource + ":" + p.verb }
+
+func permissionOf(a k8stesting.Action) permission {
+	res := a.GetResource()
+	resource := res.Resource
+	if sub := a.GetSubresource(); sub != "" {
+		resource += "/" + sub
+	}
+	return permission{group: res.Group, resource: resource, verb: a.GetVerb()}
+}
+
+// The requests are derived from running the controller: its informers, and every reconcile of a
+// cluster's life under each read strategy that issues different requests. Events are sent by the
+// binary's recorder and checked in cmd/broker-operator.
+func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
+	used := map[permission]bool{}
+	record := func(actions []k8stesting.Action) {
+		for _, a := range actions {
+			used[permissionOf(a)] = true
+		}
+	}
+	for _, strategy := range []ReadStrategy{ReadWriteback, ReadUncached} {
+		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards()})
+		record(append(h.kube.Actions(), h.brokers.Actions()...)) // the informers' list and watch
+		h.onReconcileActions = record
+		h.bringUp(3)
+		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 4; s.Image = "broker:2"; s.AdminAPI.Port = 9645 })
+		h.settle(10)
+		tamperWithPodDisruptionBudget(t, h) // the controller puts it back
+		h.settle(3)
+		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+		h.settle(20)
+		if st := h.stored().Status; st.CurrentReplicas != 2 {
+			t.Fatalf("%s: the scenario did not finish its scale-down: %+v", strategy, st)
+		}
+	}
+
+	granted := grantedByClusterRole(t)
+	for p := range used {
+		if !granted[p] {
+			t.Errorf("the controller sends %s, which %s does not grant", p, clusterRolePath)
+		}
+	}
+	for p := range granted {
+		if p.resource == "events" {
+			continue
+		}
+		if !used[p] {
+			t.Errorf("%s grants %s, which the controller never uses", clusterRolePath, p)
+		}
+	}
+}
+
+func grantedByClusterRole(t *testing.T) map[permission]bool {
+	t.Helper()
+	data, err := os.ReadFile(clusterRolePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(data, &role); err != nil {
+		t.Fatalf("%s: %v", clusterRolePath, err)
+	}
+	granted := map[permission]bool{}
+	for _, rule := range role.Rules {
+		if len(rule.ResourceNames) > 0 || len(rule.NonResourceURLs) > 0 {
+			t.Fatalf("%s: rule %+v: only plain resource rules are expected", clusterRolePath, rule)
+		}
+		for _, g := range rule.APIGroups {
+			for _, r := range rule.Resources {
+				for _, v := range rule.Verbs {
+					if strings.Contains(g+r+v, "*") {
+						t.Fatalf("%s: wildcard in %+v", clusterRolePath, rule)
+					}
+					granted[permission{group: g, resource: r, verb: v}] = true
+				}
+			}
+		}
+	}
+	return granted
+}
+
+func tamperWithPodDisruptionBudget(t *testing.T, h *harness) {
+	t.Helper()
+	pdbs := h.kube.PolicyV1().PodDisruptionBudgets(testNamespace)
+	pdb, err := pdbs.Get(h.ctx, testName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := intstr.FromInt32(2)
+	pdb.Spec.MaxUnavailable = &two
+	if _, err := pdbs.Update(h.ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncKubeInformers()
+}
