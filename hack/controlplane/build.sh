@@ -82,13 +82,14 @@ for t in "${targets[@]}"; do
     continue
   fi
   case "${name}" in
-    kube-apiserver) hint="a cold build takes about 6 min on 2 cores and needs ~3 GB of memory" ;;
-    kube-controller-manager|kube-scheduler) hint="about 2 min after kube-apiserver, ~5 min cold" ;;
-    etcd) hint="about 1 min cold" ;;
-    kwok) hint="about 1.5 min cold" ;;
+    kube-apiserver) hint="the longest: 6-14 min cold on 2 cores, ~3 GB of memory" ;;
+    kube-controller-manager) hint="2-3.5 min after kube-apiserver" ;;
+    kube-scheduler) hint="under a minute after kube-controller-manager" ;;
+    etcd) hint="1-2 min cold" ;;
+    kwok) hint="1.5-4 min cold" ;;
   esac
   if [[ ${built} -eq 0 ]]; then
-    log "building what is missing; a first build from a cold cache takes about 10-15 min on 2 cores"
+    log "building what is missing; from a cold cache this takes 15-25 min on 2 cores (modules are downloaded too)"
   fi
   log "${name}: building (${hint})"
   started=$(date +%s)
