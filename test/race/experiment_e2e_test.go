@@ -1,0 +1,434 @@
+//go:build e2e
+
+package race
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	"github.com/broker-operator/broker-operator/test/framework"
+)
+
+// AllRows are every strategy with and without each guard; QuickRows are the ones CI runs.
+const (
+	AllRows   = "cache,cache+D,cache+C,cache+C+D,uncached,uncached+D,writeback,writeback+D,writeback+C+D"
+	QuickRows = "cache,uncached,writeback,writeback+C+D"
+)
+
+// The defaults are the quick mode, which CI runs; the full run sets -clusters and -steps.
+var (
+	flagClusters    = flag.Int("clusters", 10, "BrokerClusters per row")
+	flagSteps       = flag.Int("steps", 3, "scale-down steps (one decommission each) per cluster; scale-ups are mixed in")
+	flagLag         = flag.String("lag", "0-50ms", "delay of each chunk of the operator's watch streams, MIN-MAX drawn uniformly")
+	flagSeed        = flag.Uint64("seed", 0, "seed of the schedules and the lags; 0 draws one from the clock (it is printed)")
+	flagRows        = flag.String("rows", QuickRows, "rows to run, comma-separated: a strategy, +C for the precondition guard, +D for the admin check; all of them: "+AllRows)
+	flagWorkers     = flag.Int("workers", 2, "the operator's workers (the binary's default)")
+	flagQPS         = flag.Float64("qps", 50, "the operator's client QPS (the binary's default)")
+	flagBurst       = flag.Int("burst", 100, "the operator's client burst (the binary's default)")
+	flagDrain       = flag.Duration("drain", time.Second, "how long a decommission drains in the simulator")
+	flagPoll        = flag.Duration("poll", 500*time.Millisecond, "the operator's DrainPollInterval")
+	flagStepTimeout = flag.Duration("step-timeout", 90*time.Second, "a cluster that takes longer on one step counts as stuck")
+	flagSettle      = flag.Duration("settle", 0, "wait up to this long for a row's namespace to be deleted before the next row starts; 0 does not wait (the quick mode's small rows leave little to delete)")
+	flagOut         = flag.String("out", "", "write the table into this markdown file, between the race-table markers if it has them (relative to the repository root)")
+	flagStrict      = flag.Bool("strict", false, "also fail unless the cache row without guards shows stale reads and wrong decisions, and writeback's requests stay within 5% of cache's")
+)
+
+// settings are the parsed flags.
+type settings struct {
+	clusters, steps, workers int
+	lag                      Lag
+	seed                     uint64
+	rows                     []Row
+	qps                      float32
+	burst                    int
+	drain, poll, stepTimeout time.Duration
+	settle                   time.Duration
+}
+
+func parseSettings() (settings, error) {
+	s := settings{
+		clusters: *flagClusters, steps: *flagSteps, workers: *flagWorkers, seed: *flagSeed,
+		qps: float32(*flagQPS), burst: *flagBurst, drain: *flagDrain, poll: *flagPoll, stepTimeout: *flagStepTimeout,
+		settle: *flagSettle,
+	}
+	var err error
+	if s.lag, err = ParseLag(*flagLag); err != nil {
+		return s, err
+	}
+	if s.rows, err = ParseRows(*flagRows); err != nil {
+		return s, err
+	}
+	if s.clusters < 1 || s.steps < 1 || s.workers < 1 || s.burst < 1 || s.qps <= 0 {
+		return s, fmt.Errorf("-clusters, -steps, -workers, -qps and -burst must be positive")
+	}
+	if s.drain < 0 || s.settle < 0 || s.poll <= 0 || s.stepTimeout <= 0 {
+		return s, fmt.Errorf("-drain and -settle must not be negative; -poll and -step-timeout must be positive")
+	}
+	if s.seed == 0 {
+		s.seed = uint64(time.Now().UnixNano())
+	}
+	return s, nil
+}
+
+// commandLine is the command that replays this run: every flag set, and the seed.
+func commandLine(seed uint64) string {
+	args := []string{"go test -tags e2e ./test/race -run TestRaceExperiment -count=1 -v"}
+	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() != "10m0s" {
+		args = append(args, "-timeout="+f.Value.String())
+	}
+	args = append(args, "-args")
+	flag.Visit(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Name, "test.") && f.Name != "seed" {
+			args = append(args, fmt.Sprintf("-%s=%s", f.Name, f.Value))
+		}
+	})
+	return strings.Join(append(args, fmt.Sprintf("-seed=%d", seed)), " ")
+}
+
+// TestRaceExperiment runs every row on one real control plane and reports a table. It fails if a
+// writeback row ever reads older than the operator's own write, makes a wrong decision or leaves a
+// cluster stuck; with -strict, also if the seed's bug does not show in the cache row without
+// guards, or writeback costs more than 5% over cache in API requests.
+func TestRaceExperiment(t *testing.T) {
+	s, err := parseSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	t.Logf("seed %d (replay: %s)", s.seed, commandLine(s.seed))
+	logToFile(t)
+	cp := framework.StartForTest(t, framework.Options{})
+	adminCfg := cp.AdminConfig()
+	adminCfg.QPS, adminCfg.Burst = 1000, 2000 // the harness must never be the bottleneck
+	kube, err := kubernetes.NewForConfig(adminCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers, err := versioned.NewForConfig(adminCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := installCRD(ctx, adminCfg, brokers); err != nil {
+		t.Fatal(err)
+	}
+
+	var results []Result
+	for i, row := range s.rows {
+		res, err := runRow(ctx, t, cp, kube, brokers, s, i, row)
+		if err != nil {
+			t.Fatalf("row %s: %v", row.Name(), err)
+		}
+		results = append(results, res)
+	}
+
+	var table strings.Builder
+	h := Header{Command: commandLine(s.seed), Seed: s.seed, Lag: s.lag, Clusters: s.clusters, Decommissions: s.steps,
+		Workers: s.workers, DrainTime: s.drain, DrainPoll: s.poll, Started: started, Took: time.Since(started)}
+	if err := WriteTable(&table, h, results); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("results:\n%s", table.String())
+	if *flagOut != "" {
+		if err := writeOut(*flagOut, table.String()); err != nil {
+			t.Error(err)
+		}
+	}
+	check(t, results, *flagStrict)
+}
+
+// check fails the test on what must never happen, and with strict on what the issue asks the
+// full run to show.
+func check(t *testing.T, results []Result, strict bool) {
+	byName := map[string]Result{}
+	for _, r := range results {
+		byName[r.Row.Name()] = r
+		if r.Row.Strategy != "writeback" {
+			continue
+		}
+		if n := r.Stats.TotalStaleReads(); n > 0 {
+			t.Errorf("%s: %d stale reads", r.Row.Name(), n)
+		}
+		if n := r.WrongDecisions(); n > 0 {
+			t.Errorf("%s: %d wrong decisions", r.Row.Name(), n)
+		}
+		if r.Stuck > 0 {
+			t.Errorf("%s: %d stuck clusters", r.Row.Name(), r.Stuck)
+		}
+	}
+	if !strict {
+		return
+	}
+	cache, ok := byName["cache"]
+	if !ok {
+		t.Error("-strict needs the cache row")
+		return
+	}
+	if cache.Stats.TotalStaleReads() == 0 || cache.WrongDecisions() == 0 {
+		t.Errorf("cache without guards: %d stale reads, %d wrong decisions; the seed's bug did not show: raise -lag", cache.Stats.TotalStaleReads(), cache.WrongDecisions())
+	}
+	if wb, ok := byName["writeback"]; ok {
+		if ratio := float64(wb.Stats.TotalRequests()) / float64(cache.Stats.TotalRequests()); ratio > 1.05 {
+			t.Errorf("writeback sent %.2f× cache's API requests, more than 5%% over", ratio)
+		}
+	}
+}
+
+// runRow runs one row in its own namespace and returns what it measured.
+func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube kubernetes.Interface, brokers versioned.Interface, s settings, index int, row Row) (Result, error) {
+	ns := fmt.Sprintf("race-%d-%s", index, strings.ToLower(strings.ReplaceAll(row.Name(), "+", "-")))
+	names := make([]string, s.clusters)
+	for i := range names {
+		names[i] = fmt.Sprintf("bc-%03d", i)
+	}
+	schedules := Schedules(s.seed, s.clusters, s.steps)
+	res := Result{Row: row, Clusters: s.clusters}
+	for _, sc := range schedules {
+		res.Decommissions += sc.Decommissions()
+	}
+	t.Logf("row %s: namespace %s, %d clusters, %d decommissions", row.Name(), ns, s.clusters, res.Decommissions)
+
+	if err := createNamespace(ctx, kube, ns); err != nil {
+		return res, err
+	}
+	if err := createVolumes(ctx, kube, ns, names, schedules); err != nil {
+		return res, err
+	}
+	sim := admintest.NewServer(admintest.Options{DrainTime: s.drain})
+	defer sim.Close()
+	w, err := newWorld(ns, kube, brokers, sim)
+	if err != nil {
+		return res, err
+	}
+	worldCtx, stopWorld := context.WithCancel(ctx)
+	defer func() { stopWorld(); w.shutdown() }()
+	if err := w.start(worldCtx); err != nil {
+		return res, err
+	}
+
+	// The operator: its own clients, counted, their watches delayed.
+	rec := NewRecorder(RecorderOptions{Lag: s.lag, Seed: s.seed + uint64(index)})
+	opCfg := cp.AdminConfig()
+	opCfg.QPS, opCfg.Burst = s.qps, s.burst
+	opCfg.ContentType = "application/json" // the recorder reads resourceVersions from JSON answers
+	opCfg.WrapTransport = rec.Wrap
+	ctrl, registry, err := newOperator(opCfg, ns, sim, s, row, rec)
+	if err != nil {
+		return res, err
+	}
+	cpuBefore := cpuTime()
+	opCtx, stopOperator := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- ctrl.Run(opCtx, s.workers) }()
+	peak := sampleOverlays(opCtx, ctrl)
+
+	begin := time.Now()
+	runs := driveAll(ctx, w, brokers, names, schedules, s.stepTimeout)
+	res.Converge = time.Since(begin)
+
+	stopOperator()
+	select {
+	case err := <-done:
+		if err != nil {
+			return res, fmt.Errorf("operator: %w", err)
+		}
+	case <-time.After(time.Minute):
+		return res, fmt.Errorf("operator did not stop within a minute")
+	}
+	res.CPU = cpuTime() - cpuBefore
+	res.PeakOverlay = int(peak.Load())
+	res.Stats = rec.Stats()
+	// The admin check either skips a broker that left (counted as a guard firing) or adopts a
+	// drain in progress instead of starting a second one (counted as a decision).
+	res.GuardFirings = int(sumCounter(registry, "broker_operator_guard_fired_total", "") + sumCounter(registry, "broker_operator_decisions_total", "AdoptDrain"))
+
+	var steps []time.Duration
+	doubles, left := sim.DoubleDecommissions(), sim.LeftBeforeDecommission()
+	res.DoubleDecommissions, res.LeftEarly = len(doubles), len(left)
+	var wrong []string
+	for _, run := range runs {
+		steps = append(steps, run.steps...)
+		n, why := untargeted(sim.Cluster(ns, run.name), run)
+		res.Untargeted += n
+		wrong = append(wrong, why...)
+		if run.stuck != "" {
+			res.Stuck++
+			t.Logf("row %s: cluster %s stuck: %s", row.Name(), run.name, run.stuck)
+		}
+	}
+	res.StepP50, res.StepP95 = quantile(steps, 0.5), quantile(steps, 0.95)
+	for _, list := range [][]string{doubles, wrong, left} {
+		for i, why := range list {
+			if i == 5 {
+				t.Logf("row %s: ... %d more", row.Name(), len(list)-5)
+				break
+			}
+			t.Logf("row %s: wrong decision: %s", row.Name(), why)
+		}
+	}
+	t.Logf("row %s: %d stale reads, %d wrong decisions, %d stuck, %d requests %v, converged in %s, CPU %s, peak overlay %d",
+		row.Name(), res.Stats.TotalStaleReads(), res.WrongDecisions(), res.Stuck, res.Stats.TotalRequests(), res.Stats.Requests,
+		res.Converge.Round(time.Millisecond), res.CPU.Round(time.Millisecond), res.PeakOverlay)
+
+	stopWorld()
+	if err := removeRow(ctx, kube, ns, s.settle); err != nil {
+		t.Logf("row %s: cleanup: %v", row.Name(), err)
+	}
+	return res, nil
+}
+
+func newOperator(cfg *rest.Config, ns string, sim *admintest.Server, s settings, row Row, rec *Recorder) (*controller.Controller, *prometheus.Registry, error) {
+	kubeClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	brokerClient, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	strategy, err := controller.ParseReadStrategy(row.Strategy)
+	if err != nil {
+		return nil, nil, err
+	}
+	registry := prometheus.NewRegistry()
+	ctrl, err := controller.NewController(controller.Config{
+		KubeClient:           kubeClient,
+		BrokerClient:         brokerClient,
+		Namespaces:           []string{ns},
+		AdminAddressTemplate: sim.AddressTemplate(),
+		AdminTimeout:         5 * time.Second,
+		ReadStrategy:         strategy,
+		Guards:               controller.Guards{AdminCheck: row.AdminCheck, Precondition: row.Precondition},
+		Registerer:           registry,
+		DrainPollInterval:    s.poll,
+		ReadHook:             rec.ReadHook,
+	})
+	return ctrl, registry, err
+}
+
+// sampleOverlays records the most entries the operator's overlays held at once, looking every
+// 10ms until ctx ends.
+func sampleOverlays(ctx context.Context, ctrl *controller.Controller) *atomic.Int64 {
+	var peak atomic.Int64
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			n := 0
+			for _, o := range ctrl.Overlays() {
+				n += o.Len()
+			}
+			if int64(n) > peak.Load() {
+				peak.Store(int64(n))
+			}
+		}
+	}()
+	return &peak
+}
+
+// sumCounter sums a counter vector's values, only those with a label of value labelValue
+// unless it is "".
+func sumCounter(registry *prometheus.Registry, name, labelValue string) float64 {
+	families, err := registry.Gather()
+	if err != nil {
+		return -1
+	}
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if labelValue == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetValue() == labelValue }) {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Markers around the table in a markdown file written with -out.
+const (
+	tableBegin = "<!-- race-table:begin -->"
+	tableEnd   = "<!-- race-table:end -->"
+)
+
+// writeOut puts the table into path (relative to the repository root): between the markers if
+// the file has them, else as the whole file.
+func writeOut(path, table string) error {
+	if !filepath.IsAbs(path) {
+		root, err := repositoryRoot()
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(root, path)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	before, rest, hasBegin := strings.Cut(text, tableBegin)
+	_, after, hasEnd := strings.Cut(rest, tableEnd)
+	if hasBegin && hasEnd {
+		text = before + tableBegin + "\n" + table + tableEnd + after
+	} else {
+		text = table
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// logToFile sends the operator's klog output (thousands of retried conflicts in the cache rows)
+// to a file kept after the test, and names it.
+func logToFile(t *testing.T) {
+	f, err := os.CreateTemp("", "race-operator-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		if err := fs.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	klog.SetOutput(f)
+	t.Cleanup(func() {
+		klog.Flush()
+		_ = fs.Set("logtostderr", "true")
+		_ = f.Close()
+	})
+	t.Logf("operator logs: %s", f.Name())
+}

@@ -1,0 +1,140 @@
+//go:build e2e
+
+package race
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+)
+
+// crdPath is the BrokerCluster CRD, relative to the repository root.
+const crdPath = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
+
+// volumeSize is what each broker's PersistentVolume offers and each BrokerCluster asks for.
+var volumeSize = resource.MustParse("1Gi")
+
+// rowLabel marks the PersistentVolumes made for one row, so they can go with it.
+const rowLabel = "race.broker-operator.dev/namespace"
+
+// repositoryRoot walks up from the working directory to the directory holding go.mod.
+func repositoryRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// installCRD creates the BrokerCluster CRD from deploy/ and waits until BrokerClusters can be
+// listed.
+func installCRD(ctx context.Context, cfg *rest.Config, brokers versioned.Interface) error {
+	root, err := repositoryRoot()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(root, crdPath))
+	if err != nil {
+		return err
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &crd.Object); err != nil {
+		return fmt.Errorf("parse %s: %w", crdPath, err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := dyn.Resource(gvr).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create the BrokerCluster CRD: %w", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := brokers.BrokersV1alpha1().BrokerClusters(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the BrokerCluster API was not served within a minute: %w", err)
+	}
+	return nil
+}
+
+// createVolumes makes one PersistentVolume for each broker pod a row can run, bound in advance
+// to the claim the StatefulSet will make (datadir-CLUSTER-ORDINAL): the control plane has no
+// volume provisioner, and the scheduler keeps a pod with an unbound claim Pending.
+func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, schedules []Schedule) error {
+	for i, name := range clusters {
+		for ordinal := range int(schedules[i].Max()) {
+			claim := "datadir-" + name + "-" + strconv.Itoa(ordinal)
+			pv := &corev1.PersistentVolume{
+				ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name + "-" + strconv.Itoa(ordinal), Labels: map[string]string{rowLabel: ns}},
+				Spec: corev1.PersistentVolumeSpec{
+					Capacity:                      corev1.ResourceList{corev1.ResourceStorage: volumeSize},
+					AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+					ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns, Name: claim},
+					PersistentVolumeSource: corev1.PersistentVolumeSource{
+						HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/race/" + ns + "/" + claim},
+					},
+				},
+			}
+			if _, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("create PersistentVolume %s: %w", pv.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func createNamespace(ctx context.Context, client kubernetes.Interface, ns string) error {
+	_, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	return err
+}
+
+// removeRow deletes a row's namespace and volumes and waits, up to timeout, for the namespace to
+// be gone, so that the next row does not share the control plane with its garbage collection.
+// A zero timeout does not wait.
+func removeRow(ctx context.Context, client kubernetes.Interface, ns string, timeout time.Duration) error {
+	if err := client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	var err error
+	if timeout > 0 {
+		err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+			_, err := client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	}
+	if err != nil {
+		err = fmt.Errorf("namespace %s still there after %s: %w", ns, timeout, err)
+	}
+	return errors.Join(err, client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: rowLabel + "=" + ns}))
+}
