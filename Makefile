@@ -9,12 +9,24 @@ all: build
 build: ## Build the operator binary into _output/bin.
 	$(GO) build -o _output/bin/broker-operator ./cmd/broker-operator
 
+.PHONY: run
+run: ## A local control plane on 127.0.0.1 with the operator and simulated brokers; Ctrl-C stops it.
+	$(GO) run ./hack/localrun
+
 .PHONY: test
-test: unit ## Every test: unit tests, then the real control plane tests.
+test: unit e2e ## Every test: unit tests, then the tests against a real control plane.
 
 .PHONY: unit
 unit: ## Unit tests, with the race detector.
 	$(GO) test -race ./...
+
+.PHONY: e2e
+e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
+	$(GO) test -race -tags e2e -timeout 30m ./test/...
+
+.PHONY: controlplane
+controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (first time: 10-25 min).
+	hack/controlplane/build.sh
 
 .PHONY: generate
 generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
@@ -32,4 +44,4 @@ bench: ## Write-back store benchmarks, printed as ratios.
 
 .PHONY: help
 help:
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
