@@ -12,18 +12,27 @@ import (
 // indexedValue.
 func (o *Overlay) ByIndex(indexName, indexedValue string) ([]interface{}, error) {
 	s := o.snap.Load()
-	items, err := o.inner.ByIndex(indexName, indexedValue)
-	if err != nil || s.len() == 0 {
-		return items, err
+	if s.len() == 0 {
+		return o.inner.ByIndex(indexName, indexedValue)
 	}
 	indexFunc, err := o.indexFunc(indexName)
 	if err != nil {
 		return nil, err
 	}
-	return o.merge(s, items, func(obj interface{}) bool {
+	var fetchErr error
+	fetch := func() []interface{} {
+		var items []interface{}
+		items, fetchErr = o.inner.ByIndex(indexName, indexedValue)
+		return items
+	}
+	items := o.merged(s, fetch, func(obj interface{}) bool {
 		values, err := indexFunc(obj)
 		return err == nil && slices.Contains(values, indexedValue)
-	}), nil
+	})
+	if fetchErr != nil {
+		return nil, fetchErr
+	}
+	return items, nil
 }
 
 // Index returns the served objects that share a value of the named index with obj.

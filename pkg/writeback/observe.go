@@ -40,6 +40,7 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 		return
 	}
 	if o.snap.Load().lookup(m.GetNamespace(), m.GetName()) == nil {
+		o.maybeSweep()
 		return // the common case: an event for a key with nothing pending
 	}
 	o.mu.Lock()

@@ -40,8 +40,9 @@ type Overlay struct {
 	// snap is read without locks on every read.
 	snap atomic.Pointer[snapshot]
 	// mu serialises writers: recording and eviction.
-	mu        sync.Mutex
-	nextSweep time.Time
+	mu sync.Mutex
+	// nextSweep is when expired entries are next looked for, in Unix nanoseconds.
+	nextSweep atomic.Int64
 
 	// observedHook, when set (by tests), runs after each informer event is handled.
 	observedHook func(obj interface{})
@@ -85,8 +86,4 @@ func (o *Overlay) publishLocked(s *snapshot) {
 	if o.metrics != nil {
 		o.metrics.entries.Set(float64(s.len()))
 	}
-}
-
-func (o *Overlay) expired(e *entry) bool {
-	return o.clock.Now().After(e.expires)
 }

@@ -17,13 +17,18 @@ import (
 )
 
 // TestMain raises rapid's default number of cases so that a plain `go test` means something;
-// -rapid.checks=100000 on the command line runs the big search.
+// -rapid.checks=100000 on the command line runs the big search. -writeback.report prints the
+// benchmark report instead of testing.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "rapid.checks" })
 	if !explicit {
 		_ = flag.Set("rapid.checks", "1000")
+	}
+	if *benchReport {
+		printBenchReport()
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -18,9 +18,6 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 	if err != nil {
 		return item, exists, err
 	}
-	if o.expired(e) {
-		return item, exists, nil
-	}
 	got, found, src := o.resolve(e, item, exists)
 	o.noteRead(e, item, exists, src)
 	return got, found, nil
@@ -56,11 +53,10 @@ func (o *Overlay) noteRead(e *entry, item interface{}, exists bool, src source) 
 // created by the controller added, and deleted ones removed.
 func (o *Overlay) List() []interface{} {
 	s := o.snap.Load()
-	items := o.inner.List()
 	if s.len() == 0 {
-		return items
+		return o.inner.List()
 	}
-	return o.merge(s, items, nil)
+	return o.merged(s, o.inner.List, nil)
 }
 
 // ListKeys returns the keys of List.
@@ -71,10 +67,81 @@ func (o *Overlay) ListKeys() []string {
 	return keysOf(o.List())
 }
 
-// merge rewrites items, a fresh slice from the informer's store, into what reads should see.
-// keep, when not nil, filters the copies that come from entries (selectors and index values
-// must be judged on the copy that is served, not on the stale one).
-func (o *Overlay) merge(s *snapshot, items []interface{}, keep func(interface{}) bool) []interface{} {
+// merged fetches items from the informer's store with fetch (a fresh slice, which it rewrites)
+// and lays the entries of s over them. keep, when not nil, filters the copies that come from
+// entries: selectors and index values are judged on the copy that is served, not the stale one.
+//
+// The fast way finds each entry's stale informer copy in items by pointer identity, without
+// reading the items themselves. It holds only when every entry's key had a copy in the store
+// and kept it while fetch ran; otherwise (for example while a create is pending) the items are
+// matched by namespace and name.
+func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(interface{}) bool) []interface{} {
+	stale := make([]interface{}, len(s.list))
+	for i, e := range s.list {
+		stale[i], _, _ = o.inner.GetByKey(e.key)
+	}
+	items := fetch()
+	if !o.unchangedSince(s, stale) {
+		return o.mergeByName(s, items, keep)
+	}
+	var where identitySet
+	for i, item := range stale {
+		if item != nil && !where.add(item, i) {
+			return o.mergeByName(s, items, keep)
+		}
+	}
+	out := items[:0]
+	seen := make([]bool, len(s.list))
+	for _, it := range items {
+		i, ok := where.find(it)
+		if !ok {
+			out = append(out, it)
+			continue
+		}
+		seen[i] = true
+		e := s.list[i]
+		got, found, src := o.resolve(e, it, true)
+		o.noteRead(e, it, true, src)
+		if found && (src == fromInformer || keep == nil || keep(got)) {
+			out = append(out, got)
+		}
+	}
+	for i, e := range s.list {
+		if seen[i] {
+			continue
+		}
+		// Not among the items: created by the controller, or (for an index) its informer
+		// copy does not match while the newer copy may.
+		got, found, src := o.resolve(e, stale[i], stale[i] != nil)
+		if !found || (keep != nil && !keep(got)) {
+			continue
+		}
+		o.noteRead(e, stale[i], stale[i] != nil, src)
+		out = append(out, got)
+	}
+	return out
+}
+
+// unchangedSince tells whether the store held the same copies (stale) for the entries' keys
+// while items were fetched: every key had a copy before, and the very same object after. Store
+// objects are never reused, so the fetch saw those copies. A key absent before proves nothing
+// (its object may have come and gone, or come, in between).
+func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}) bool {
+	for i, e := range s.list {
+		if stale[i] == nil {
+			return false
+		}
+		item, _, _ := o.inner.GetByKey(e.key)
+		if item != stale[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeByName lays the entries over items by reading each item's namespace and name: always
+// right, but it touches every object.
+func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interface{}) bool) []interface{} {
 	out := items[:0]
 	var seen map[*entry]bool
 	for _, it := range items {
@@ -92,22 +159,16 @@ func (o *Overlay) merge(s *snapshot, items []interface{}, keep func(interface{})
 			seen = make(map[*entry]bool, s.len())
 		}
 		seen[e] = true
-		if o.expired(e) {
-			out = append(out, it)
-			continue
-		}
 		got, found, src := o.resolve(e, it, true)
 		o.noteRead(e, it, true, src)
 		if found && (src == fromInformer || keep == nil || keep(got)) {
 			out = append(out, got)
 		}
 	}
-	for _, e := range s.byKey {
-		if seen[e] || o.expired(e) {
+	for _, e := range s.list {
+		if seen[e] {
 			continue
 		}
-		// Not in the informer's answer: created by the controller, or (for an index) its
-		// informer copy did not match while the newer copy may.
 		item, exists, err := o.inner.GetByKey(e.key)
 		if err != nil {
 			continue

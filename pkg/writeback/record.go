@@ -116,7 +116,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 		return
 	}
 	served, found := item, exists
-	if old := cur.byKey[key]; old != nil && !o.expired(old) {
+	if old := cur.byKey[key]; old != nil {
 		served, found, _ = o.resolve(old, item, exists)
 	}
 	if !found {
@@ -174,13 +174,13 @@ func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
 	klog.V(4).InfoS("Write-back evicted an entry", "resource", o.resource, "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
 }
 
-// sweepLocked drops entries past their TTL, at most a few times per TTL. Reads already ignore
-// expired entries; this only frees them.
+// sweepLocked drops entries past their TTL. It runs on writes and informer events, at most
+// eight times per TTL; reads never look at the clock.
 func (o *Overlay) sweepLocked(now time.Time) {
-	if now.Before(o.nextSweep) {
+	if now.UnixNano() < o.nextSweep.Load() {
 		return
 	}
-	o.nextSweep = now.Add(o.ttl / 8)
+	o.nextSweep.Store(now.Add(o.ttl / 8).UnixNano())
 	cur := o.snap.Load()
 	var drop map[string]bool
 	for k, e := range cur.byKey {
@@ -196,4 +196,18 @@ func (o *Overlay) sweepLocked(now time.Time) {
 	if drop != nil {
 		o.publishLocked(cur.without(drop))
 	}
+}
+
+// maybeSweep sweeps if one is due, without taking the lock when none is.
+func (o *Overlay) maybeSweep() {
+	if o.snap.Load().len() == 0 {
+		return
+	}
+	now := o.clock.Now()
+	if now.UnixNano() < o.nextSweep.Load() {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sweepLocked(now)
 }

@@ -4,6 +4,8 @@ package writeback
 // publish it atomically, so readers never lock and never see a half-made change.
 type snapshot struct {
 	byKey map[string]*entry
+	// list holds the same entries, for walks that need a stable order.
+	list []*entry
 	// byName finds entries from an object's name without building its key (List scans every
 	// informer item and must not allocate per item).
 	byName map[string][]*entry
@@ -66,7 +68,9 @@ func (s *snapshot) without(drop map[string]bool) *snapshot {
 
 func (s *snapshot) index() {
 	s.byName = make(map[string][]*entry, len(s.byKey))
+	s.list = make([]*entry, 0, len(s.byKey))
 	for k, e := range s.byKey {
+		s.list = append(s.list, e)
 		s.keys.add(k)
 		s.names.add(e.name)
 		s.byName[e.name] = append(s.byName[e.name], e)

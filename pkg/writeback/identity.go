@@ -1,0 +1,50 @@
+package writeback
+
+import "reflect"
+
+// identitySet finds objects by pointer identity, without reading them: scanning a large list
+// this way does not pull every object into the CPU cache.
+type identitySet struct {
+	filter  [64]uint64
+	indexOf map[uintptr]int
+}
+
+// pointerOf returns the address an item points to, or 0 when it is not a pointer.
+func pointerOf(item interface{}) uintptr {
+	v := reflect.ValueOf(item)
+	if v.Kind() != reflect.Pointer {
+		return 0
+	}
+	return v.Pointer()
+}
+
+func identityBit(p uintptr) (word, bit uint) {
+	h := uint64(p>>4) * 0x9E3779B97F4A7C15
+	b := uint(h >> 52) // 12 bits
+	return b >> 6, b & 63
+}
+
+// add remembers item at index i; it reports false for an item it cannot identify.
+func (s *identitySet) add(item interface{}, i int) bool {
+	p := pointerOf(item)
+	if p == 0 {
+		return false
+	}
+	if s.indexOf == nil {
+		s.indexOf = map[uintptr]int{}
+	}
+	s.indexOf[p] = i
+	w, b := identityBit(p)
+	s.filter[w] |= 1 << b
+	return true
+}
+
+func (s *identitySet) find(item interface{}) (int, bool) {
+	p := pointerOf(item)
+	w, b := identityBit(p)
+	if s.filter[w]&(1<<b) == 0 {
+		return 0, false
+	}
+	i, ok := s.indexOf[p]
+	return i, ok
+}
