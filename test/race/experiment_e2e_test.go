@@ -260,12 +260,13 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	// drain in progress instead of starting a second one (counted as a decision).
 	res.GuardFirings = int(sumCounter(registry, "broker_operator_guard_fired_total", "") + sumCounter(registry, "broker_operator_decisions_total", "AdoptDrain"))
 
-	var steps []time.Duration
+	var steps, bringUps []time.Duration
 	doubles, left := sim.DoubleDecommissions(), sim.LeftBeforeDecommission()
 	res.DoubleDecommissions, res.LeftEarly = len(doubles), len(left)
 	var wrong []string
 	for _, run := range runs {
 		steps = append(steps, run.steps...)
+		bringUps = append(bringUps, run.bringUp)
 		n, why := untargeted(sim.Cluster(ns, run.name), run)
 		res.Untargeted += n
 		wrong = append(wrong, why...)
@@ -275,6 +276,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 		}
 	}
 	res.StepP50, res.StepP95 = quantile(steps, 0.5), quantile(steps, 0.95)
+	t.Logf("row %s: bring-up p50 %s, max %s", row.Name(), quantile(bringUps, 0.5).Round(time.Millisecond), quantile(bringUps, 1).Round(time.Millisecond))
 	for _, list := range [][]string{doubles, wrong, left} {
 		for i, why := range list {
 			if i == 5 {

@@ -86,22 +86,42 @@ func installCRD(ctx context.Context, cfg *rest.Config, brokers versioned.Interfa
 	return nil
 }
 
-// createVolumes makes one PersistentVolume for each broker pod a row can run, bound in advance
-// to the claim the StatefulSet will make (datadir-CLUSTER-ORDINAL): the control plane has no
-// volume provisioner, and the scheduler keeps a pod with an unbound claim Pending.
+// createVolumes makes, for each broker pod a row can run, the claim its StatefulSet will ask
+// for (datadir-CLUSTER-ORDINAL) and a PersistentVolume, bound to each other in advance: the
+// control plane has no volume provisioner, the scheduler keeps a pod with an unbound claim
+// Pending, and the PersistentVolume controller, when it has to do the binding, falls behind
+// under the full run's load and retries only every 15 s.
 func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, schedules []Schedule) error {
 	for i, name := range clusters {
 		for ordinal := range int(schedules[i].Max()) {
-			claim := "datadir-" + name + "-" + strconv.Itoa(ordinal)
+			claimName := "datadir-" + name + "-" + strconv.Itoa(ordinal)
+			volumeName := ns + "-" + name + "-" + strconv.Itoa(ordinal)
+			claim := &corev1.PersistentVolumeClaim{
+				ObjectMeta: metav1.ObjectMeta{Name: claimName, Annotations: map[string]string{
+					// What the PersistentVolume controller writes once it has bound a claim.
+					"pv.kubernetes.io/bind-completed": "yes",
+				}},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: volumeSize}},
+					VolumeName:       volumeName,
+					StorageClassName: new(string),
+				},
+			}
+			claim, err := client.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("create PersistentVolumeClaim %s/%s: %w", ns, claimName, err)
+			}
 			pv := &corev1.PersistentVolume{
-				ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name + "-" + strconv.Itoa(ordinal), Labels: map[string]string{rowLabel: ns}},
+				ObjectMeta: metav1.ObjectMeta{Name: volumeName, Labels: map[string]string{rowLabel: ns}},
 				Spec: corev1.PersistentVolumeSpec{
 					Capacity:                      corev1.ResourceList{corev1.ResourceStorage: volumeSize},
 					AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 					PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-					ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns, Name: claim},
+					ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+						Namespace: ns, Name: claimName, UID: claim.UID},
 					PersistentVolumeSource: corev1.PersistentVolumeSource{
-						HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/race/" + ns + "/" + claim},
+						HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/race/" + ns + "/" + claimName},
 					},
 				},
 			}
