@@ -1,6 +1,6 @@
 package writeback
 
-import "reflect"
+import "unsafe"
 
 // identitySet finds objects by pointer identity, without reading them: scanning a large list
 // this way does not pull every object into the CPU cache.
@@ -9,13 +9,18 @@ type identitySet struct {
 	indexOf map[uintptr]int
 }
 
-// pointerOf returns the address an item points to, or 0 when it is not a pointer.
+// emptyInterface is the layout of an interface{} value: its dynamic type and its data word.
+type emptyInterface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// pointerOf returns the data word of an item: the object's address for the pointer types that
+// stores hold. Copies of one interface value share it, and the store keeps its objects alive
+// while the caller holds them, so equal words mean the same stored object. It is read directly
+// because reflect costs more than the rest of the scan together.
 func pointerOf(item interface{}) uintptr {
-	v := reflect.ValueOf(item)
-	if v.Kind() != reflect.Pointer {
-		return 0
-	}
-	return v.Pointer()
+	return uintptr((*emptyInterface)(unsafe.Pointer(&item)).data)
 }
 
 func identityBit(p uintptr) (word, bit uint) {

@@ -10,7 +10,11 @@ import (
 // entry for key it costs one atomic load and a bit test more than the informer's own GetByKey.
 // It neither allocates nor copies.
 func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
-	e := o.snap.Load().get(key)
+	s := o.snap.Load()
+	if len(s.byKey) == 0 {
+		return o.inner.GetByKey(key) // nothing pending: the common case, kept free of calls
+	}
+	e := s.get(key)
 	if e == nil {
 		return o.inner.GetByKey(key)
 	}
