@@ -46,6 +46,7 @@ var (
 	flagDrain       = flag.Duration("drain", time.Second, "how long a decommission drains in the simulator")
 	flagPoll        = flag.Duration("poll", 500*time.Millisecond, "the operator's DrainPollInterval")
 	flagStepTimeout = flag.Duration("step-timeout", 90*time.Second, "a cluster that takes longer on one step counts as stuck")
+	flagBringUp     = flag.Duration("bringup-timeout", 5*time.Minute, "a cluster that is not first ready within this counts as stuck (a row creates every cluster at once)")
 	flagSettle      = flag.Duration("settle", 0, "wait up to this long for a row's namespace to be deleted before the next row starts; 0 does not wait (the quick mode's small rows leave little to delete)")
 	flagOut         = flag.String("out", "", "write the table into this markdown file, between the race-table markers if it has them (relative to the repository root)")
 	flagStrict      = flag.Bool("strict", false, "also fail unless the cache row without guards shows stale reads and wrong decisions, and writeback's requests stay within 5% of cache's")
@@ -60,14 +61,14 @@ type settings struct {
 	qps                      float32
 	burst                    int
 	drain, poll, stepTimeout time.Duration
-	settle                   time.Duration
+	bringUp, settle          time.Duration
 }
 
 func parseSettings() (settings, error) {
 	s := settings{
 		clusters: *flagClusters, steps: *flagSteps, workers: *flagWorkers, seed: *flagSeed,
 		qps: float32(*flagQPS), burst: *flagBurst, drain: *flagDrain, poll: *flagPoll, stepTimeout: *flagStepTimeout,
-		settle: *flagSettle,
+		bringUp: *flagBringUp, settle: *flagSettle,
 	}
 	var err error
 	if s.lag, err = ParseLag(*flagLag); err != nil {
@@ -79,8 +80,8 @@ func parseSettings() (settings, error) {
 	if s.clusters < 1 || s.steps < 1 || s.workers < 1 || s.burst < 1 || s.qps <= 0 {
 		return s, fmt.Errorf("-clusters, -steps, -workers, -qps and -burst must be positive")
 	}
-	if s.drain < 0 || s.settle < 0 || s.poll <= 0 || s.stepTimeout <= 0 {
-		return s, fmt.Errorf("-drain and -settle must not be negative; -poll and -step-timeout must be positive")
+	if s.drain < 0 || s.settle < 0 || s.poll <= 0 || s.stepTimeout <= 0 || s.bringUp <= 0 {
+		return s, fmt.Errorf("-drain and -settle must not be negative; -poll, -step-timeout and -bringup-timeout must be positive")
 	}
 	if s.seed == 0 {
 		s.seed = uint64(time.Now().UnixNano())
@@ -241,7 +242,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	peak := sampleOverlays(opCtx, ctrl)
 
 	begin := time.Now()
-	runs := driveAll(ctx, w, brokers, names, schedules, s.stepTimeout)
+	runs := driveAll(ctx, w, brokers, names, schedules, s.bringUp, s.stepTimeout)
 	res.Converge = time.Since(begin)
 
 	stopOperator()

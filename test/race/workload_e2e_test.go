@@ -31,18 +31,19 @@ func newBrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
 	}
 }
 
-// drive runs one cluster's schedule: create it, wait until it is ready, then set each target and
-// wait for it to converge. A step that does not converge within stepTimeout leaves the cluster
-// stuck, and its schedule ends there.
-func drive(ctx context.Context, w *world, brokers versioned.Interface, name string, s Schedule, stepTimeout time.Duration) clusterRun {
+// drive runs one cluster's schedule: create it, wait until it is ready (within bringUpTimeout:
+// every cluster of a row starts at once), then set each target and wait for it to converge. A
+// step that does not converge within stepTimeout leaves the cluster stuck, and its schedule ends
+// there.
+func drive(ctx context.Context, w *world, brokers versioned.Interface, name string, s Schedule, bringUpTimeout, stepTimeout time.Duration) clusterRun {
 	run := clusterRun{name: name}
 	run.marks = append(run.marks, mark{time.Now(), s.Initial})
 	if _, err := brokers.BrokersV1alpha1().BrokerClusters(w.ns).Create(ctx, newBrokerCluster(w.ns, name, s.Initial), metav1.CreateOptions{}); err != nil {
 		run.stuck = "create: " + err.Error()
 		return run
 	}
-	if ok, why := w.await(ctx, name, s.Initial, stepTimeout); !ok {
-		run.stuck = fmt.Sprintf("bring-up to %d: %s", s.Initial, why)
+	if ok, why := w.await(ctx, name, s.Initial, bringUpTimeout); !ok {
+		run.stuck = fmt.Sprintf("bring-up to %d: %s; pods: %s", s.Initial, why, w.describePods(name))
 		return run
 	}
 	run.bringUp = time.Since(run.marks[0].at)
@@ -55,7 +56,7 @@ func drive(ctx context.Context, w *world, brokers versioned.Interface, name stri
 			return run
 		}
 		if ok, why := w.await(ctx, name, target, stepTimeout); !ok {
-			run.stuck = fmt.Sprintf("step %d (to %d): %s", i+1, target, why)
+			run.stuck = fmt.Sprintf("step %d (to %d): %s; pods: %s", i+1, target, why, w.describePods(name))
 			return run
 		}
 		run.steps = append(run.steps, time.Since(start))
@@ -64,11 +65,11 @@ func drive(ctx context.Context, w *world, brokers versioned.Interface, name stri
 }
 
 // driveAll runs every cluster's schedule at once and returns their runs, in cluster order.
-func driveAll(ctx context.Context, w *world, brokers versioned.Interface, names []string, schedules []Schedule, stepTimeout time.Duration) []clusterRun {
+func driveAll(ctx context.Context, w *world, brokers versioned.Interface, names []string, schedules []Schedule, bringUpTimeout, stepTimeout time.Duration) []clusterRun {
 	runs := make([]clusterRun, len(names))
 	var wg sync.WaitGroup
 	for i := range names {
-		wg.Go(func() { runs[i] = drive(ctx, w, brokers, names[i], schedules[i], stepTimeout) })
+		wg.Go(func() { runs[i] = drive(ctx, w, brokers, names[i], schedules[i], bringUpTimeout, stepTimeout) })
 	}
 	wg.Wait()
 	return runs

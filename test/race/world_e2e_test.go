@@ -255,6 +255,32 @@ func (w *world) await(ctx context.Context, name string, target int32, timeout ti
 	}
 }
 
+// describePods says, for a stuck cluster, where each of its pods is.
+func (w *world) describePods(name string) string {
+	pods, err := w.pods.Pods(w.ns).List(labels.SelectorFromSet(labels.Set{controller.LabelInstance: name}))
+	if err != nil {
+		return err.Error()
+	}
+	slices.SortFunc(pods, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	var out []string
+	for _, p := range pods {
+		state := string(p.Status.Phase)
+		if p.DeletionTimestamp != nil {
+			state += ", deleting"
+		}
+		if podReady(p) {
+			state += ", ready"
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status != corev1.ConditionTrue {
+				state += ", unscheduled: " + c.Message
+			}
+		}
+		out = append(out, p.Name+" ("+state+")")
+	}
+	return strings.Join(out, "; ")
+}
+
 func decommissioningString(p *int32) string {
 	if p == nil {
 		return "none"
