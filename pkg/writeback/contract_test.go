@@ -289,6 +289,9 @@ func TestTombstoneOfTerminatingObject(t *testing.T) {
 	cm := h.create(h.client, "a", nil)
 	h.catchUp(1)
 	h.overlay.RecordDelete(testNamespace, "a", "")
+	// The same tombstone in an overlay without handler: only reads decide there.
+	readsOnly := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock})
+	readsOnly.RecordDelete(testNamespace, "a", "")
 	// A lagging older-style event for the same UID without deletionTimestamp keeps it hidden.
 	h.update(h.external, cm, func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"x"} })
 	h.catchUp(1)
@@ -306,6 +309,9 @@ func TestTombstoneOfTerminatingObject(t *testing.T) {
 	}
 	if got := h.get("a"); rvOf(got) != terminating.ResourceVersion {
 		t.Fatalf("read %s, want the terminating object %s", rvOf(got), terminating.ResourceVersion)
+	}
+	if obj, ok, _ := readsOnly.GetByKey("ns/a"); !ok || obj.(*corev1.ConfigMap).DeletionTimestamp == nil {
+		t.Fatal("a tombstone must let a newer terminating copy through")
 	}
 }
 
