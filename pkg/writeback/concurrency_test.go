@@ -16,7 +16,7 @@ import (
 // writes, every reader sees resourceVersions only move forward, and once the informer has
 // delivered everything the overlay is empty.
 func TestConcurrentReadersWritersAndDeliveries(t *testing.T) {
-	const writers, readers, writesEach, keysEach = 4, 4, 40, 3
+	const writers, readers, writesEach, keysEach = 4, 2, 30, 3
 	h := newHarness(t)
 	ctx, stop := context.WithCancel(h.ctx)
 	defer stop()
