@@ -1,0 +1,65 @@
+package writeback
+
+import (
+	"flag"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// logLines captures klog output at verbosity v for the rest of the test.
+func logLines(t *testing.T, v string) func() string {
+	var mu sync.Mutex
+	var out strings.Builder
+	var fs flag.FlagSet
+	klog.InitFlags(&fs)
+	if err := fs.Set("v", v); err != nil {
+		t.Fatal(err)
+	}
+	klog.SetLogger(funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.WriteString(args + "\n")
+	}, funcr.Options{Verbosity: 10}))
+	t.Cleanup(func() {
+		klog.ClearLogger()
+		_ = fs.Set("v", "0")
+	})
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.String()
+	}
+}
+
+func TestLogsRecordsEvictionsAndOverlayReads(t *testing.T) {
+	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	old := configMap(1, 10)
+	_ = store.Add(old)
+	o := NewOverlay("configmaps", store, Options{})
+
+	logs := logLines(t, "4")
+	o.Record(configMap(1, 20))
+	_, _, _ = o.GetByKey("ns/cm-00001")
+	if got := logs(); !strings.Contains(got, "Write-back recorded a write") || strings.Contains(got, "served a read") {
+		t.Fatalf("at -v=4 want the record and no read lines, got:\n%s", got)
+	}
+
+	logs = logLines(t, "5")
+	_, _, _ = o.GetByKey("ns/cm-00001")
+	got := logs()
+	if !strings.Contains(got, "Write-back served a read") || !strings.Contains(got, `"overlayRV"="20"`) || !strings.Contains(got, `"informerRV"="10"`) {
+		t.Fatalf("at -v=5 want the read with both resourceVersions, got:\n%s", got)
+	}
+
+	newer := configMap(1, 20)
+	_ = store.Update(newer)
+	o.observed(newer, false)
+	if got := logs(); !strings.Contains(got, "Write-back evicted an entry") || !strings.Contains(got, `"reason"="observed"`) {
+		t.Fatalf("want the eviction logged, got:\n%s", got)
+	}
+}
