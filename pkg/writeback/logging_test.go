@@ -1,7 +1,6 @@
 package writeback
 
 import (
-	"flag"
 	"strings"
 	"sync"
 	"testing"
@@ -11,25 +10,16 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// logLines captures klog output at verbosity v for the rest of the test.
-func logLines(t *testing.T, v string) func() string {
+// capturingLogger returns a logger at verbosity v and a function that returns what it got.
+func capturingLogger(v int) (klog.Logger, func() string) {
 	var mu sync.Mutex
 	var out strings.Builder
-	var fs flag.FlagSet
-	klog.InitFlags(&fs)
-	if err := fs.Set("v", v); err != nil {
-		t.Fatal(err)
-	}
-	klog.SetLogger(funcr.New(func(prefix, args string) {
+	logger := funcr.New(func(prefix, args string) {
 		mu.Lock()
 		defer mu.Unlock()
 		out.WriteString(args + "\n")
-	}, funcr.Options{Verbosity: 10}))
-	t.Cleanup(func() {
-		klog.ClearLogger()
-		_ = fs.Set("v", "0")
-	})
-	return func() string {
+	}, funcr.Options{Verbosity: v})
+	return logger, func() string {
 		mu.Lock()
 		defer mu.Unlock()
 		return out.String()
@@ -40,16 +30,16 @@ func TestLogsRecordsEvictionsAndOverlayReads(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	old := configMap(1, 10)
 	_ = store.Add(old)
-	o := NewOverlay("configmaps", store, Options{})
-
-	logs := logLines(t, "4")
+	logger, logs := capturingLogger(4)
+	o := NewOverlay("configmaps", store, Options{Logger: logger})
 	o.Record(configMap(1, 20))
 	_, _, _ = o.GetByKey("ns/cm-00001")
 	if got := logs(); !strings.Contains(got, "Write-back recorded a write") || strings.Contains(got, "served a read") {
 		t.Fatalf("at -v=4 want the record and no read lines, got:\n%s", got)
 	}
 
-	logs = logLines(t, "5")
+	logger, logs = capturingLogger(5)
+	o.logger = logger
 	_, _, _ = o.GetByKey("ns/cm-00001")
 	got := logs()
 	if !strings.Contains(got, "Write-back served a read") || !strings.Contains(got, `"overlayRV"="20"`) || !strings.Contains(got, `"informerRV"="10"`) {

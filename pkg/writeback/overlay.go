@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -21,6 +22,9 @@ type Options struct {
 	Clock clock.PassiveClock
 	// Metrics receives this overlay's measurements. Nil means no metrics.
 	Metrics *Metrics
+	// Logger receives the overlay's log lines: -v=4 each record and eviction, -v=5 each read the
+	// overlay changed. The zero value means klog.Background().
+	Logger klog.Logger
 }
 
 // Overlay is the write-back store for one resource. It implements cache.Indexer by laying the
@@ -36,6 +40,7 @@ type Overlay struct {
 	ttl      time.Duration
 	clock    clock.PassiveClock
 	metrics  *resourceMetrics
+	logger   klog.Logger
 
 	// snap is read without locks on every read.
 	snap atomic.Pointer[snapshot]
@@ -70,6 +75,11 @@ func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *O
 	if o.clock == nil {
 		o.clock = clock.RealClock{}
 	}
+	o.logger = opts.Logger
+	if o.logger.GetSink() == nil {
+		o.logger = klog.Background()
+	}
+	o.logger = o.logger.WithValues("resource", resource)
 	o.snap.Store(emptySnapshot)
 	return o
 }

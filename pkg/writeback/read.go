@@ -3,7 +3,6 @@ package writeback
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 )
 
 // GetByKey returns the newer of the informer's copy and the overlay's entry for key. With no
@@ -44,12 +43,12 @@ func (o *Overlay) noteRead(e *entry, item interface{}, exists bool, src source) 
 	if o.metrics != nil {
 		o.metrics.served.Inc()
 	}
-	if v := klog.V(5); v.Enabled() {
+	if v := o.logger.V(5); v.Enabled() {
 		informerRV := ""
 		if m, ok := item.(metav1.Object); ok && exists {
 			informerRV = m.GetResourceVersion()
 		}
-		v.InfoS("Write-back served a read", "resource", o.resource, "key", e.key, "served", src.String(), "overlayRV", e.rv, "informerRV", informerRV, "informerHasCopy", exists)
+		v.Info("Write-back served a read", "key", e.key, "served", src.String(), "overlayRV", e.rv, "informerRV", informerRV, "informerHasCopy", exists)
 	}
 }
 

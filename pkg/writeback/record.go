@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 )
 
 // Record stores a successful write's returned object, unless the overlay or the informer
@@ -20,7 +19,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 	}
 	m, err := meta.Accessor(obj)
 	if err != nil || m.GetName() == "" {
-		klog.ErrorS(err, "Write-back cannot record an object without name metadata", "resource", o.resource, "type", reflect.TypeOf(obj))
+		o.logger.Error(err, "Write-back cannot record an object without name metadata", "type", reflect.TypeOf(obj))
 		return
 	}
 	cp := obj.DeepCopyObject()
@@ -45,7 +44,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 	cur := o.snap.Load()
 	old := cur.byKey[e.key]
 	if old != nil && !supersedes(e, old) {
-		klog.V(4).InfoS("Write-back ignored a write result older than the one it holds", "resource", o.resource, "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
+		o.logger.V(4).Info("Write-back ignored a write result older than the one it holds", "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
 		return
 	}
 	// The informer may have delivered this write before the call returned. Then there is
@@ -57,7 +56,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 		return
 	}
 	o.publishLocked(cur.with(e.key, e))
-	klog.V(4).InfoS("Write-back recorded a write", "resource", o.resource, "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
+	o.logger.V(4).Info("Write-back recorded a write", "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
 }
 
 // supersedes tells whether a new write result e may replace the entry old.
@@ -129,7 +128,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	if uid != "" && uid != sm.GetUID() {
 		// The server deleted another incarnation than the one reads serve; which of the two is
 		// newer is unknown, so the served copy is left alone.
-		klog.V(4).InfoS("Write-back recorded no tombstone: the deleted UID is not the served one", "resource", o.resource, "key", key, "deletedUID", uid, "servedUID", sm.GetUID())
+		o.logger.V(4).Info("Write-back recorded no tombstone: the deleted UID is not the served one", "key", key, "deletedUID", uid, "servedUID", sm.GetUID())
 		return
 	}
 	t := &entry{
@@ -143,7 +142,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	}
 	t.rvComparable = comparableRV(t.rv)
 	o.publishLocked(cur.with(key, t))
-	klog.V(4).InfoS("Write-back recorded a delete", "resource", o.resource, "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
+	o.logger.V(4).Info("Write-back recorded a delete", "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
 }
 
 func keyOf(namespace, name string) string {
@@ -171,7 +170,7 @@ func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
 			o.metrics.lag.Observe(now.Sub(e.recorded).Seconds())
 		}
 	}
-	klog.V(4).InfoS("Write-back evicted an entry", "resource", o.resource, "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
+	o.logger.V(4).Info("Write-back evicted an entry", "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
 }
 
 // sweepLocked drops entries past their TTL. It runs on writes and informer events, at most
@@ -189,7 +188,7 @@ func (o *Overlay) sweepLocked(now time.Time) {
 				drop = map[string]bool{}
 			}
 			drop[k] = true
-			klog.InfoS("Write-back dropped an entry the informer never confirmed", "resource", o.resource, "key", k, "resourceVersion", e.rv, "tombstone", e.tombstone(), "ttl", o.ttl)
+			o.logger.Info("Write-back dropped an entry the informer never confirmed", "key", k, "resourceVersion", e.rv, "tombstone", e.tombstone(), "ttl", o.ttl)
 			o.countEviction(e, EvictTTL, now)
 		}
 	}
