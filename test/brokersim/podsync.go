@@ -1,0 +1,190 @@
+package brokersim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/controller"
+)
+
+// unknownReplicas stands for "no pod went away, the StatefulSet's size does not matter", and for
+// "the size could not be read": a pod is then treated as restarting, never as leaving for good.
+const unknownReplicas = 1 << 30
+
+// statefulSetReadLimit bounds the live read that tells a leaving pod from a restarting one.
+const statefulSetReadLimit = 30 * time.Second
+
+// PodSync keeps a simulator's clusters in line with the broker Pods of a real cluster.
+type PodSync struct {
+	client  kubernetes.Interface
+	sim     *admintest.Server
+	factory informers.SharedInformerFactory
+	pods    corelisters.PodLister
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	running map[clusterKey][]int // the ordinals last reported to the simulator
+	changed chan struct{}        // closed and replaced on every report
+}
+
+type clusterKey struct{ namespace, name string }
+
+// brokerPodSelector selects the Pods of every BrokerCluster the operator runs.
+func brokerPodSelector() string {
+	return labels.Set{controller.LabelManagedBy: controller.ManagedByValue, controller.LabelName: controller.NameValue}.String()
+}
+
+// StartPodSync watches the broker Pods in namespace (all namespaces if empty) and reports them to
+// sim until Stop, or until ctx ends. It returns once its informer has synced. client should be an
+// admin client: what the operator may do is not the simulator's concern.
+func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *admintest.Server, namespace string) (*PodSync, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &PodSync{
+		cancel: cancel,
+		client: client,
+		sim:    sim,
+		factory: informers.NewSharedInformerFactoryWithOptions(client, 0,
+			informers.WithNamespace(namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = brokerPodSelector() })),
+		running: map[clusterKey][]int{},
+		changed: make(chan struct{}),
+	}
+	informer := s.factory.Core().V1().Pods()
+	s.pods = informer.Lister()
+	onPod := func(obj any) {
+		if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tombstone.Obj
+		}
+		if pod, ok := obj.(*corev1.Pod); ok && pod.Labels[controller.LabelInstance] != "" {
+			s.sync(ctx, clusterKey{pod.Namespace, pod.Labels[controller.LabelInstance]})
+		}
+	}
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    onPod,
+		UpdateFunc: func(_, cur any) { onPod(cur) },
+		DeleteFunc: onPod,
+	}); err != nil {
+		cancel()
+		return nil, err
+	}
+	s.factory.Start(ctx.Done())
+	for typ, ok := range s.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			s.Stop()
+			return nil, fmt.Errorf("brokersim: informer for %v did not sync", typ)
+		}
+	}
+	return s, nil
+}
+
+// Stop stops the informer and waits for its handlers to return.
+func (s *PodSync) Stop() {
+	s.cancel()
+	s.factory.Shutdown()
+}
+
+// Running returns the ordinals of cluster namespace/name whose Pods run a broker, as last
+// reported to the simulator.
+func (s *PodSync) Running(namespace, name string) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.running[clusterKey{namespace, name}])
+}
+
+// Changes returns a channel that is closed at the next report to the simulator. Take it before
+// checking a condition, so that no change is missed.
+func (s *PodSync) Changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// sync reports which of a cluster's Pods run a broker: those Ready and not being deleted.
+// Informer handlers run one at a time, so reports never interleave.
+func (s *PodSync) sync(ctx context.Context, key clusterKey) {
+	pods, err := s.pods.Pods(key.namespace).List(labels.SelectorFromSet(labels.Set{controller.LabelInstance: key.name}))
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	var running []int
+	for _, p := range pods {
+		if ordinal, ok := Ordinal(p.Name, key.name); ok && p.DeletionTimestamp == nil && PodReady(p) {
+			running = append(running, ordinal)
+		}
+	}
+	slices.Sort(running)
+	s.mu.Lock()
+	before := s.running[key]
+	s.mu.Unlock()
+	if slices.Equal(before, running) {
+		return
+	}
+	replicas := unknownReplicas
+	for _, o := range before {
+		if !slices.Contains(running, o) {
+			replicas = s.statefulSetReplicas(ctx, key)
+			break
+		}
+	}
+	s.sim.Cluster(key.namespace, key.name).SyncPods(running, replicas)
+	s.mu.Lock()
+	s.running[key] = running
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// statefulSetReplicas reads the StatefulSet live: it shrinks before its Pods go, and the Pod
+// event may arrive before a StatefulSet informer would have caught up.
+func (s *PodSync) statefulSetReplicas(ctx context.Context, key clusterKey) int {
+	ctx, cancel := context.WithTimeout(ctx, statefulSetReadLimit)
+	defer cancel()
+	sts, err := s.client.AppsV1().StatefulSets(key.namespace).Get(ctx, key.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return 0
+	case err != nil:
+		utilruntime.HandleError(fmt.Errorf("brokersim: read StatefulSet %s/%s to tell a leaving broker from a restarting one: %w", key.namespace, key.name, err))
+		return unknownReplicas
+	case sts.Spec.Replicas == nil:
+		return 1
+	}
+	return int(*sts.Spec.Replicas)
+}
+
+// Ordinal parses the ordinal of a StatefulSet Pod named CLUSTER-ORDINAL.
+func Ordinal(podName, cluster string) (int, bool) {
+	rest, ok := strings.CutPrefix(podName, cluster+"-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n >= 0
+}
+
+// PodReady reports whether the Pod's Ready condition is true.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
