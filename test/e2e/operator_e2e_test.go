@@ -126,7 +126,9 @@ func (op *operator) logContains(text string) bool {
 	return err == nil && bytes.Contains(data, []byte(text))
 }
 
-func (op *operator) String() string { return fmt.Sprintf("operator %s (pid %d)", op.name, op.cmd.Process.Pid) }
+func (op *operator) String() string {
+	return fmt.Sprintf("operator %s (pid %d)", op.name, op.cmd.Process.Pid)
+}
 
 // The kernel sends the parent-death signal when the thread that started a child ends, not the
 // process; so every operator is started from one goroutine that keeps its thread for good.
