@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/framework"
+)
+
+const examplePath = "deploy/examples/brokercluster.yaml"
+
+var metav1CreateOptions = metav1.CreateOptions{FieldManager: "localrun"}
+
+// exampleCluster reads the example BrokerCluster and places its Pods on the fake Node, which
+// needs a toleration; kwok holds each Pod back from Ready for readyDelay, as a starting broker
+// would be.
+func exampleCluster(root, namespace string, readyDelay time.Duration) (*v1alpha1.BrokerCluster, error) {
+	data, err := os.ReadFile(filepath.Join(root, examplePath))
+	if err != nil {
+		return nil, err
+	}
+	bc := &v1alpha1.BrokerCluster{}
+	if err := yaml.UnmarshalStrict(data, bc); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", examplePath, err)
+	}
+	bc.Namespace = namespace
+	bc.Spec.Tolerations = append(bc.Spec.Tolerations, framework.FakeNodeTolerations()...)
+	if bc.Spec.NodeSelector == nil {
+		bc.Spec.NodeSelector = map[string]string{}
+	}
+	for k, v := range framework.FakeNodeSelector() {
+		bc.Spec.NodeSelector[k] = v
+	}
+	meta := metav1.ObjectMeta{Annotations: bc.Spec.PodAnnotations}
+	framework.DelayReadiness(&meta, readyDelay)
+	bc.Spec.PodAnnotations = meta.Annotations
+	return bc, nil
+}
