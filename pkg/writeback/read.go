@@ -75,16 +75,16 @@ func (o *Overlay) ListKeys() []string {
 // entries: selectors and index values are judged on the copy that is served, not the stale one.
 //
 // The fast way finds each entry's stale informer copy in items by pointer identity, without
-// reading the items themselves. It holds only when every entry's key had a copy in the store
-// and kept it while fetch ran; otherwise (for example while a create is pending) the items are
-// matched by namespace and name.
+// reading the items themselves. It holds only when the store did not change the entries' keys
+// while fetch ran (see unchangedSince); otherwise the items are matched by namespace and name.
 func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(interface{}) bool) []interface{} {
+	before := o.inner.LastStoreSyncResourceVersion()
 	stale := make([]interface{}, len(s.list))
 	for i, e := range s.list {
 		stale[i], _, _ = o.inner.GetByKey(e.key)
 	}
 	items := fetch()
-	if !o.unchangedSince(s, stale) {
+	if !o.unchangedSince(s, stale, before) {
 		return o.mergeByName(s, items, keep)
 	}
 	var where identitySet
@@ -93,7 +93,13 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 			return o.mergeByName(s, items, keep)
 		}
 	}
-	out := items[:0]
+	created := 0
+	for i, e := range s.list {
+		if stale[i] == nil && !e.tombstone() {
+			created++
+		}
+	}
+	out := rewritable(items, created)
 	seen := make([]bool, len(s.list))
 	for _, it := range items {
 		i, ok := where.find(it)
@@ -126,20 +132,23 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 }
 
 // unchangedSince tells whether the store held the same copies (stale) for the entries' keys
-// while items were fetched: every key had a copy before, and the very same object after. Store
-// objects are never reused, so the fetch saw those copies. A key absent before proves nothing
-// (its object may have come and gone, or come, in between).
-func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}) bool {
+// while items were fetched. A key with a copy must hold the very same object afterwards (store
+// objects are never reused). A key without one proves nothing by itself, as its object may
+// have come in between; the store's resourceVersion, which moves with every object the store
+// takes in, must then be where it was before (before is read ahead of stale).
+func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}, before string) bool {
+	anyAbsent := false
 	for i, e := range s.list {
 		if stale[i] == nil {
-			return false
+			anyAbsent = true
+			continue
 		}
 		item, _, _ := o.inner.GetByKey(e.key)
 		if item != stale[i] {
 			return false
 		}
 	}
-	return true
+	return !anyAbsent || (before != "" && o.inner.LastStoreSyncResourceVersion() == before)
 }
 
 // mergeByName lays the entries over items by reading each item's namespace and name: always
@@ -194,4 +203,13 @@ func keysOf(items []interface{}) []string {
 		}
 	}
 	return keys
+}
+
+// rewritable returns an empty slice to rebuild items into, in place when items has room for up
+// to extra more (created objects), so that adding them does not copy the whole list again.
+func rewritable(items []interface{}, extra int) []interface{} {
+	if cap(items)-len(items) >= extra {
+		return items[:0]
+	}
+	return make([]interface{}, 0, len(items)+extra)
 }
