@@ -92,7 +92,11 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 	}
 	undo = append(undo, func(bool) { os.RemoveAll(binDir) })
 	s.operatorBinary = filepath.Join(binDir, "broker-operator")
-	build := exec.CommandContext(ctx, "go", "build", "-o", s.operatorBinary, "./cmd/broker-operator")
+	args := []string{"build", "-o", s.operatorBinary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.CommandContext(ctx, "go", append(args, "./cmd/broker-operator")...)
 	build.Dir = s.repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, stop, fmt.Errorf("build the operator: %w\n%s", err, out)

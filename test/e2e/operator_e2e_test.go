@@ -75,6 +75,9 @@ func startOperator(t *testing.T, ns, name string) *operator {
 	}()
 	t.Cleanup(func() {
 		op.stop(t)
+		if op.logContains("WARNING: DATA RACE") {
+			t.Errorf("%s hit a data race; see its log", op)
+		}
 		if t.Failed() {
 			t.Logf("operator %s log kept in %s", name, op.logPath)
 		} else {
