@@ -13,7 +13,10 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 	if len(s.byKey) == 0 {
 		return o.inner.GetByKey(key) // nothing pending: the common case, kept free of calls
 	}
-	e := s.get(key)
+	if !s.keys.mayContain(key) {
+		return o.inner.GetByKey(key) // most keys: one bit test says no entry
+	}
+	e := s.byKey[key]
 	if e == nil {
 		return o.inner.GetByKey(key)
 	}
