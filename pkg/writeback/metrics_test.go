@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -114,4 +115,25 @@ func TestStoreWritesAreRefused(t *testing.T) {
 			t.Errorf("%s returned %v, want ErrReadOnly", name, err)
 		}
 	}
+}
+
+// Overlays of one resource share its gauge (one per watched namespace, say): it must report
+// their sum, not whichever wrote last.
+func TestEntriesGaugeSumsOverlaysOfOneResource(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics := NewMetrics(reg)
+	a := NewOverlay("configmaps", cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), Options{Metrics: metrics})
+	b := NewOverlay("configmaps", cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), Options{Metrics: metrics})
+	a.Record(configMapAt("ns-a", "one", "10"))
+	a.Record(configMapAt("ns-a", "two", "11"))
+	b.Record(configMapAt("ns-b", "one", "12"))
+	if got := valueOf(t, metrics.forResource("configmaps").entries); got != 3 {
+		t.Fatalf("entries gauge %v, want 3 (2 in one overlay, 1 in the other)", got)
+	}
+}
+
+func configMapAt(ns, name, rv string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{}
+	cm.Namespace, cm.Name, cm.ResourceVersion, cm.UID = ns, name, rv, types.UID("uid-"+ns+"-"+name)
+	return cm
 }

@@ -91,9 +91,12 @@ func (o *Overlay) Len() int { return o.snap.Load().len() }
 func (o *Overlay) Resource() string { return o.resource }
 
 // publishLocked makes s the snapshot readers see. Callers hold o.mu.
+//
+// The entries gauge moves by the difference rather than being set, so that several overlays of
+// one resource (one per watched namespace, say) add up instead of overwriting each other.
 func (o *Overlay) publishLocked(s *snapshot) {
-	o.snap.Store(s)
+	prev := o.snap.Swap(s)
 	if o.metrics != nil {
-		o.metrics.entries.Set(float64(s.len()))
+		o.metrics.entries.Add(float64(s.len() - prev.len()))
 	}
 }
