@@ -213,6 +213,13 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	if err := createVolumes(ctx, kube, ns, names, schedules); err != nil {
 		return res, err
 	}
+	volumes := 0
+	for _, sc := range schedules {
+		volumes += int(sc.Max())
+	}
+	if err := awaitVolumesBound(ctx, kube, ns, volumes, s.bringUp); err != nil {
+		return res, err
+	}
 	sim := admintest.NewServer(admintest.Options{DrainTime: s.drain})
 	defer sim.Close()
 	w, err := newWorld(ns, kube, brokers, sim)

@@ -133,6 +133,31 @@ func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, 
 	return nil
 }
 
+// awaitVolumesBound waits until the PersistentVolume controller has marked all of a row's
+// volumes Bound: the scheduler, whose volume cache lags like the controller's, refuses a pod whose
+// claim names a volume it has not seen yet ("bound to non-existent persistentvolume") and under
+// load kept doing so for a minute.
+func awaitVolumesBound(ctx context.Context, client kubernetes.Interface, ns string, want int, timeout time.Duration) error {
+	bound := 0
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{LabelSelector: rowLabel + "=" + ns})
+		if err != nil {
+			return false, nil
+		}
+		bound = 0
+		for _, pv := range list.Items {
+			if pv.Status.Phase == corev1.VolumeBound {
+				bound++
+			}
+		}
+		return bound == want, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%d of %d volumes bound after %s: %w", bound, want, timeout, err)
+	}
+	return nil
+}
+
 func createNamespace(ctx context.Context, client kubernetes.Interface, ns string) error {
 	_, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	return err
