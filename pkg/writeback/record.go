@@ -1,6 +1,7 @@
 package writeback
 
 import (
+	"errors"
 	"reflect"
 	"time"
 
@@ -18,8 +19,11 @@ func (o *Overlay) Record(obj runtime.Object) {
 		return
 	}
 	m, err := meta.Accessor(obj)
-	if err != nil || m.GetName() == "" {
-		o.logger.Error(err, "Write-back cannot record an object without name metadata", "type", reflect.TypeOf(obj))
+	if err == nil && m.GetName() == "" {
+		err = errors.New("the object has no name")
+	}
+	if err != nil {
+		o.logger.Error(err, "Write-back cannot record a write result", "type", reflect.TypeOf(obj))
 		return
 	}
 	cp := obj.DeepCopyObject()
