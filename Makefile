@@ -33,8 +33,9 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## Generated code, formatting and vet.
+verify: ## Generated code, go.mod tidiness, formatting and vet.
 	hack/verify-codegen.sh
+	$(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
