@@ -32,7 +32,8 @@ import (
 // convergeLimit bounds each wait for a cluster to settle; scenarios take seconds when all is well.
 const convergeLimit = 2 * time.Minute
 
-// newNamespace makes a namespace for one test, deleted when the test ends.
+// newNamespace makes a namespace for one test, deleted with the volumes made for it when the
+// test ends.
 func newNamespace(t *testing.T) string {
 	t.Helper()
 	ns, err := env.kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"}}, metav1.CreateOptions{})
@@ -43,6 +44,8 @@ func newNamespace(t *testing.T) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = env.kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+		_ = env.kube.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: brokersim.LabelClaimNamespace + "=" + ns.Name})
 	})
 	return ns.Name
 }

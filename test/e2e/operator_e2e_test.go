@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/broker-operator/broker-operator/test/brokersim"
 )
 
 // operatorStopGrace is how long an operator gets to shut down after SIGTERM.
@@ -34,7 +36,7 @@ func operatorFlags(ns string) []string {
 		"--kubeconfig=" + env.operatorKubeconfig,
 		"--namespace=" + ns,
 		"--leader-elect=true",
-		"--leader-elect-lease-namespace=broker-operator-system",
+		"--leader-elect-lease-namespace=" + brokersim.OperatorNamespace,
 		"--leader-elect-lease-name=" + ns,
 		"--leader-elect-lease-duration=4s",
 		"--leader-elect-renew-deadline=3s",
