@@ -69,6 +69,9 @@ func TestAdminCheckAdoptsADrainInProgress(t *testing.T) {
 	if calls := h.decommissionCalls(); len(calls) != 1 {
 		t.Errorf("decommission calls %v: a draining broker was decommissioned again", calls)
 	}
+	if n := h.counter("broker_operator_guard_fired_total", "guard", guardAdminCheck); n != 1 {
+		t.Errorf("admin_check guard fired %v times, want 1 (the second decommission it avoided)", n)
+	}
 
 	h.simClock.Advance(2 * time.Hour)
 	h.settle(5)

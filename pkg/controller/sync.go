@@ -162,9 +162,13 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	switch s.Kind {
 	case stepScaleUp:
 		current = bc.Spec.Replicas
-	case stepStartDecommission, stepAdoptDrain:
+	case stepStartDecommission:
 		decommissioning = s.Broker
 		guarded()
+	case stepAdoptDrain:
+		decommissioning = s.Broker
+		guarded()
+		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc() // a second decommission call avoided
 	case stepSkipAbsent:
 		current--
 		guarded()

@@ -266,7 +266,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	res.Stats = rec.Stats()
 	// The admin check either skips a broker that left (counted as a guard firing) or adopts a
 	// drain in progress instead of starting a second one (counted as a decision).
-	res.GuardFirings = int(sumCounter(registry, "broker_operator_guard_fired_total", "") + sumCounter(registry, "broker_operator_decisions_total", "AdoptDrain"))
+	res.GuardFirings = int(sumCounter(registry, "broker_operator_guard_fired_total", ""))
 
 	var steps, bringUps []time.Duration
 	doubles, left := sim.DoubleDecommissions(), sim.LeftBeforeDecommission()
