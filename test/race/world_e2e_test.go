@@ -28,6 +28,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	brokerinformers "github.com/broker-operator/broker-operator/pkg/generated/informers/externalversions"
 	brokerlisters "github.com/broker-operator/broker-operator/pkg/generated/listers/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/brokersim"
 )
 
 // world is the harness's side of one row: its own informers (over the admin client, never
@@ -125,8 +126,8 @@ func (w *world) syncBrokers(name string) {
 	}
 	var running []int
 	for _, p := range pods {
-		ordinal, ok := ordinalOf(p.Name, name)
-		if ok && p.DeletionTimestamp == nil && podReady(p) {
+		ordinal, ok := brokersim.Ordinal(p.Name, name)
+		if ok && p.DeletionTimestamp == nil && brokersim.PodReady(p) {
 			running = append(running, ordinal)
 		}
 	}
@@ -160,24 +161,6 @@ func (w *world) statefulSetReplicas(name string) int {
 		return 1 << 30 // treat it as a restart: never record a leave the harness is unsure of
 	}
 	return int(*sts.Spec.Replicas)
-}
-
-func ordinalOf(podName, cluster string) (int, bool) {
-	rest, ok := strings.CutPrefix(podName, cluster+"-")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	return n, err == nil && n >= 0
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // changes returns a channel that is closed at the next change to the cluster. Take it before
@@ -268,7 +251,7 @@ func (w *world) describePods(name string) string {
 		if p.DeletionTimestamp != nil {
 			state += ", deleting"
 		}
-		if podReady(p) {
+		if brokersim.PodReady(p) {
 			state += ", ready"
 		}
 		for _, c := range p.Status.Conditions {
