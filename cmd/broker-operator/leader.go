@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
@@ -110,11 +111,13 @@ func (e *elector) run(ctx context.Context) error {
 
 	le.Run(electionCtx)
 
-	if started.Load() {
-		select {
-		case <-ctrlStopped:
-		case <-time.After(e.op.opts.shutdownTimeout):
-		}
+	if !started.Load() {
+		return nil
+	}
+	select {
+	case <-ctrlStopped:
+	case <-time.After(e.op.opts.shutdownTimeout):
+		return fmt.Errorf("reconciles still running %s after leading ended; exiting anyway", e.op.opts.shutdownTimeout)
 	}
 	if lost.Load() {
 		return errLeadershipLost
