@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
