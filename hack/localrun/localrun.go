@@ -76,7 +76,7 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 	l.operator, err = startOperator(operatorBinary(root), []string{
 		"--kubeconfig=" + operatorKubeconfig,
 		"--leader-elect-lease-namespace=" + brokersim.OperatorNamespace,
-		"--admin-address-template=" + l.sim.AddressTemplate(),
+		"--admin-address-template=" + l.sim.BrokerAddressTemplate(),
 		"--drain-poll-interval=1s",
 		"--metrics-bind-address=" + ports[0],
 		"--health-probe-bind-address=" + ports[1],
@@ -90,6 +90,8 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 	if err != nil {
 		return l, err
 	}
+	// Each simulated broker has its own port: the operator reaches broker O at this port plus O.
+	bc.Spec.AdminAPI.Port = int32(l.sim.Cluster(o.namespace, bc.Name).AdminPort())
 	if _, err := brokers.BrokersV1alpha1().BrokerClusters(o.namespace).Create(ctx, bc, metav1CreateOptions); err != nil {
 		return l, fmt.Errorf("create the example BrokerCluster: %w", err)
 	}
