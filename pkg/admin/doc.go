@@ -102,6 +102,9 @@
 // ({{add .Port .Ordinal}}). DefaultAddressTemplate serves a cluster; in tests,
 // admintest.Server.BrokerAddressTemplate reaches each simulated broker on its own port.
 //
+// Redpanda's own Go client, rpadmin (redpanda-data/common-go), likewise takes one
+// scheme://host:port per broker.
+//
 // A broker advertises its pod's stable host name only when started with --advertise-rpc-addr set
 // to it (Redpanda's default is 127.0.0.1), and internal_rpc_address is not in every release's
 // GET /v1/brokers: NodeConfig, asked of one broker's URL, is the reliable way to learn which node

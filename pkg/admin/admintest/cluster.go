@@ -36,6 +36,8 @@ type Cluster struct {
 	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
 	podVersion map[int]string
 	podVolume  map[int]string
+	// advertiseLoopback: Options.AdvertiseLoopback for this cluster alone.
+	advertiseLoopback bool
 	// podDown marks ordinals whose pod stopped for now (Down), not for good (Leave).
 	podDown map[int]bool
 }
@@ -158,6 +160,14 @@ func (c *Cluster) SetMaintenanceDrainTime(d time.Duration) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.maintenanceDrainTime = d
+}
+
+// SetAdvertiseLoopback makes this cluster's brokers advertise 127.0.0.1 as their internal RPC
+// address, as Options.AdvertiseLoopback does for every cluster.
+func (c *Cluster) SetAdvertiseLoopback(on bool) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.advertiseLoopback = on
 }
 
 // SetHealthReportMissing makes the cluster answer as while its health report cannot be had:

@@ -71,7 +71,7 @@
 //   - With SetPodVolume naming each pod's data, a pod that comes back on the volume of a removed
 //     broker is refused ("Preventing decommissioned node N with UUID U from joining the cluster",
 //     Server.RefusedJoins) and no broker joins.
-//   - Options.AdvertiseLoopback makes brokers advertise 127.0.0.1 as internal RPC address
+//   - Options.AdvertiseLoopback (or Cluster.SetAdvertiseLoopback) makes brokers advertise 127.0.0.1 as internal RPC address
 //     (Redpanda's default), so the address never names the pod; node_config still tells the ID.
 //   - A pod that is not running refuses connections (the connection is closed unanswered).
 //

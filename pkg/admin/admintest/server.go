@@ -242,7 +242,7 @@ func (s *Server) Close() {
 // stableAddress is the internal RPC address a broker of this cluster advertises: its pod's
 // stable host name, or 127.0.0.1 with Options.AdvertiseLoopback.
 func (c *Cluster) stableAddress(ordinal int) string {
-	if c.s.opts.AdvertiseLoopback || ordinal < 0 {
+	if c.s.opts.AdvertiseLoopback || c.advertiseLoopback || ordinal < 0 {
 		return "127.0.0.1"
 	}
 	return admin.StableHostName(c.Name, c.Namespace, ordinal)

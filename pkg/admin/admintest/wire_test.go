@@ -291,8 +291,9 @@ func TestGhostsAndRefusedRejoin(t *testing.T) {
 }
 
 func TestAdvertiseLoopbackNeverNamesThePod(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{AdvertiseLoopback: true})
+	s, _ := newSim(t, admintest.Options{})
 	c := s.Cluster("ns", "c")
+	c.SetAdvertiseLoopback(true)
 	ids := joinAll(c, 2)
 	cl := clientFor(t, c, 2)
 	brokers, _ := cl.Brokers(context.Background())
