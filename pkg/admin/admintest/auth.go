@@ -33,12 +33,12 @@ func routeLevel(req request, method string) authLevel {
 
 // authenticate answers as src/v/security/request_auth.cc and server.h apply_auth do. A
 // malformed Basic header or another scheme is 400 whether or not authentication is required.
-// With it required (Options.Username set): unknown user or wrong password is 401 "Unauthorized";
+// With it required (a superuser set in the cluster's Security): unknown user or wrong password is 401 "Unauthorized";
 // no credentials on a user route is 401 "Forbidden (authentication is required)"; no credentials,
 // or a user who is not a superuser, on a superuser route is 403 "Forbidden (superuser role
 // required)". It returns the user name ("" for anonymous) and the refusal, if any.
-func (s *Server) authenticate(hr *http.Request, level authLevel) (string, *reply) {
-	required := s.opts.Username != ""
+func (c *Cluster) authenticate(hr *http.Request, level authLevel) (string, *reply) {
+	required := c.sec.Username != ""
 	header := hr.Header.Get("Authorization")
 	var name string
 	authenticated, super := !required, !required
@@ -51,11 +51,11 @@ func (s *Server) authenticate(hr *http.Request, level authLevel) (string, *reply
 		}
 		name = u
 		if required {
-			want, known := s.password(u)
+			want, known := c.password(u)
 			if !known || want != p {
 				return name, errorReplyPtr(http.StatusUnauthorized, "Unauthorized")
 			}
-			authenticated, super = true, u == s.opts.Username
+			authenticated, super = true, u == c.sec.Username
 		}
 	case header != "":
 		return "", errorReplyPtr(http.StatusBadRequest, "Unsupported Authorization method")
@@ -69,12 +69,12 @@ func (s *Server) authenticate(hr *http.Request, level authLevel) (string, *reply
 	return name, nil
 }
 
-// password returns the password of a known user: the superuser or one of Options.Users.
-func (s *Server) password(name string) (string, bool) {
-	if name == s.opts.Username {
-		return s.opts.Password, true
+// password returns the password of a known user: the superuser or one of the other users.
+func (c *Cluster) password(name string) (string, bool) {
+	if name == c.sec.Username {
+		return c.sec.Password, true
 	}
-	p, ok := s.opts.Users[name]
+	p, ok := c.sec.Users[name]
 	return p, ok
 }
 

@@ -25,6 +25,8 @@ type Cluster struct {
 	podRunning      map[int]bool
 	fault           faultSlot
 	brokerFaults    map[int]*faultSlot
+	// sec is how the cluster's admin API is secured; it never changes.
+	sec Security
 	// adminPort is the first of the cluster's own ports (see AdminPort).
 	adminPort int
 	// rf is the replication factor of the simulated partitions.
@@ -304,7 +306,11 @@ func (c *Cluster) SharedURLs(replicas int) []string {
 // Config returns a client configuration for brokers 0 to replicas-1 of this cluster (their own
 // listeners), carrying the server's superuser credentials and CA.
 func (c *Cluster) Config(replicas int) admin.Config {
-	return admin.Config{URLs: c.URLs(replicas), Username: c.s.opts.Username, Password: c.s.opts.Password, CACertPEM: c.s.caPEM}
+	cfg := admin.Config{URLs: c.URLs(replicas), Username: c.sec.Username, Password: c.sec.Password}
+	if c.sec.TLS || c.s.opts.TLS {
+		cfg.CACertPEM = c.s.caPEM
+	}
+	return cfg
 }
 
 // refresh counts drain progress and finishes the drains whose time has come. Callers hold s.mu.

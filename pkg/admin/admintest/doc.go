@@ -47,14 +47,17 @@
 //     at a higher factor or fewer brokers are alive than the factor, "no_health_report".
 //   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.
 //   - GET /v1/status/ready: {"status":"ready"}, "booting" for a pod whose join was refused.
-//   - Authentication (Options.Username, Password and Users): a malformed Basic header is 400
+//   - Authentication (Security.Username, Password and Users: the server's Options for clusters
+//     made by Server.Cluster, or per cluster with Server.NewCluster): a malformed Basic header is 400
 //     "Malformed Authorization header", another scheme 400 "Unsupported Authorization method";
 //     with a user set, wrong credentials are 401 "Unauthorized", none on a user route 401
 //     "Forbidden (authentication is required)", none or a non-superuser on a superuser route
 //     (PUT/DELETE under /v1/brokers/{id}, node_config) 403 "Forbidden (superuser role
 //     required)"; health_overview and status/ready are public.
-//   - TLS (Options.TLS): every listener serves a certificate for 127.0.0.1, ::1 and localhost,
-//     signed by a CA made at Start (Server.CACertPEM); URLs and templates use https.
+//   - TLS (Security.TLS, likewise; Options.TLS also covers the shared listener and makes
+//     BrokerAddressTemplate https): the listeners serve a certificate for 127.0.0.1, ::1 and
+//     localhost, signed by a CA made at Start (Server.CACertPEM); their URLs use https. One
+//     server can thus run a TLS cluster with auth beside plain ones.
 //
 // # The cluster's life
 //

@@ -41,7 +41,7 @@ func (s *Server) listenCluster(c *Cluster) error {
 		}
 		c.adminPort = base
 		for ordinal, ln := range lns {
-			s.servers = append(s.servers, s.serveOn(ln, s.brokerHandler(c.Namespace, c.Name, ordinal)))
+			s.servers = append(s.servers, s.serveOn(ln, s.brokerHandler(c.Namespace, c.Name, ordinal), c.sec.TLS))
 		}
 		return nil
 	}
@@ -75,7 +75,11 @@ func (c *Cluster) brokerURLLocked(ordinal int, prefixed bool) string {
 	if prefixed || ordinal >= c.s.opts.PortsPerCluster {
 		return c.s.BrokerURL(c.Namespace, c.Name, ordinal)
 	}
-	return fmt.Sprintf("%s://127.0.0.1:%d", c.s.scheme, c.adminPort+ordinal)
+	scheme := "http"
+	if c.sec.TLS {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://127.0.0.1:%d", scheme, c.adminPort+ordinal)
 }
 
 // newTestTLS makes a CA and a server certificate for 127.0.0.1, ::1 and localhost signed by it.

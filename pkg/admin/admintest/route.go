@@ -91,7 +91,7 @@ func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req reque
 	if !s.applyFault(w, hr, call, fault) {
 		return
 	}
-	user, denied := s.authenticate(hr, routeLevel(req, hr.Method))
+	user, denied := c.authenticate(hr, routeLevel(req, hr.Method))
 	call.User = user
 	if denied != nil {
 		s.log(call, denied.status, fault.String())

@@ -49,6 +49,18 @@ type Options struct {
 	ReplicationFactor int
 }
 
+// Security is how one cluster's admin API is secured.
+type Security struct {
+	// Username and Password, when Username is set, turn admin_api_require_auth on with this
+	// superuser; see Cluster.authenticate for the answers.
+	Username, Password string
+	// Users are further users, who are not superusers: name to password.
+	Users map[string]string
+	// TLS serves the cluster's listeners over TLS with a certificate for 127.0.0.1, ::1 and
+	// localhost, signed by the server's CA (Server.CACertPEM).
+	TLS bool
+}
+
 // DefaultVersion is the version simulated brokers report unless told otherwise.
 const DefaultVersion = "v24.2.4"
 
@@ -133,11 +145,11 @@ func Start(opts Options) (*Server, error) {
 		closing:  make(chan struct{}),
 		clusters: make(map[clusterKey]*Cluster),
 	}
+	var err error
+	if s.tls, s.caPEM, err = newTestTLS(); err != nil {
+		return nil, err
+	}
 	if opts.TLS {
-		var err error
-		if s.tls, s.caPEM, err = newTestTLS(); err != nil {
-			return nil, err
-		}
 		s.scheme = "https"
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
@@ -146,26 +158,28 @@ func Start(opts Options) (*Server, error) {
 	}
 	s.ln = ln
 	s.url = s.scheme + "://" + ln.Addr().String()
-	s.http = s.serveOn(ln, http.HandlerFunc(s.serve))
+	s.http = s.serveOn(ln, http.HandlerFunc(s.serve), opts.TLS)
 	return s, nil
 }
 
-// serveOn serves h on ln, over TLS when the server has it.
-func (s *Server) serveOn(ln net.Listener, h http.Handler) *http.Server {
+// serveOn serves h on ln, over TLS if asked.
+func (s *Server) serveOn(ln net.Listener, h http.Handler, useTLS bool) *http.Server {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quietLog}
-	if s.tls != nil {
+	if useTLS {
 		ln = tls.NewListener(ln, s.tls)
 	}
 	go func() { _ = srv.Serve(ln) }()
 	return srv
 }
 
-// CACertPEM is the CA that signed the listeners' certificate with Options.TLS, nil without.
+// CACertPEM is the CA that signed the certificate of every TLS listener, made at Start.
 func (s *Server) CACertPEM() []byte { return s.caPEM }
 
 // BrokerAddressTemplate is the admin-address template that points the operator at each broker's
-// own listener: SCHEME://127.0.0.1:{{add .Port .Ordinal}}. It works for a BrokerCluster whose
-// spec.adminAPI.port is its simulated cluster's AdminPort.
+// own listener: SCHEME://127.0.0.1:{{add .Port .Ordinal}}, https with Options.TLS. It works for a
+// BrokerCluster whose spec.adminAPI.port is its simulated cluster's AdminPort. (A cluster made TLS
+// by NewCluster needs https: the operator switches to it for a BrokerCluster with
+// spec.adminAPI.tls.)
 func (s *Server) BrokerAddressTemplate() string {
 	return s.scheme + "://127.0.0.1:{{add .Port .Ordinal}}"
 }
@@ -185,16 +199,34 @@ func (s *Server) BrokerURL(namespace, name string, ordinal int) string {
 	return fmt.Sprintf("%s/%s/%s/%d", s.url, namespace, name, ordinal)
 }
 
-// Cluster returns the cluster namespace/name, creating it on first use.
+// Cluster returns the cluster namespace/name, creating it on first use with the server's
+// Options for security.
 func (s *Server) Cluster(namespace, name string) *Cluster {
+	c, _ := s.cluster(namespace, name, Security{Username: s.opts.Username, Password: s.opts.Password, Users: s.opts.Users, TLS: s.opts.TLS}, false)
+	return c
+}
+
+// NewCluster creates the cluster namespace/name secured as sec says, whatever the server's
+// Options; it fails if the cluster exists already.
+func (s *Server) NewCluster(namespace, name string, sec Security) (*Cluster, error) {
+	if sec.Username == "" && sec.Password != "" {
+		return nil, errors.New("admintest: password given without a username")
+	}
+	return s.cluster(namespace, name, sec, true)
+}
+
+func (s *Server) cluster(namespace, name string, sec Security, mustBeNew bool) (*Cluster, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := clusterKey{namespace, name}
 	if c := s.clusters[key]; c != nil {
-		return c
+		if mustBeNew {
+			return nil, fmt.Errorf("admintest: cluster %s/%s exists already", namespace, name)
+		}
+		return c, nil
 	}
 	c := &Cluster{
-		s: s, Namespace: namespace, Name: name,
+		s: s, Namespace: namespace, Name: name, sec: sec,
 		drainTime:    s.opts.DrainTime,
 		rf:           s.opts.ReplicationFactor,
 		nextNodeID:   firstNodeID,
@@ -207,10 +239,13 @@ func (s *Server) Cluster(namespace, name string) *Cluster {
 		brokerFaults: make(map[int]*faultSlot),
 	}
 	if err := s.listenCluster(c); err != nil {
+		if mustBeNew {
+			return nil, err
+		}
 		panic(err)
 	}
 	s.clusters[key] = c
-	return c
+	return c, nil
 }
 
 // SetFault sets the fault for every broker of every cluster; the zero Fault clears it.

@@ -307,3 +307,33 @@ func TestAdvertiseLoopbackNeverNamesThePod(t *testing.T) {
 		t.Errorf("NodeConfig(1) = %+v, %v; node_config still tells the ID", nc, err)
 	}
 }
+
+func TestOneSecureClusterBesidePlainOnes(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	plain := s.Cluster("ns", "plain")
+	secure, err := s.NewCluster("ns", "secure", admintest.Security{TLS: true, Username: "admin", Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.NewCluster("ns", "secure", admintest.Security{}); err == nil {
+		t.Error("NewCluster of an existing cluster succeeded")
+	}
+	if s.Cluster("ns", "secure") != secure {
+		t.Error("Cluster did not return the secure cluster")
+	}
+	joinAll(plain, 2)
+	ids := joinAll(secure, 2)
+	if !strings.HasPrefix(secure.URLs(1)[0], "https://") || !strings.HasPrefix(plain.URLs(1)[0], "http://") {
+		t.Fatalf("URLs %v %v", secure.URLs(1), plain.URLs(1))
+	}
+	if _, err := clientFor(t, plain, 2).Brokers(context.Background()); err != nil {
+		t.Errorf("plain cluster: %v", err)
+	}
+	if err := clientFor(t, secure, 2).EnableMaintenance(context.Background(), ids[1]); err != nil {
+		t.Errorf("secure cluster with its config: %v", err)
+	}
+	noCreds, _ := admin.NewClient(admin.Config{URLs: secure.URLs(2), CACertPEM: s.CACertPEM()})
+	if err := noCreds.DisableMaintenance(context.Background(), ids[1]); !errors.Is(err, admin.ErrForbidden) {
+		t.Errorf("secure cluster without credentials: %v, want 403", err)
+	}
+}
