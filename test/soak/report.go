@@ -1,0 +1,99 @@
+package soak
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// FaultStats is what one kind of fault did over a run.
+type FaultStats struct {
+	Kind string
+	// What says what the fault does.
+	What string
+	// Injected counts the injections; Notes are what each reported (the first few are shown).
+	Injected int
+	Notes    []string
+	// Converge are the times, after each injection, until the steps then in progress converged.
+	Converge []time.Duration
+}
+
+// Result is one run of the soak.
+type Result struct {
+	Mode    string
+	Command string
+	Seed    uint64
+	Started time.Time
+	Took    time.Duration
+
+	Clusters, Steps, Decommissions, ScaleUps int
+	// Reads counts the reconciles whose reads were judged; StaleReads those older than the
+	// process's own finished write.
+	Reads, StaleReads                          int
+	DoubleDecommissions, Untargeted, LeftEarly int
+	Stuck                                      int
+	Requests                                   map[string]int
+	Relists, Gone, WatchesCut                  int
+	LeaderChanges, OperatorStarts              int
+	StepP50, StepP99, StepMax                  time.Duration
+	Faults                                     []FaultStats
+}
+
+// Violations sums what must never happen.
+func (r Result) Violations() int {
+	return r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck
+}
+
+// TotalRequests sums Requests.
+func (r Result) TotalRequests() int {
+	n := 0
+	for _, c := range r.Requests {
+		n += c
+	}
+	return n
+}
+
+// WriteReport writes a run as markdown: the command and seed, the counts, and one row per fault
+// kind.
+func WriteReport(w io.Writer, r Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run: %s mode, seed %d, started %s, took %s.\n\n", r.Mode, r.Seed, r.Started.UTC().Format(time.RFC3339), r.Took.Round(time.Second))
+	fmt.Fprintf(&b, "```sh\n%s\n```\n\n", r.Command)
+	b.WriteString("| what | count |\n| --- | --- |\n")
+	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
+	row("BrokerClusters", r.Clusters)
+	row("scaling steps converged", r.Steps)
+	row("decommissions (scale-down by one broker)", r.Decommissions)
+	row("scale-ups", r.ScaleUps)
+	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))
+	row("**stale reads** (of reconciles judged)", fmt.Sprintf("**%d** (of %d)", r.StaleReads, r.Reads))
+	row("**double decommissions**", fmt.Sprintf("**%d**", r.DoubleDecommissions))
+	row("**untargeted decommissions**", fmt.Sprintf("**%d**", r.Untargeted))
+	row("**brokers that left early**", fmt.Sprintf("**%d**", r.LeftEarly))
+	row("**stuck clusters**", fmt.Sprintf("**%d**", r.Stuck))
+	var verbs []string
+	for _, v := range Verbs {
+		if n := r.Requests[v]; n > 0 {
+			verbs = append(verbs, fmt.Sprintf("%s %d", v, n))
+		}
+	}
+	row("operator API requests", fmt.Sprintf("%d (%s)", r.TotalRequests(), strings.Join(verbs, ", ")))
+	row("relists seen (listings beyond each informer's first)", r.Relists)
+	row("410 Gone seen by the operator", r.Gone)
+	row("watch streams cut", r.WatchesCut)
+	row("leader changes (Lease holder)", r.LeaderChanges)
+	row("operator processes started", r.OperatorStarts)
+	b.WriteString("\n| fault | injected | converge after p50 / p99 / max | what it does | what it did (first) |\n| --- | --- | --- | --- | --- |\n")
+	for _, f := range r.Faults {
+		note := ""
+		if len(f.Notes) > 0 {
+			note = f.Notes[0]
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s / %s / %s | %s | %s |\n", f.Kind, f.Injected,
+			Quantile(f.Converge, 0.5).Round(time.Millisecond), Quantile(f.Converge, 0.99).Round(time.Millisecond), Quantile(f.Converge, 1).Round(time.Millisecond),
+			strings.ReplaceAll(f.What, "|", "/"), strings.ReplaceAll(note, "|", "/"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
