@@ -56,15 +56,25 @@ func injectWatchCut(ctx context.Context, h *harness) (string, error) {
 }
 
 func injectLeaderKill(ctx context.Context, h *harness) (string, error) {
-	// Wait for a decommission in progress, so that the standby must take it over.
+	// Wait (up to two fault intervals) for a decommission in progress, so that the standby must
+	// take it over.
 	var mid string
-	deadline := time.Now().Add(h.s.faultEvery * 2)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
+	deadline := time.NewTimer(h.s.faultEvery * 2)
+	defer deadline.Stop()
+wait:
+	for {
+		changed := h.world.changes()
 		if bc, ok := h.world.decommissioning(); ok {
 			mid = fmt.Sprintf(" while %s decommissioned node %s", bc.Name, nodeString(bc.Status.DecommissioningBroker))
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-deadline.C:
+			break wait
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	}
 	p := h.leader(30 * time.Second)
 	if p == nil {

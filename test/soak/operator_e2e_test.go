@@ -62,7 +62,7 @@ func (r *replica) supervise() {
 			r.mu.Unlock()
 			return
 		}
-		p, err := r.h.startProc(fmt.Sprintf("%s-%d", r.name, gen))
+		p, err := r.h.startProc(fmt.Sprintf("%s-%d", r.name, gen), nil)
 		if err != nil {
 			r.mu.Unlock()
 			r.h.fail("start operator %s: %v", r.name, err)
@@ -117,8 +117,9 @@ func (p *proc) signal(sig syscall.Signal) {
 	_ = p.cmd.Process.Signal(sig)
 }
 
-// startProc starts one operator process behind a fresh proxy, and reads its log as it goes.
-func (h *harness) startProc(name string) (*proc, error) {
+// startProc starts one operator process behind a fresh proxy, and reads its log as it goes. extra
+// flags override the harness's.
+func (h *harness) startProc(name string, extra []string) (*proc, error) {
 	proxy, err := StartProxy(h.cp.APIServerURL, h.upstream, h.s.lag, h.s.seed+uint64(h.procCount.Load()))
 	if err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (h *harness) startProc(name string) (*proc, error) {
 		proxy.Close()
 		return nil, err
 	}
-	p.cmd = exec.Command(h.binary, h.operatorFlags(kubeconfig)...)
+	p.cmd = exec.Command(h.binary, append(h.operatorFlags(kubeconfig), extra...)...)
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		proxy.Close()

@@ -38,6 +38,7 @@ type Proxy struct {
 	requests map[string]int // by verb
 	listings map[string]int // by resource: lists and watches with initial events
 	gone     int            // 410 Gone answers and watch events
+	leases   int            // requests to Leases: leader election
 	watches  map[*cutBody]struct{}
 	cuts     int
 }
@@ -50,6 +51,8 @@ type ProxyStats struct {
 	Listings map[string]int
 	// Gone counts 410 Gone answers, whole or inside a watch stream.
 	Gone int
+	// Leases counts the requests to Leases (leader election), of every verb.
+	Leases int
 	// WatchesCut counts the watch streams CutWatches ended.
 	WatchesCut int
 }
@@ -62,6 +65,9 @@ func (s ProxyStats) Total() int {
 	}
 	return n
 }
+
+// Work counts the requests that are neither watches nor leader election: what reconciles cost.
+func (s ProxyStats) Work() int { return s.Total() - s.Requests["watch"] - s.Leases }
 
 // Relists counts the listings beyond the first of each resource.
 func (s ProxyStats) Relists() int {
@@ -135,7 +141,7 @@ func (p *Proxy) CutWatches() int {
 func (p *Proxy) Stats() ProxyStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return ProxyStats{Requests: maps.Clone(p.requests), Listings: maps.Clone(p.listings), Gone: p.gone, WatchesCut: p.cuts}
+	return ProxyStats{Requests: maps.Clone(p.requests), Listings: maps.Clone(p.listings), Gone: p.gone, Leases: p.leases, WatchesCut: p.cuts}
 }
 
 // Close stops the listener and ends every open stream.
@@ -159,6 +165,9 @@ func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	p.requests[info.verb]++
 	if info.listing {
 		p.listings[info.resource]++
+	}
+	if info.resource == "leases" {
+		p.leases++
 	}
 	p.mu.Unlock()
 

@@ -97,3 +97,78 @@ func WriteReport(w io.Writer, r Result) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// ScaleRow is what one operator process, with one read strategy, cost at one number of clusters.
+type ScaleRow struct {
+	Clusters int
+	Strategy string
+	// BringUp is how long the size's new clusters took to be ready (on the size's first row).
+	BringUp time.Duration
+	// RSS and Heap (Go heap in use), in bytes, at the end of the quiet window.
+	RSS, Heap float64
+	// QuietPerMin is the requests per minute at steady state beyond watches and leader election.
+	QuietPerMin float64
+	// The busy phase: one scale-down of every cluster. Its requests (beyond watches and leader
+	// election), CPU seconds, duration, decommissions accepted by the brokers, reconcile
+	// durations (seconds, bucket upper bounds) and the deepest the workqueue got.
+	BusyRequests  int
+	BusyCPU       float64
+	Busy          time.Duration
+	Decommissions int
+	P50, P99      float64
+	MaxDepth      float64
+}
+
+// WriteScaleTable writes the growth table of the first strategy measured, then every strategy's
+// costs as ratios to the first's at the same size.
+func WriteScaleTable(w io.Writer, rows []ScaleRow) {
+	if len(rows) == 0 {
+		return
+	}
+	first := rows[0].Strategy
+	mib := func(b float64) string { return fmt.Sprintf("%.1f", b/(1<<20)) }
+	ms := func(s float64) string { return fmt.Sprintf("%.0f", s*1000) }
+	fmt.Fprintf(w, "Growth (%s):\n\n", first)
+	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | heap MiB | heap KiB per cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		if r.Strategy != first {
+			continue
+		}
+		perDecom := func(v float64) string {
+			if r.Decommissions == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", v/float64(r.Decommissions))
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %.1f | %.1f | %d | %s | %.1f | %s | %s / %s | %.0f | %s |\n",
+			r.Clusters, r.BringUp.Round(time.Second), mib(r.RSS), mib(r.Heap), r.Heap/1024/float64(r.Clusters), r.QuietPerMin,
+			r.BusyRequests, perDecom(float64(r.BusyRequests)), r.BusyCPU, perDecom(r.BusyCPU*1000), ms(r.P50), ms(r.P99), r.MaxDepth, r.Busy.Round(time.Second))
+	}
+	fmt.Fprintf(w, "\nRead strategies, as ratios to %s at the same size:\n\n", first)
+	fmt.Fprintln(w, "| clusters | strategy | quiet requests/min | busy requests | busy CPU | heap | RSS |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
+	base := map[int]ScaleRow{}
+	for _, r := range rows {
+		if r.Strategy == first {
+			base[r.Clusters] = r
+		}
+	}
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			if a == 0 {
+				return "1.00 (0 / 0)"
+			}
+			return fmt.Sprintf("%.0f / 0", a)
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	for _, r := range rows {
+		b, ok := base[r.Clusters]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Clusters, r.Strategy, ratio(r.QuietPerMin, b.QuietPerMin),
+			ratio(float64(r.BusyRequests), float64(b.BusyRequests)), ratio(r.BusyCPU, b.BusyCPU), ratio(r.Heap, b.Heap), ratio(r.RSS, b.RSS))
+	}
+}

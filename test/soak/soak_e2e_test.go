@@ -206,6 +206,8 @@ func TestSoak(t *testing.T) {
 	started := time.Now()
 	t.Logf("%s mode, seed %d (replay: %s)", mode, s.seed, commandLine(s.seed))
 	h := setUp(t, s)
+	h.replicas = []*replica{h.startReplica("a"), h.startReplica("b")}
+	t.Cleanup(h.stopOperators)
 
 	kinds := faultKinds()
 	var names []string
@@ -452,8 +454,6 @@ func setUp(t *testing.T, s settings) *harness {
 	}
 	t.Cleanup(func() { stopWorld(); h.world.shutdown() })
 
-	h.replicas = []*replica{h.startReplica("a"), h.startReplica("b")}
-	t.Cleanup(h.stopOperators)
 	return h
 }
 
