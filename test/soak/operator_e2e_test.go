@@ -126,7 +126,7 @@ func (h *harness) startProc(name string, extra []string) (*proc, error) {
 	}
 	proxy.SetLag(h.lagOn.Load())
 	kubeconfig := filepath.Join(h.dir, name+".kubeconfig")
-	if err := writeProxyKubeconfig(kubeconfig, proxy.URL(), h.token); err != nil {
+	if err := writeProxyKubeconfig(kubeconfig, proxy.URL(), proxy.CAPEM(), h.token); err != nil {
 		proxy.Close()
 		return nil, err
 	}
@@ -225,9 +225,9 @@ func (h *harness) leader(limit time.Duration) *proc {
 	}
 }
 
-func writeProxyKubeconfig(path, server, token string) error {
+func writeProxyKubeconfig(path, server string, caPEM []byte, token string) error {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["soak"] = &clientcmdapi.Cluster{Server: server}
+	cfg.Clusters["soak"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
 	cfg.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts["soak"] = &clientcmdapi.Context{Cluster: "soak", AuthInfo: "operator"}
 	cfg.CurrentContext = "soak"

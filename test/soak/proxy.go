@@ -3,12 +3,14 @@ package soak
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
+	"log"
 	"maps"
 	"math/rand/v2"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"sync"
@@ -20,13 +22,12 @@ import (
 	"github.com/broker-operator/broker-operator/test/race"
 )
 
-// Proxy stands between one operator process and the apiserver, on a plain http listener on
-// 127.0.0.1. The operator's bearer token passes through. It asks the apiserver for JSON, so that
+// Proxy stands between one operator process and the apiserver, on an https listener on
+// 127.0.0.1 with its own self-signed certificate (CAPEM). The operator's bearer token passes
+// through (client-go sends none over plain http). It asks the apiserver for JSON, so that
 // it can read the resourceVersion of each write's answer.
 type Proxy struct {
-	url    string
-	ln     net.Listener
-	srv    *http.Server
+	srv    *httptest.Server
 	writes *WriteLog
 
 	lag   race.Lag
@@ -86,13 +87,9 @@ func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
 	p := &Proxy{
-		url: "http://" + ln.Addr().String(), ln: ln, writes: NewWriteLog(),
-		lag: lag, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		writes: NewWriteLog(),
+		lag:    lag, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
 		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
 	}
 	rp := &httputil.ReverseProxy{
@@ -103,9 +100,13 @@ func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64
 		},
 		Transport:     roundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
 		FlushInterval: -1, // watch events go out as they come
+		// Errors reaching the apiserver are the faults at work; the operator sees them as 502s.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	p.srv = &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
+	p.srv = httptest.NewUnstartedServer(rp)
+	p.srv.EnableHTTP2 = true // as client-go talks to an apiserver
+	p.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	p.srv.StartTLS()
 	return p, nil
 }
 
@@ -113,8 +114,16 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// URL is the proxy's address, http://127.0.0.1:PORT.
-func (p *Proxy) URL() string { return p.url }
+// URL is the proxy's address, https://127.0.0.1:PORT.
+func (p *Proxy) URL() string { return p.srv.URL }
+
+// CAPEM is the certificate a client must trust to reach the proxy.
+func (p *Proxy) CAPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw})
+}
+
+// Client returns an http.Client that trusts the proxy.
+func (p *Proxy) Client() *http.Client { return p.srv.Client() }
 
 // Writes is the log of the process's successful writes.
 func (p *Proxy) Writes() *WriteLog { return p.writes }
@@ -147,7 +156,8 @@ func (p *Proxy) Stats() ProxyStats {
 // Close stops the listener and ends every open stream.
 func (p *Proxy) Close() {
 	p.CutWatches()
-	_ = p.srv.Close()
+	p.srv.CloseClientConnections()
+	p.srv.Close()
 }
 
 func (p *Proxy) delay() time.Duration {

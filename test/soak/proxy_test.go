@@ -51,7 +51,7 @@ func fakeAPIServer(t *testing.T, events chan string) *httptest.Server {
 	return srv
 }
 
-func do(t *testing.T, method, url string) *http.Response {
+func do(t *testing.T, p *Proxy, method, url string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(""))
 	if err != nil {
@@ -59,7 +59,7 @@ func do(t *testing.T, method, url string) *http.Response {
 	}
 	req.Header.Set("Authorization", "Bearer operator-token")
 	req.Header.Set("Accept", "application/vnd.kubernetes.protobuf")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := p.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestProxyCountsAndRecordsWrites(t *testing.T) {
 
 	base := p.URL() + "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters"
 	for _, u := range []string{base, base, base + "?watch=true&sendInitialEvents=true", base + "?watch=true&resourceVersion=1"} {
-		resp := do(t, http.MethodGet, u)
+		resp := do(t, p, http.MethodGet, u)
 		if strings.Contains(u, "watch") && resp.StatusCode == http.StatusOK {
 			resp.Body.Close() // a stream: the proxy's own end goes with it
 			continue
@@ -86,7 +86,7 @@ func TestProxyCountsAndRecordsWrites(t *testing.T) {
 		resp.Body.Close()
 	}
 	before := time.Now()
-	resp := do(t, http.MethodPatch, base+"/bc/status")
+	resp := do(t, p, http.MethodPatch, base+"/bc/status")
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 
@@ -117,7 +117,7 @@ func TestProxyCutsAndDelaysWatches(t *testing.T) {
 	}
 	defer p.Close()
 
-	resp := do(t, http.MethodGet, p.URL()+"/api/v1/namespaces/ns/pods?watch=true")
+	resp := do(t, p, http.MethodGet, p.URL()+"/api/v1/namespaces/ns/pods?watch=true")
 	defer resp.Body.Close()
 	lines := bufio.NewReader(resp.Body)
 	read := func() (string, time.Duration, error) {

@@ -15,6 +15,9 @@ type FaultStats struct {
 	// Injected counts the injections; Notes are what each reported (the first few are shown).
 	Injected int
 	Notes    []string
+	// Relists and Gone are the relists and 410 Gone answers the operator saw from the injection
+	// until the next fault.
+	Relists, Gone int
 	// Converge are the times, after each injection, until the steps then in progress converged.
 	Converge []time.Duration
 }
@@ -84,13 +87,13 @@ func WriteReport(w io.Writer, r Result) error {
 	row("watch streams cut", r.WatchesCut)
 	row("leader changes (Lease holder)", r.LeaderChanges)
 	row("operator processes started", r.OperatorStarts)
-	b.WriteString("\n| fault | injected | converge after p50 / p99 / max | what it does | what it did (first) |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n| fault | injected | relists / 410s after | converge after p50 / p99 / max | what it does | what it did (first) |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, f := range r.Faults {
 		note := ""
 		if len(f.Notes) > 0 {
 			note = f.Notes[0]
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s / %s / %s | %s | %s |\n", f.Kind, f.Injected,
+		fmt.Fprintf(&b, "| %s | %d | %d / %d | %s / %s / %s | %s | %s |\n", f.Kind, f.Injected, f.Relists, f.Gone,
 			Quantile(f.Converge, 0.5).Round(time.Millisecond), Quantile(f.Converge, 0.99).Round(time.Millisecond), Quantile(f.Converge, 1).Round(time.Millisecond),
 			strings.ReplaceAll(f.What, "|", "/"), strings.ReplaceAll(note, "|", "/"))
 	}

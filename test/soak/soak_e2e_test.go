@@ -136,6 +136,9 @@ type harness struct {
 	rngMu         sync.Mutex
 	rng           *rand.Rand
 
+	// relistsSeen and goneSeen are the totals at the last attribute call.
+	relistsSeen, goneSeen int
+
 	mu       sync.Mutex
 	procs    []*proc
 	reads    int
@@ -237,6 +240,7 @@ func TestSoak(t *testing.T) {
 		byName[k.name] = k
 	}
 	deadline := started.Add(s.maxDuration)
+	var last *FaultStats // the fault the relists seen since are put down to
 	for i := 0; ; i++ {
 		if time.Now().After(deadline) {
 			t.Logf("-max-duration %s reached: stopping with %d of %d faults injected", s.maxDuration, min(i, len(plan)), len(plan))
@@ -253,6 +257,8 @@ func TestSoak(t *testing.T) {
 			break
 		}
 		kind := plan[i%len(plan)] // past the plan: its rounds again, until enough decommissions
+		h.attribute(last)
+		last = stats[kind]
 		at := time.Now()
 		note, err := byName[kind].inject(h.ctx, h)
 		if err != nil {
@@ -267,6 +273,7 @@ func TestSoak(t *testing.T) {
 	}
 	stop.Store(true)
 	drivers.Wait()
+	h.attribute(last)
 	h.setLag(false)
 
 	// Judge, from the simulator's call log and the apiserver's objects.
@@ -364,6 +371,24 @@ func TestSoak(t *testing.T) {
 	if t.Failed() {
 		t.Logf("operator logs kept in %s", h.dir)
 	}
+}
+
+// attribute puts the relists and 410s the operator's proxies counted since the last call down to
+// f, the fault injected then.
+func (h *harness) attribute(f *FaultStats) {
+	relists, gone := 0, 0
+	h.mu.Lock()
+	for _, p := range h.procs {
+		st := p.proxy.Stats()
+		relists += st.Relists()
+		gone += st.Gone
+	}
+	h.mu.Unlock()
+	if f != nil {
+		f.Relists += relists - h.relistsSeen
+		f.Gone += gone - h.goneSeen
+	}
+	h.relistsSeen, h.goneSeen = relists, gone
 }
 
 // decommissionCalls counts the decommission requests the brokers accepted so far, for the fault
