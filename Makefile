@@ -26,7 +26,7 @@ unit: ## Unit tests, with the race detector.
 
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
-	$(GO) test -race -tags e2e -timeout 30m ./test/...
+	$(GO) test -race -tags e2e -timeout 30m ./test/... ./examples/...
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (first time: 10-25 min).
@@ -46,6 +46,10 @@ verify: ## Generated code, go.mod tidiness, formatting and vet.
 .PHONY: bench
 bench: ## Write-back store benchmarks against the plain informer and MutationCache, printed side by side as ratios.
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
+
+.PHONY: bench-peers
+bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver (separate module bench/peers; see docs/peers.md).
+	cd bench/peers && $(GO) run . $(PEERS_FLAGS)
 
 .PHONY: help
 help:
