@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
@@ -196,6 +197,7 @@ type crStrategy struct {
 }
 
 func (s *crStrategy) start(ctx context.Context, cfg *rest.Config, namespaces []string) error {
+	crlog.SetLogger(klog.Background())
 	opts := crcache.Options{Scheme: clientgoscheme.Scheme}
 	if s.perNamespace {
 		opts.DefaultNamespaces = map[string]crcache.Config{}
