@@ -86,7 +86,7 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32) (a
 		return nil, err
 	}
 	if a.requests != nil {
-		client = countingAdminClient{client: client, requests: a.requests}
+		client = countingAdminClient{Client: client, requests: a.requests}
 	}
 	a.clients[key] = cachedAdminClient{urls: joined, client: client}
 	return client, nil

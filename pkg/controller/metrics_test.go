@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -23,7 +28,7 @@ func TestMetricsExportZerosFromTheStart(t *testing.T) {
 		"broker_operator_reconciles_total":     3,
 		"broker_operator_decisions_total":      len(decisionKinds),
 		"broker_operator_guard_fired_total":    2,
-		"broker_operator_admin_requests_total": len(adminOperations) * len(adminResults),
+		"broker_operator_admin_requests_total": len(adminOperations), // each with result="success"
 		// A histogram without labels is one series from the start.
 		"broker_operator_reconcile_duration_seconds": 1,
 	}
@@ -79,7 +84,7 @@ func TestReconcileDurationIsObservedOnTheControllersClock(t *testing.T) {
 func TestAdminRequestsAreCounted(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	h.bringUp(3)
-	listed := h.adminRequests(adminOpBrokers, resultSuccess)
+	listed := h.adminRequests("brokers", resultSuccess)
 	if listed == 0 {
 		t.Fatal("bringing the cluster up listed no brokers through the admin API")
 	}
@@ -89,10 +94,10 @@ func TestAdminRequestsAreCounted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, want := h.adminRequests(adminOpDecommission, resultSuccess), float64(len(h.decommissionCalls())); got != want || got == 0 {
+	if got, want := h.adminRequests("decommission", resultSuccess), float64(len(h.decommissionCalls())); got != want || got == 0 {
 		t.Fatalf("counted %v successful decommissions, the simulator received %v", got, want)
 	}
-	if h.adminRequests(adminOpBrokers, resultSuccess) <= listed {
+	if h.adminRequests("brokers", resultSuccess) <= listed {
 		t.Fatal("the scale-down's broker listings were not counted")
 	}
 }
@@ -104,11 +109,11 @@ func TestAdminResult(t *testing.T) {
 		want string
 	}{
 		{nil, resultSuccess},
-		{&admin.Error{Op: "decommission broker 1", Kind: admin.ErrBrokerNotFound}, "not_found"},
+		{&admin.Error{Op: "decommission broker 1", Kind: admin.ErrBrokerNotFound}, "broker_not_found"},
 		{&admin.Error{Kind: admin.ErrAlreadyDecommissioned}, "already_decommissioned"},
 		{&admin.Error{Kind: admin.ErrNotDecommissioning}, "not_decommissioning"},
 		{&admin.Error{Kind: admin.ErrUnavailable, StatusCode: 503}, "unavailable"},
-		{&admin.Error{Kind: admin.ErrUnauthorized, StatusCode: 401}, "unauthorized"},
+		{&admin.Error{Kind: admin.ErrForbidden, StatusCode: 403}, "forbidden"},
 		{&admin.Error{Kind: admin.ErrBadResponse}, "bad_response"},
 		{&admin.Error{Err: context.Canceled}, "canceled"},
 		{fmt.Errorf("wrapped: %w", &admin.Error{Err: context.DeadlineExceeded}), "canceled"},
@@ -118,15 +123,85 @@ func TestAdminResult(t *testing.T) {
 			t.Errorf("adminResult(%v) = %s, want %s", tc.err, got, tc.want)
 		}
 	}
-	for _, k := range adminResultKinds {
-		found := false
-		for _, r := range adminResults {
-			found = found || r == k.label
+}
+
+// Every admin.Client method is counted, under its own operation label (the method's name in
+// snake_case), so that a method added to the interface cannot pass uncounted.
+func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
+	sim := admintest.NewServer(admintest.Options{})
+	defer sim.Close()
+	tmpl, err := admin.ParseAddressTemplate(sim.AddressTemplate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, err := tmpl.URLs(testNamespace, testName, 1, 9644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := admin.NewClient(admin.Config{URLs: urls, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	m := newMetrics(reg)
+	client := reflect.ValueOf(countingAdminClient{Client: inner, requests: m.adminRequests})
+	iface := reflect.TypeFor[admin.Client]()
+	if iface.NumMethod() != len(adminOperations) {
+		t.Errorf("admin.Client has %d methods, adminOperations names %d", iface.NumMethod(), len(adminOperations))
+	}
+	for i := range iface.NumMethod() {
+		method := iface.Method(i)
+		args := []reflect.Value{reflect.ValueOf(context.Background())}
+		for j := 1; j < method.Type.NumIn(); j++ {
+			args = append(args, reflect.Zero(method.Type.In(j)))
 		}
-		if !found {
-			t.Errorf("result %q is not exported as a zero", k.label)
+		before := adminRequestsTotal(t, reg)
+		client.MethodByName(method.Name).Call(args)
+		op := snakeCase(method.Name)
+		if !slices.Contains(adminOperations, op) {
+			t.Errorf("%s: operation %q is not in adminOperations", method.Name, op)
+		}
+		if got := adminRequestsTotal(t, reg); got[op] != before[op]+1 {
+			t.Errorf("calling %s counted %v under operation %q, want 1", method.Name, got[op]-before[op], op)
 		}
 	}
+}
+
+// adminRequestsTotal sums admin_requests_total by operation.
+func adminRequestsTotal(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "broker_operator_admin_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operation" {
+					out[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
+}
+
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func (h *harness) adminRequests(op, result string) float64 {
