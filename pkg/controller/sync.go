@@ -70,7 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	pods := podsByOrdinal(podList, bc.Name)
 
 	obs, view, adminErr := c.observe(ctx, bc, pods)
-	s := decide(obs)
+	s := explainWait(decide(obs), adminErr)
 	return c.act(ctx, nc, bc, s, pods, view, adminErr)
 }
 
@@ -88,10 +88,17 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
 	}
+	// The named Secrets are read on every reconcile, so that a missing or malformed one shows
+	// as soon as it is named, not first in the middle of a scale-down.
+	sec, err := c.readAdminSecurity(ctx, bc)
+	if err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if !needsAdmin(bc, pods) {
 		return o, nil, nil
 	}
-	client, err := c.admin.forCluster(bc, st.CurrentReplicas)
+	client, err := c.admin.forCluster(bc, st.CurrentReplicas, sec)
 	if err != nil {
 		o.AdminUnavailable = true
 		return o, nil, err
