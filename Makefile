@@ -27,7 +27,7 @@ unit: ## Unit tests, with the race detector.
 
 .PHONY: charts
 charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint.
-	cd hack/chartcheck && $(GO) test ./...
+	cd hack/chartcheck && $(GO) test -count=1 ./...
 
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
