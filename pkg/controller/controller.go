@@ -26,6 +26,7 @@ type Controller struct {
 	caches  map[string]*namespaceCache
 	queue   workqueue.TypedRateLimitingInterface[string]
 	admin   *adminClients
+	drains  *drainTracker
 	metrics *metrics
 }
 
@@ -52,6 +53,7 @@ func NewController(cfg Config) (*Controller, error) {
 			config:   admin.Config{Timeout: cfg.AdminTimeout},
 			clients:  map[string]cachedAdminClient{},
 		},
+		drains:  &drainTracker{drains: map[string]*drainProgress{}},
 		metrics: newMetrics(cfg.Registerer),
 	}
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)
