@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
@@ -58,7 +59,8 @@ func (v brokerView) membership(id int32) membership {
 // client keeps starting with the broker that answered last.
 type adminClients struct {
 	template *admin.AddressTemplate
-	config   admin.Config // Timeout and the like; URLs are filled per cluster
+	config   admin.Config           // Timeout and the like; URLs are filled per cluster
+	requests *prometheus.CounterVec // admin_requests_total; nil: calls are not counted
 
 	mu      sync.Mutex
 	clients map[string]cachedAdminClient
@@ -96,6 +98,9 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, se
 	client, err := admin.NewClient(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if a.requests != nil {
+		client = countingAdminClient{Client: client, requests: a.requests}
 	}
 	a.clients[key] = cachedAdminClient{urls: joined, client: client}
 	return client, nil
