@@ -107,7 +107,7 @@ func StartRealNode(ctx context.Context, opts RealNodeOptions) (*RealNode, error)
 
 func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 	dir := n.Dir
-	for _, d := range []string{n.LogDir, filepath.Join(dir, "cni", "net.d"), filepath.Join(dir, "pod-logs")} {
+	for _, d := range []string{n.LogDir, filepath.Join(dir, "cni", "net.d"), podLogsDir(dir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
@@ -364,27 +364,38 @@ func (n *RealNode) stop(keepLogs bool) error {
 		if n.processes["kubelet"] != nil && n.admin != nil {
 			errs = append(errs, n.deleteAllPods())
 		}
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for _, name := range n.order {
-			if name == "containerd" || name == "kube-controller-manager" {
-				continue
-			}
-			wg.Go(func() {
-				err := n.processes[name].stop()
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		if p := n.processes["containerd"]; p != nil {
-			errs = append(errs, p.stop())
+		// The apiserver's clients go first, together, then the apiserver, etcd and containerd:
+		// an apiserver with clients still attached waits for them and outlasts its grace.
+		for _, group := range [][]string{{"kube-proxy", "kubelet", "kwok", "kube-scheduler"}, {"kube-apiserver"}, {"etcd"}, {"containerd"}} {
+			errs = append(errs, n.stopAll(group))
 		}
 		errs = append(errs, cleanRun(n.Dir, n.state, keepLogs))
 		n.stopErr = errors.Join(errs...)
 	})
 	return n.stopErr
+}
+
+// stopAll stops the named components that were started, at once.
+func (n *RealNode) stopAll(names []string) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, name := range names {
+		p := n.processes[name]
+		if p == nil {
+			continue
+		}
+		wg.Go(func() {
+			err := p.stop()
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // deleteAllPods force-deletes every Pod and waits until the kubelet has stopped the real node's

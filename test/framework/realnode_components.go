@@ -152,7 +152,7 @@ func kubeletConfig(dir string, p *pki, r *realNodePKI) ([]byte, error) {
 			"x509":      map[string]any{"clientCAFile": p.caFile},
 		},
 		"authorization":               map[string]any{"mode": "AlwaysAllow"},
-		"podLogsDir":                  filepath.Join(dir, "pod-logs"),
+		"podLogsDir":                  podLogsDir(dir),
 		"failSwapOn":                  false,
 		"resolvConf":                  "",
 		"imageGCHighThresholdPercent": 100,
@@ -161,6 +161,9 @@ func kubeletConfig(dir string, p *pki, r *realNodePKI) ([]byte, error) {
 		"registerNode":                true,
 	}, "", "  ")
 }
+
+// podLogsDir is inside the log directory, so a failed run keeps the containers' logs too.
+func podLogsDir(dir string) string { return filepath.Join(dir, "logs", "pods") }
 
 func kubeletArgs(dir, config, kubeconfig string) []string {
 	return []string{

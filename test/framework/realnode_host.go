@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -256,7 +257,8 @@ func cleanRun(dir string, state *hostState, keepLogs bool) error {
 	return errors.Join(errs...)
 }
 
-// killShims kills the containerd shims of dir's containerd: they outlive containerd on purpose.
+// killShims kills the shims of dir's containerd: they outlive containerd on purpose. They are found
+// by their pid files and by the containerd socket on their command line, which names this run.
 func killShims(dir string) {
 	pidFiles, _ := filepath.Glob(filepath.Join(dir, "containerd", "state", "io.containerd.runtime.v2.task", "*", "*", "shim.pid"))
 	for _, f := range pidFiles {
@@ -265,6 +267,19 @@ func killShims(dir string) {
 			continue
 		}
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 1 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	socket := []byte("\x00" + containerdSocket(dir) + "\x00")
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid <= 1 {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0])), "containerd-shim") &&
+			bytes.Contains(append(cmdline, 0), socket) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
