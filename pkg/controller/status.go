@@ -22,8 +22,12 @@ const (
 	ReasonScalingDown         = "ScalingDown"
 	ReasonSteady              = "Steady"
 	ReasonAdminAPIUnavailable = "AdminAPIUnavailable"
-	ReasonBrokerIDUnknown     = "BrokerIDUnknown"
-	ReasonAsExpected          = "AsExpected"
+	// ReasonAdminAPIUnauthorized: the brokers answered 401 or 403.
+	ReasonAdminAPIUnauthorized = "AdminAPIUnauthorized"
+	// ReasonAdminAPIForbidden: the brokers answered 403: the user is not a superuser.
+	ReasonAdminAPIForbidden = "AdminAPIForbidden"
+	ReasonBrokerIDUnknown   = "BrokerIDUnknown"
+	ReasonAsExpected        = "AsExpected"
 )
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -33,9 +37,10 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	st := *bc.Status.DeepCopy()
 	at := metav1.NewTime(now)
 	if s.Kind == stepWaitAdmin {
+		reason, message := adminProblem(adminErr)
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonAdminAPIUnavailable,
-			Message: fmt.Sprintf("the brokers' admin API did not answer: %v", adminErr), ObservedGeneration: bc.Generation, LastTransitionTime: at,
+			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason,
+			Message: message, ObservedGeneration: bc.Generation, LastTransitionTime: at,
 		})
 		return st
 	}
@@ -47,9 +52,14 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	desired := bc.Spec.Replicas
 
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
+	if adminErr != nil && waitsOnAdmin(adminErr) {
+		// A step that did not need the admin API went ahead (a scale-up); the problem stays shown.
+		degraded.Status = metav1.ConditionTrue
+		degraded.Reason, degraded.Message = adminProblem(adminErr)
+	}
 	if s.Kind == stepWaitBrokerID {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
-		degraded.Message = fmt.Sprintf("no broker ID is known for pod ordinal %d", current-1)
+		degraded.Message = fmt.Sprintf("cannot tell which broker pod %s-%d runs: its /v1/node_config did not answer and no member advertises its name; unknown is not absent, so its broker is not skipped and the scale-down waits", bc.Name, current-1)
 	}
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
 		Message: fmt.Sprintf("%d brokers, as desired", current)}

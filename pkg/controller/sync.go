@@ -70,7 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	pods := podsByOrdinal(podList, bc.Name)
 
 	obs, view, adminErr := c.observe(ctx, bc, pods)
-	s := decide(obs)
+	s := explainWait(decide(obs), adminErr)
 	return c.act(ctx, nc, bc, s, pods, view, adminErr)
 }
 
@@ -88,10 +88,17 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
 	}
+	// The named Secrets are read on every reconcile, so that a missing or malformed one shows
+	// as soon as it is named, not first in the middle of a scale-down.
+	sec, err := c.readAdminSecurity(ctx, bc)
+	if err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if !needsAdmin(bc, pods) {
 		return o, nil, nil
 	}
-	client, err := c.admin.forCluster(bc, st.CurrentReplicas)
+	client, err := c.admin.forCluster(bc, st.CurrentReplicas, sec)
 	if err != nil {
 		o.AdminUnavailable = true
 		return o, nil, err
@@ -102,21 +109,19 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 		return o, nil, err
 	}
 	view := newBrokerView(bc.Name, list)
+	victimOrdinal := -1
+	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
+		victimOrdinal = int(o.Victim.Ordinal)
+	}
+	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if o.Decommissioning != nil {
 		o.Target = view.membership(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
-		o.Victim.Status = memberAbsent
-		if b, ok := view.byOrdinal[int(o.Victim.Ordinal)]; ok {
-			o.Victim.ID, o.Victim.IDKnown = int32(b.NodeID), true
-			o.Victim.Status = view.membership(o.Victim.ID)
-		} else if pod := pods[int(o.Victim.Ordinal)]; pod != nil {
-			// The list no longer names this pod's broker: fall back to the ID recorded on the pod.
-			if id, ok := podNodeID(pod); ok {
-				o.Victim.ID, o.Victim.IDKnown = id, true
-				o.Victim.Status = view.membership(id)
-			}
-		}
+		o.Victim = victimOf(o.Victim.Ordinal, view)
 	}
 	return o, &view, nil
 }
@@ -175,8 +180,11 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc()
 	case stepFinish:
 		current, decommissioning = current-1, nil
-	case stepRecommission, stepCancel:
+	case stepCancel:
 		decommissioning = nil
+		// stepRecommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
+		// state transition), so B is cleared only once the admin API lists the broker as active
+		// again (stepCancel) or it has left (stepFinish).
 	}
 	c.record(ctx, bc, s)
 
@@ -213,7 +221,7 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		}
 	}
 	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID:
+	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission:
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil
