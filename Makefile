@@ -34,7 +34,7 @@ NODE_E2E := ./test/node
 
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, the quick race experiment, then e2e-node.
-	$(GO) test -race -tags e2e -timeout 30m $$($(GO) list -tags e2e ./test/... | grep -v '/test/node$$')
+	$(GO) test -race -tags e2e -timeout 30m $$($(GO) list -tags e2e ./test/... ./examples/... | grep -v '/test/node$$')
 	$(MAKE) e2e-node
 
 .PHONY: e2e-node
@@ -62,6 +62,10 @@ verify: ## Generated code, go.mod tidiness, formatting and vet.
 .PHONY: bench
 bench: ## Write-back store benchmarks against the plain informer and MutationCache, printed side by side as ratios.
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
+
+.PHONY: bench-peers
+bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver (separate module bench/peers; see docs/peers.md).
+	cd bench/peers && $(GO) run . $(PEERS_FLAGS)
 
 .PHONY: help
 help:
