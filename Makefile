@@ -15,18 +15,23 @@ image: ## The operator's OCI image tar, built without a container engine or a pu
 
 .PHONY: run
 run: ## A local control plane on 127.0.0.1 with the operator and simulated brokers; Ctrl-C stops it.
+	@echo "[make run] compiling hack/localrun (a few minutes the first time, while Go fills its build cache)" >&2
 	$(GO) run ./hack/localrun
 
 .PHONY: test
-test: unit e2e ## Every test: unit tests, then the tests against a real control plane.
+test: unit charts e2e ## Every test: unit tests, the Helm chart's, then the tests against a real control plane.
 
 .PHONY: unit
 unit: ## Unit tests, with the race detector.
 	$(GO) test -race ./...
 
+.PHONY: charts
+charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint.
+	cd hack/chartcheck && $(GO) test -count=1 ./...
+
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
-	$(GO) test -race -tags e2e -timeout 30m ./test/...
+	$(GO) test -race -tags e2e -timeout 30m ./test/... ./examples/...
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (first time: 10-25 min).
@@ -40,12 +45,17 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 verify: ## Generated code, go.mod tidiness, formatting and vet.
 	hack/verify-codegen.sh
 	$(GO) mod tidy -diff
+	cd hack/chartcheck && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 .PHONY: bench
 bench: ## Write-back store benchmarks against the plain informer and MutationCache, printed side by side as ratios.
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
+
+.PHONY: bench-peers
+bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver (separate module bench/peers; see docs/peers.md).
+	cd bench/peers && $(GO) run . $(PEERS_FLAGS)
 
 .PHONY: help
 help:

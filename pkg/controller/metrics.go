@@ -16,11 +16,20 @@ const (
 	guardPrecondition = "precondition"
 )
 
+// decisionKinds are the steps counted by decisions_total, exported as zeros from the start so
+// that dashboards show a rate of 0 rather than no data.
+var decisionKinds = []stepKind{
+	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
+	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
+}
+
 // metrics are the controller's own Prometheus metrics.
 type metrics struct {
-	reconciles *prometheus.CounterVec // by result
-	decisions  *prometheus.CounterVec // by step kind
-	guardFired *prometheus.CounterVec // by guard
+	reconciles        *prometheus.CounterVec // by result
+	reconcileDuration prometheus.Histogram
+	decisions         *prometheus.CounterVec // by step kind
+	guardFired        *prometheus.CounterVec // by guard
+	adminRequests     *prometheus.CounterVec // by operation and result
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -29,6 +38,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "reconciles_total",
 			Help: "BrokerCluster reconciles by result: success, requeue (waiting on brokers) or error.",
 		}, []string{"result"}),
+		reconcileDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "broker_operator", Name: "reconcile_duration_seconds",
+			Help: "Time one BrokerCluster reconcile takes, admin API calls included.",
+			// 1ms to about 16s: a reconcile may wait on an admin call up to --admin-timeout.
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "broker_operator", Name: "decisions_total",
 			Help: "Scaling decisions by kind (the step a reconcile took).",
@@ -37,28 +52,45 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "guard_fired_total",
 			Help: "Times a guard stopped a decision made on a stale read: admin_check (broker already gone or draining) or precondition (Conflict on the status write).",
 		}, []string{"guard"}),
-	}
-	for _, g := range []string{guardAdminCheck, guardPrecondition} {
-		m.guardFired.WithLabelValues(g) // export zeros
+		adminRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "broker_operator", Name: "admin_requests_total",
+			Help: "Calls to the brokers' admin API by operation and result: success, the kind of error (e.g. already_decommissioned, unavailable, bad_response), canceled (the reconcile ended) or error.",
+		}, []string{"operation", "result"}),
 	}
 	if reg != nil {
 		m.reconciles = register(reg, m.reconciles)
+		m.reconcileDuration = register(reg, m.reconcileDuration)
 		m.decisions = register(reg, m.decisions)
 		m.guardFired = register(reg, m.guardFired)
+		m.adminRequests = register(reg, m.adminRequests)
+	}
+	// Export zeros, so that rates start at 0 instead of appearing with the first event.
+	for _, r := range []string{resultSuccess, resultRequeue, resultError} {
+		m.reconciles.WithLabelValues(r)
+	}
+	for _, k := range decisionKinds {
+		m.decisions.WithLabelValues(string(k))
+	}
+	for _, g := range []string{guardAdminCheck, guardPrecondition} {
+		m.guardFired.WithLabelValues(g)
+	}
+	for _, op := range adminOperations {
+		m.adminRequests.WithLabelValues(op, resultSuccess)
 	}
 	return m
 }
 
 // register registers c, or returns the collector already registered under its name.
-func register(reg prometheus.Registerer, c *prometheus.CounterVec) *prometheus.CounterVec {
-	if err := reg.Register(c); err != nil {
-		var already prometheus.AlreadyRegisteredError
-		if errors.As(err, &already) {
-			if existing, ok := already.ExistingCollector.(*prometheus.CounterVec); ok {
-				return existing
-			}
-		}
-		panic(err)
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	err := reg.Register(c)
+	if err == nil {
+		return c
 	}
-	return c
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(err)
 }

@@ -24,8 +24,10 @@ const (
 	ReasonAdminAPIUnavailable = "AdminAPIUnavailable"
 	// ReasonAdminAPIUnauthorized: the brokers answered 401 or 403.
 	ReasonAdminAPIUnauthorized = "AdminAPIUnauthorized"
-	ReasonBrokerIDUnknown      = "BrokerIDUnknown"
-	ReasonAsExpected           = "AsExpected"
+	// ReasonAdminAPIForbidden: the brokers answered 403: the user is not a superuser.
+	ReasonAdminAPIForbidden = "AdminAPIForbidden"
+	ReasonBrokerIDUnknown   = "BrokerIDUnknown"
+	ReasonAsExpected        = "AsExpected"
 )
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -57,7 +59,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	}
 	if s.Kind == stepWaitBrokerID {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
-		degraded.Message = fmt.Sprintf("no broker ID is known for pod ordinal %d", current-1)
+		degraded.Message = fmt.Sprintf("cannot tell which broker pod %s-%d runs: its /v1/node_config did not answer and no member advertises its name; unknown is not absent, so its broker is not skipped and the scale-down waits", bc.Name, current-1)
 	}
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
 		Message: fmt.Sprintf("%d brokers, as desired", current)}

@@ -109,21 +109,19 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 		return o, nil, err
 	}
 	view := newBrokerView(bc.Name, list)
+	victimOrdinal := -1
+	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
+		victimOrdinal = int(o.Victim.Ordinal)
+	}
+	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if o.Decommissioning != nil {
 		o.Target = view.membership(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
-		o.Victim.Status = memberAbsent
-		if b, ok := view.byOrdinal[int(o.Victim.Ordinal)]; ok {
-			o.Victim.ID, o.Victim.IDKnown = int32(b.NodeID), true
-			o.Victim.Status = view.membership(o.Victim.ID)
-		} else if pod := pods[int(o.Victim.Ordinal)]; pod != nil {
-			// The list no longer names this pod's broker: fall back to the ID recorded on the pod.
-			if id, ok := podNodeID(pod); ok {
-				o.Victim.ID, o.Victim.IDKnown = id, true
-				o.Victim.Status = view.membership(id)
-			}
-		}
+		o.Victim = victimOf(o.Victim.Ordinal, view)
 	}
 	return o, &view, nil
 }
@@ -182,8 +180,11 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc()
 	case stepFinish:
 		current, decommissioning = current-1, nil
-	case stepRecommission, stepCancel:
+	case stepCancel:
 		decommissioning = nil
+		// stepRecommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
+		// state transition), so B is cleared only once the admin API lists the broker as active
+		// again (stepCancel) or it has left (stepFinish).
 	}
 	c.record(ctx, bc, s)
 
@@ -220,7 +221,7 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		}
 	}
 	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID:
+	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission:
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil
