@@ -31,7 +31,7 @@ charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD a
 
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
-	$(GO) test -race -tags e2e -timeout 30m ./test/...
+	$(GO) test -race -tags e2e -timeout 30m ./test/... ./examples/...
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (first time: 10-25 min).
@@ -52,6 +52,10 @@ verify: ## Generated code, go.mod tidiness, formatting and vet.
 .PHONY: bench
 bench: ## Write-back store benchmarks against the plain informer and MutationCache, printed side by side as ratios.
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
+
+.PHONY: bench-peers
+bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver (separate module bench/peers; see docs/peers.md).
+	cd bench/peers && $(GO) run . $(PEERS_FLAGS)
 
 .PHONY: help
 help:
