@@ -276,6 +276,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPISpec
       default: {}
+    - name: decommissionGhostBrokers
+      type:
+        scalar: boolean
     - name: image
       type:
         scalar: string
@@ -308,6 +311,9 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             namedType: Toleration.v1.core.api.k8s.io
           elementRelationship: atomic
+    - name: unsafeSkipHealthGate
+      type:
+        scalar: boolean
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerClusterStatus
   map:
     fields:
@@ -326,6 +332,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: decommissioningBroker
       type:
         scalar: numeric
+    - name: ghostBrokers
+      type:
+        list:
+          elementType:
+            scalar: numeric
+          elementRelationship: associative
     - name: observedGeneration
       type:
         scalar: numeric
@@ -333,9 +345,41 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: restart
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
     - name: selector
       type:
         scalar: string
+    - name: updateRevision
+      type:
+        scalar: string
+    - name: updatedReplicas
+      type:
+        scalar: numeric
+      default: 0
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
+  map:
+    fields:
+    - name: nodeID
+      type:
+        scalar: numeric
+      default: 0
+    - name: ordinal
+      type:
+        scalar: numeric
+      default: 0
+    - name: pod
+      type:
+        scalar: string
+      default: ""
+    - name: podUID
+      type:
+        scalar: string
+    - name: step
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
   map:
     fields:
@@ -343,6 +387,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
     - name: storageClassName
+      type:
+        scalar: string
+    - name: whenScaledDown
       type:
         scalar: string
 - name: __untyped_atomic_
