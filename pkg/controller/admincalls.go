@@ -50,5 +50,5 @@ func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1
 		return result{}, err
 	}
 	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: admin API did not answer", s.Kind)}
-	return c.act(ctx, nc, bc, wait, nil, nil, err)
+	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
 }
