@@ -9,6 +9,10 @@ all: build
 build: ## Build the operator binary into _output/bin.
 	$(GO) build -o _output/bin/broker-operator ./cmd/broker-operator
 
+.PHONY: image
+image: ## The operator's OCI image tar, built without a container engine or a pull: _output/image/broker-operator.tar.
+	hack/image/build.sh operator
+
 .PHONY: run
 run: ## A local control plane on 127.0.0.1 with the operator and simulated brokers; Ctrl-C stops it.
 	$(GO) run ./hack/localrun

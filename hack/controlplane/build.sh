@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# kwok) from the Go module proxy into _output/bin, and kwok's stage config into _output/kwok.
+# kwok) and the real test node's kubelet and kube-proxy from the Go module proxy into _output/bin,
+# and kwok's stage config into _output/kwok.
 # A binary is rebuilt only when its stamp (module files, Go version, build flags) changes.
 #
 # Usage: hack/controlplane/build.sh [binary ...]    (default: all of them)
@@ -27,6 +28,8 @@ targets=(
   "kube-controller-manager|kube|k8s.io/kubernetes/cmd/kube-controller-manager|${kube_ldflags}"
   "kube-scheduler|kube|k8s.io/kubernetes/cmd/kube-scheduler|${kube_ldflags}"
   "kwok|kwok|sigs.k8s.io/kwok/cmd/kwok|${base_ldflags}"
+  "kubelet|node|k8s.io/kubernetes/cmd/kubelet|${kube_ldflags}"
+  "kube-proxy|node|k8s.io/kubernetes/cmd/kube-proxy|${kube_ldflags}"
 )
 # kwok's default behaviour (kwokctl's defaults), taken from the kwok module source.
 kwok_stages=(
@@ -87,6 +90,8 @@ for t in "${targets[@]}"; do
     kube-scheduler) hint="under a minute after kube-controller-manager" ;;
     etcd) hint="1-2 min cold" ;;
     kwok) hint="1.5-4 min cold" ;;
+    kubelet) hint="about 1 min after the other Kubernetes binaries, 7 min cold" ;;
+    kube-proxy) hint="under a minute after kubelet" ;;
   esac
   if [[ ${built} -eq 0 ]]; then
     log "building what is missing; from a cold cache this takes 15-25 min on 2 cores (modules are downloaded too)"

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -67,7 +68,7 @@ func NewClient(cfg Config) (Client, error) {
 	}
 	c := &httpClient{
 		bases:    bases,
-		http:     &http.Client{Transport: rt},
+		http:     &http.Client{Transport: rt, CheckRedirect: noRedirects},
 		timeout:  cfg.Timeout,
 		maxBody:  cfg.MaxBodyBytes,
 		username: cfg.Username,
@@ -82,14 +83,24 @@ func NewClient(cfg Config) (Client, error) {
 	return c, nil
 }
 
+// noRedirects makes net/http hand every redirect back: the client follows them itself, with
+// credentials, and only to this cluster's brokers.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 // call describes one admin API operation.
 type call struct {
 	op     string
 	method string
 	path   string
-	// on400 and on404 are the sentinels those statuses mean for this operation
-	// (nil: the status is not documented for it, so it is a bad response).
-	on400, on404 error
+	// nodeID is the node ID the path names, -1 if none: a 404 is ErrBrokerNotFound only when its
+	// message names this broker.
+	nodeID int
+	// onTransition is the Kind of a 400 "invalid state transition" (nil: ErrInvalidStateTransition).
+	onTransition error
+	// notDecommissioning: a 400 "Node N is not decommissioning" means ErrNotDecommissioning.
+	notDecommissioning bool
+	// only, when set, is the one broker to ask: the call never moves to another.
+	only *url.URL
 	// decode reads a successful body; nil means the body is ignored.
 	decode func(body io.Reader) error
 }
@@ -97,7 +108,7 @@ type call struct {
 func (c *httpClient) Brokers(ctx context.Context) ([]Broker, error) {
 	var brokers []Broker
 	err := c.do(ctx, call{
-		op: "list brokers", method: http.MethodGet, path: "/v1/brokers",
+		op: "list brokers", method: http.MethodGet, path: "/v1/brokers", nodeID: -1,
 		decode: func(body io.Reader) (err error) {
 			brokers, err = decodeBrokers(body, c.maxBody)
 			return err
@@ -106,14 +117,42 @@ func (c *httpClient) Brokers(ctx context.Context) ([]Broker, error) {
 	return brokers, err
 }
 
+func (c *httpClient) Broker(ctx context.Context, nodeID int) (Broker, error) {
+	if err := checkNodeID("describe", nodeID); err != nil {
+		return Broker{}, err
+	}
+	var b Broker
+	err := c.do(ctx, call{
+		op:     fmt.Sprintf("describe broker %d", nodeID),
+		method: http.MethodGet, path: "/v1/brokers/" + strconv.Itoa(nodeID), nodeID: nodeID,
+		decode: func(body io.Reader) (err error) {
+			b, err = decodeBroker(body, c.maxBody, nodeID)
+			return err
+		},
+	})
+	return b, err
+}
+
+func (c *httpClient) HealthOverview(ctx context.Context) (HealthOverview, error) {
+	var h HealthOverview
+	err := c.do(ctx, call{
+		op: "cluster health overview", method: http.MethodGet, path: "/v1/cluster/health_overview", nodeID: -1,
+		decode: func(body io.Reader) (err error) {
+			h, err = decodeHealthOverview(body, c.maxBody)
+			return err
+		},
+	})
+	return h, err
+}
+
 func (c *httpClient) Decommission(ctx context.Context, nodeID int) error {
 	if err := checkNodeID("decommission", nodeID); err != nil {
 		return err
 	}
 	return c.do(ctx, call{
 		op:     fmt.Sprintf("decommission broker %d", nodeID),
-		method: http.MethodPut, path: brokerPath(nodeID, "decommission"),
-		on400: ErrAlreadyDecommissioned, on404: ErrBrokerNotFound,
+		method: http.MethodPut, path: brokerPath(nodeID, "decommission"), nodeID: nodeID,
+		onTransition: ErrAlreadyDecommissioned,
 	})
 }
 
@@ -123,8 +162,8 @@ func (c *httpClient) Recommission(ctx context.Context, nodeID int) error {
 	}
 	return c.do(ctx, call{
 		op:     fmt.Sprintf("recommission broker %d", nodeID),
-		method: http.MethodPut, path: brokerPath(nodeID, "recommission"),
-		on400: ErrNotDecommissioning, on404: ErrBrokerNotFound,
+		method: http.MethodPut, path: brokerPath(nodeID, "recommission"), nodeID: nodeID,
+		onTransition: ErrNotDecommissioning,
 	})
 }
 
@@ -135,14 +174,50 @@ func (c *httpClient) DecommissionStatus(ctx context.Context, nodeID int) (Decomm
 	var st DecommissionStatus
 	err := c.do(ctx, call{
 		op:     fmt.Sprintf("decommission status of broker %d", nodeID),
-		method: http.MethodGet, path: brokerPath(nodeID, "decommission"),
-		on400: ErrNotDecommissioning, on404: ErrBrokerNotFound,
+		method: http.MethodGet, path: brokerPath(nodeID, "decommission"), nodeID: nodeID,
+		notDecommissioning: true,
 		decode: func(body io.Reader) (err error) {
 			st, err = decodeDecommissionStatus(body, c.maxBody)
 			return err
 		},
 	})
 	return st, err
+}
+
+func (c *httpClient) EnableMaintenance(ctx context.Context, nodeID int) error {
+	if err := checkNodeID("enable maintenance of", nodeID); err != nil {
+		return err
+	}
+	return c.do(ctx, call{
+		op:     fmt.Sprintf("enable maintenance of broker %d", nodeID),
+		method: http.MethodPut, path: brokerPath(nodeID, "maintenance"), nodeID: nodeID,
+	})
+}
+
+func (c *httpClient) DisableMaintenance(ctx context.Context, nodeID int) error {
+	if err := checkNodeID("disable maintenance of", nodeID); err != nil {
+		return err
+	}
+	return c.do(ctx, call{
+		op:     fmt.Sprintf("disable maintenance of broker %d", nodeID),
+		method: http.MethodDelete, path: brokerPath(nodeID, "maintenance"), nodeID: nodeID,
+	})
+}
+
+func (c *httpClient) NodeConfig(ctx context.Context, ordinal int) (NodeConfig, error) {
+	op := fmt.Sprintf("node config of broker URL %d", ordinal)
+	if ordinal < 0 || ordinal >= len(c.bases) {
+		return NodeConfig{}, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
+	}
+	var nc NodeConfig
+	err := c.do(ctx, call{
+		op: op, method: http.MethodGet, path: "/v1/node_config", nodeID: -1, only: c.bases[ordinal],
+		decode: func(body io.Reader) (err error) {
+			nc, err = decodeNodeConfig(body, c.maxBody)
+			return err
+		},
+	})
+	return nc, err
 }
 
 func brokerPath(nodeID int, action string) string {
@@ -161,6 +236,15 @@ func checkNodeID(op string, nodeID int) error {
 // (the connection could not be opened, or it answered 503), so a decommission is never sent twice
 // because an answer was lost.
 func (c *httpClient) do(ctx context.Context, cl call) error {
+	if cl.only != nil {
+		if err := c.attempt(ctx, cl.only, cl); err != nil {
+			if ctx.Err() != nil {
+				return c.abandoned(cl, attemptErrors{err}, ctx.Err())
+			}
+			return err
+		}
+		return nil
+	}
 	n := len(c.bases)
 	start := int(c.preferred.Load())
 	var failed attemptErrors
@@ -201,24 +285,44 @@ func (c *httpClient) abandoned(cl call, failed attemptErrors, ctxErr error) erro
 
 // notProcessed reports whether the broker certainly did not act on the request.
 func (e *Error) notProcessed() bool {
-	if e.StatusCode == http.StatusServiceUnavailable {
+	// A redirect means the broker did not act: it passes the call to the controller leader.
+	if e.StatusCode == http.StatusServiceUnavailable || e.StatusCode == http.StatusTemporaryRedirect || e.StatusCode == http.StatusPermanentRedirect {
 		return true
 	}
 	var op *net.OpError
 	return e.StatusCode == 0 && errors.As(e.Err, &op) && op.Op == "dial"
 }
 
-// attempt sends the call to one broker under the per-request timeout.
+// maxRedirects bounds how many redirects one attempt follows. Redpanda sends a 307 to the
+// controller leader when leadership moved under a call, and asks the client to back off (a
+// Retry-After) from the second redirect on (server.cc, redirect_to_leader): the client does not
+// wait, so it stops there and the caller's workqueue retries later.
+const maxRedirects = 1
+
+// attempt sends the call to one broker under the per-request timeout, following a redirect to
+// another broker of this cluster.
 func (c *httpClient) attempt(ctx context.Context, base *url.URL, cl call) *Error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	target := base.JoinPath(cl.path).String()
+	for hops := 0; ; hops++ {
+		e, next := c.send(ctx, target, cl, hops < maxRedirects)
+		if next == "" {
+			return e
+		}
+		target = next
+	}
+}
+
+// send makes one request. When the broker redirects and follow is true, it returns the URL to
+// send the same request to; otherwise the outcome.
+func (c *httpClient) send(ctx context.Context, target string, cl call, follow bool) (*Error, string) {
 	fail := func(kind error, status int, msg string, cause error) *Error {
 		return &Error{Op: cl.op, URL: target, StatusCode: status, Message: msg, Kind: kind, Err: cause}
 	}
 	req, err := http.NewRequestWithContext(ctx, cl.method, target, nil)
 	if err != nil {
-		return fail(ErrBadResponse, 0, "", err)
+		return fail(ErrBadResponse, 0, "", err), ""
 	}
 	req.Header.Set("Accept", "application/json")
 	if c.username != "" {
@@ -226,7 +330,7 @@ func (c *httpClient) attempt(ctx context.Context, base *url.URL, cl call) *Error
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fail(ErrUnavailable, 0, "", err)
+		return fail(ErrUnavailable, 0, "", err), ""
 	}
 	defer resp.Body.Close()
 
@@ -235,29 +339,112 @@ func (c *httpClient) attempt(ctx context.Context, base *url.URL, cl call) *Error
 		if cl.decode == nil {
 			// Drain a little so the connection can be reused; the content does not matter.
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBodyBytes))
-			return nil
+			return nil, ""
 		}
 		if err := cl.decode(resp.Body); err != nil {
 			if ctx.Err() != nil {
-				return fail(ErrUnavailable, status, "", fmt.Errorf("%w (%w)", ctx.Err(), err))
+				return fail(ErrUnavailable, status, "", fmt.Errorf("%w (%w)", ctx.Err(), err)), ""
 			}
-			return fail(ErrBadResponse, status, "", err)
+			return fail(ErrBadResponse, status, "", err), ""
 		}
-		return nil
+		return nil, ""
+	}
+	if status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBodyBytes))
+		loc, err := resp.Location()
+		switch {
+		case err != nil:
+			return fail(ErrBadResponse, status, "", fmt.Errorf("redirect without a usable Location: %w", err)), ""
+		case cl.only != nil:
+			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected to %s; this call asks only %s", loc.Redacted(), cl.only.Host)), ""
+		case !c.inCluster(loc):
+			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected to %s, which is not one of this cluster's broker URLs; not following", loc.Redacted())), ""
+		case !follow:
+			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected again, to %s: controller leadership is moving", loc.Redacted())), ""
+		}
+		return nil, loc.String()
 	}
 
 	body, _ := readCapped(resp.Body, maxErrorBodyBytes)
 	msg := errorMessage(body)
-	switch {
-	case status == http.StatusBadRequest && cl.on400 != nil:
-		return fail(cl.on400, status, msg, nil)
-	case status == http.StatusNotFound && cl.on404 != nil:
-		return fail(cl.on404, status, msg, nil)
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return fail(ErrUnauthorized, status, msg, nil)
-	case status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
-		return fail(ErrUnavailable, status, msg, nil)
-	default:
-		return fail(ErrBadResponse, status, msg, fmt.Errorf("unexpected HTTP status %d", status))
+	kind, transition := classify(cl, status, msg)
+	e := fail(kind, status, msg, nil)
+	e.transition = transition
+	if kind == ErrBadResponse {
+		e.Err = fmt.Errorf("unexpected HTTP status %d", status)
 	}
+	return e, ""
+}
+
+// inCluster reports whether u points at one of the brokers the client was configured with
+// (same scheme, host and port): only those may receive the request and its credentials.
+func (c *httpClient) inCluster(u *url.URL) bool {
+	if u.User != nil {
+		return false
+	}
+	for _, b := range c.bases {
+		if strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(hostPort(u), hostPort(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostPort is u's host with the scheme's default port made explicit.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// classify maps a failed answer to its sentinel, reading the message where Redpanda sends the
+// same status for different reasons (src/v/redpanda/admin/server.cc: throw_on_error,
+// get_broker_handler, get_decommission_progress_handler; seastar's "Not found" for an unknown
+// route).
+func classify(cl call, status int, msg string) (kind error, transition bool) {
+	switch {
+	case status == http.StatusBadRequest && strings.Contains(msg, "invalid state transition"):
+		if cl.onTransition != nil {
+			return cl.onTransition, true
+		}
+		return ErrInvalidStateTransition, true
+	case status == http.StatusBadRequest && cl.notDecommissioning && strings.HasSuffix(msg, "is not decommissioning"):
+		return ErrNotDecommissioning, false
+	case status == http.StatusBadRequest:
+		return ErrBadRequest, false
+	case status == http.StatusNotFound && namesBroker(msg, cl.nodeID):
+		return ErrBrokerNotFound, false
+	case status == http.StatusNotFound:
+		return ErrNotFound, false
+	case status == http.StatusUnauthorized:
+		return ErrUnauthorized, false
+	case status == http.StatusForbidden:
+		return ErrForbidden, false
+	case status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
+		return ErrUnavailable, false
+	default:
+		return ErrBadResponse, false
+	}
+}
+
+// namesBroker reports whether a 404 message is one of Redpanda's "no such broker" messages about
+// nodeID: "broker with id N not found" (throw_on_error), "broker with id: N not found"
+// (get_broker_handler), "Node N does not exists" (get_decommission_progress_handler).
+func namesBroker(msg string, nodeID int) bool {
+	if nodeID < 0 {
+		return false
+	}
+	id := strconv.Itoa(nodeID)
+	for _, m := range []string{
+		"broker with id " + id + " not found",
+		"broker with id: " + id + " not found",
+		"Node " + id + " does not exist",
+	} {
+		if strings.HasPrefix(msg, m) {
+			return true
+		}
+	}
+	return false
 }

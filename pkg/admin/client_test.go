@@ -25,7 +25,7 @@ func TestBrokersDecodesTheListAndSendsTheDocumentedRequest(t *testing.T) {
 		t.Fatalf("Brokers: %v", err)
 	}
 	want := []Broker{
-		{NodeID: 101, MembershipStatus: MembershipActive, IsAlive: true, InternalRPCAddress: "c-0.c.ns.svc.cluster.local", InternalRPCPort: 33145},
+		{NodeID: 101, MembershipStatus: MembershipActive, IsAlive: true, InternalRPCAddress: "c-0.c.ns.svc.cluster.local", InternalRPCPort: 33145, Version: "v24.1.1"},
 		{NodeID: 102, MembershipStatus: MembershipDraining, IsAlive: false, InternalRPCAddress: "c-1.c.ns.svc.cluster.local", InternalRPCPort: 33145},
 	}
 	if len(got) != len(want) {
@@ -106,6 +106,10 @@ func TestStatusCodesMapToTypedErrors(t *testing.T) {
 	decom := op{"decommission", func(c Client) error { return c.Decommission(ctx, 3) }}
 	recom := op{"recommission", func(c Client) error { return c.Recommission(ctx, 3) }}
 	status := op{"status", func(c Client) error { _, err := c.DecommissionStatus(ctx, 3); return err }}
+	broker := op{"broker", func(c Client) error { _, err := c.Broker(ctx, 3); return err }}
+	health := op{"health", func(c Client) error { _, err := c.HealthOverview(ctx); return err }}
+	maintOn := op{"maintenance-on", func(c Client) error { return c.EnableMaintenance(ctx, 3) }}
+	maintOff := op{"maintenance-off", func(c Client) error { return c.DisableMaintenance(ctx, 3) }}
 
 	cases := []struct {
 		op     op
@@ -119,10 +123,23 @@ func TestStatusCodesMapToTypedErrors(t *testing.T) {
 		{recom, 400, `{"message":"can not update broker 3 state, invalid state transition requested","code":400}`, ErrNotDecommissioning},
 		{status, 404, `{"message":"Node 3 does not exists","code":404}`, ErrBrokerNotFound},
 		{status, 400, `{"message":"Node 3 is not decommissioning","code":400}`, ErrNotDecommissioning},
-		{list, 404, `{"message":"Not found","code":404}`, ErrBadResponse},
-		{list, 400, `oops`, ErrBadResponse},
+		{list, 404, `{"message":"Not found","code":404}`, ErrNotFound},
+		{decom, 404, `{"message":"Not found","code":404}`, ErrNotFound},
+		{decom, 404, `{"message":"broker with id 33 not found","code":404}`, ErrNotFound},
+		{decom, 404, ``, ErrNotFound},
+		{broker, 404, `{"message":"broker with id: 3 not found","code":404}`, ErrBrokerNotFound},
+		{maintOn, 404, `{"message":"broker with id 3 not found","code":404}`, ErrBrokerNotFound},
+		{maintOn, 400, `{"message":"can not update broker 3 state, invalid state transition requested","code":400}`, ErrInvalidStateTransition},
+		{maintOn, 400, `{"message":"Maintenance mode may not be used on a single node cluster","code":400}`, ErrBadRequest},
+		{maintOff, 404, `{"message":"broker with id 3 not found","code":404}`, ErrBrokerNotFound},
+		{decom, 400, `{"message":"Unauthorized: malformed Authorization header","code":400}`, ErrBadRequest},
+		{recom, 400, `{"message":"Broker id: x, must be an integer","code":400}`, ErrBadRequest},
+		{status, 400, `{"message":"can not update broker 3 state, invalid state transition requested","code":400}`, ErrInvalidStateTransition},
+		{list, 400, `oops`, ErrBadRequest},
 		{list, 401, `{"message":"Unauthorized","code":401}`, ErrUnauthorized},
-		{decom, 403, ``, ErrUnauthorized},
+		{decom, 403, ``, ErrForbidden},
+		{health, 503, `{"message":"Unable to get cluster health","code":503}`, ErrUnavailable},
+		{maintOn, 504, `{"message":"Timeout: timeout","code":504}`, ErrUnavailable},
 		{list, 500, `{"message":"boom","code":500}`, ErrUnavailable},
 		{decom, 503, `{"message":"Not ready (no leader)","code":503}`, ErrUnavailable},
 		{status, 504, ``, ErrUnavailable},
@@ -133,15 +150,25 @@ func TestStatusCodesMapToTypedErrors(t *testing.T) {
 		{status, 200, `[]`, ErrBadResponse},
 		{list, 200, `[{"membership_status":"active"}]`, ErrBadResponse},
 	}
-	all := []error{ErrBrokerNotFound, ErrAlreadyDecommissioned, ErrNotDecommissioning, ErrUnavailable, ErrUnauthorized, ErrBadResponse}
+	all := []error{ErrBrokerNotFound, ErrAlreadyDecommissioned, ErrNotDecommissioning, ErrInvalidStateTransition,
+		ErrBadRequest, ErrNotFound, ErrUnavailable, ErrUnauthorized, ErrForbidden, ErrBadResponse}
+	// A refused state transition also matches ErrInvalidStateTransition, whatever its Kind.
+	alsoTransition := func(want error) bool { return want == ErrAlreadyDecommissioned || want == ErrNotDecommissioning }
 	for _, tc := range cases {
-		t.Run(tc.op.name+"/"+http.StatusText(tc.status), func(t *testing.T) {
+		t.Run(tc.op.name+"/"+http.StatusText(tc.status)+"/"+tc.body, func(t *testing.T) {
 			_, url := newBroker(t, tc.status, tc.body)
 			err := tc.op.run(mustClient(t, Config{URLs: []string{url}}))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
+			transition := strings.Contains(tc.body, "invalid state transition")
+			if transition && alsoTransition(tc.want) && !errors.Is(err, ErrInvalidStateTransition) {
+				t.Errorf("err = %v does not match ErrInvalidStateTransition", err)
+			}
 			for _, other := range all {
+				if other == ErrInvalidStateTransition && transition {
+					continue
+				}
 				if other != tc.want && errors.Is(err, other) {
 					t.Errorf("err also matches %v", other)
 				}

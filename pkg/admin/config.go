@@ -10,7 +10,9 @@ import (
 	"time"
 )
 
-// Defaults applied by NewClient to zero Config fields.
+// Defaults applied by NewClient to zero Config fields. DefaultTimeout outwaits Redpanda's own
+// node_management_operation_timeout_ms (5 s, src/v/config/configuration.cc) plus forwarding to
+// the controller leader; see the package doc.
 const (
 	DefaultTimeout      = 10 * time.Second
 	DefaultMaxBodyBytes = 8 << 20

@@ -32,6 +32,49 @@ type wireBroker struct {
 	IsAlive            *bool   `json:"is_alive"`
 	InternalRPCAddress *string `json:"internal_rpc_address"`
 	InternalRPCPort    *int64  `json:"internal_rpc_port"`
+	Version            *string `json:"version"`
+	// MaintenanceStatus is the "maintenance_status" model; server.cc fill_maintenance_status
+	// always sets draining, the counts only with a drain status from the health report.
+	MaintenanceStatus *struct {
+		Draining     bool  `json:"draining"`
+		Finished     bool  `json:"finished"`
+		Errors       bool  `json:"errors"`
+		Partitions   int64 `json:"partitions"`
+		Eligible     int64 `json:"eligible"`
+		Transferring int64 `json:"transferring"`
+		Failed       int64 `json:"failed"`
+	} `json:"maintenance_status"`
+}
+
+// wireHealthOverview mirrors the "cluster_health_overview" model of Redpanda's cluster.json.
+type wireHealthOverview struct {
+	IsHealthy                 *bool    `json:"is_healthy"`
+	UnhealthyReasons          []string `json:"unhealthy_reasons"`
+	ControllerID              *int64   `json:"controller_id"`
+	AllNodes                  []int64  `json:"all_nodes"`
+	NodesDown                 []int64  `json:"nodes_down"`
+	NodesInRecoveryMode       []int64  `json:"nodes_in_recovery_mode"`
+	LeaderlessPartitions      []string `json:"leaderless_partitions"`
+	LeaderlessCount           *int64   `json:"leaderless_count"`
+	UnderReplicatedPartitions []string `json:"under_replicated_partitions"`
+	UnderReplicatedCount      *int64   `json:"under_replicated_count"`
+}
+
+// wireAddress is net::unresolved_address as src/v/json/json.cc writes it.
+type wireAddress struct {
+	Address string `json:"address"`
+	Port    int64  `json:"port"`
+}
+
+// wireNodeConfig is the part of GET /v1/node_config the client reads: config::node().to_json
+// (src/v/config/node_config.cc property names; data_directory as
+// src/v/config/rjson_serialization.cc writes it).
+type wireNodeConfig struct {
+	NodeID           *int64       `json:"node_id"`
+	AdvertisedRPCAPI *wireAddress `json:"advertised_rpc_api"`
+	DataDirectory    *struct {
+		Path string `json:"data_directory"`
+	} `json:"data_directory"`
 }
 
 // wireDecommissionStatus mirrors the "decommission_status" model of broker.json.
@@ -100,7 +143,137 @@ func (w wireBroker) broker() (Broker, error) {
 		}
 		b.InternalRPCPort = int(*w.InternalRPCPort)
 	}
+	if w.Version != nil {
+		b.Version = *w.Version
+	}
+	if m := w.MaintenanceStatus; m != nil {
+		for _, n := range []int64{m.Partitions, m.Eligible, m.Transferring, m.Failed} {
+			if n < 0 || n > math.MaxInt32 {
+				return Broker{}, fmt.Errorf("maintenance_status count %d out of range", n)
+			}
+		}
+		b.MaintenanceStatus = MaintenanceStatus{
+			Draining: m.Draining, Finished: m.Finished, Errors: m.Errors,
+			Partitions: int(m.Partitions), Eligible: int(m.Eligible),
+			Transferring: int(m.Transferring), Failed: int(m.Failed),
+		}
+	}
 	return b, nil
+}
+
+// decodeBroker parses the body of GET /v1/brokers/{id}; it must describe nodeID.
+func decodeBroker(r io.Reader, limit int64, nodeID int) (Broker, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return Broker{}, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return Broker{}, err
+	}
+	var w wireBroker
+	if err := json.Unmarshal(body, &w); err != nil {
+		return Broker{}, fmt.Errorf("decoding broker: %w", err)
+	}
+	b, err := w.broker()
+	if err != nil {
+		return Broker{}, err
+	}
+	if b.NodeID != nodeID {
+		return Broker{}, fmt.Errorf("asked for broker %d, got broker %d", nodeID, b.NodeID)
+	}
+	return b, nil
+}
+
+// decodeHealthOverview parses the body of GET /v1/cluster/health_overview.
+func decodeHealthOverview(r io.Reader, limit int64) (HealthOverview, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return HealthOverview{}, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return HealthOverview{}, err
+	}
+	var w wireHealthOverview
+	if err := json.Unmarshal(body, &w); err != nil {
+		return HealthOverview{}, fmt.Errorf("decoding health overview: %w", err)
+	}
+	if w.IsHealthy == nil {
+		return HealthOverview{}, errors.New("health overview: missing is_healthy")
+	}
+	h := HealthOverview{
+		IsHealthy:                 *w.IsHealthy,
+		UnhealthyReasons:          w.UnhealthyReasons,
+		ControllerID:              -1,
+		LeaderlessPartitions:      w.LeaderlessPartitions,
+		UnderReplicatedPartitions: w.UnderReplicatedPartitions,
+		LeaderlessCount:           len(w.LeaderlessPartitions),
+		UnderReplicatedCount:      len(w.UnderReplicatedPartitions),
+	}
+	if w.ControllerID != nil {
+		if *w.ControllerID < -1 || *w.ControllerID > math.MaxInt32 {
+			return HealthOverview{}, fmt.Errorf("health overview: controller_id %d out of range", *w.ControllerID)
+		}
+		h.ControllerID = int(*w.ControllerID)
+	}
+	for _, f := range []struct {
+		name string
+		in   []int64
+		out  *[]int
+	}{{"all_nodes", w.AllNodes, &h.AllNodes}, {"nodes_down", w.NodesDown, &h.NodesDown}, {"nodes_in_recovery_mode", w.NodesInRecoveryMode, &h.NodesInRecoveryMode}} {
+		for _, id := range f.in {
+			if id < 0 || id > math.MaxInt32 {
+				return HealthOverview{}, fmt.Errorf("health overview: %s: node ID %d out of range", f.name, id)
+			}
+			*f.out = append(*f.out, int(id))
+		}
+	}
+	for _, c := range []struct {
+		name string
+		in   *int64
+		out  *int
+	}{{"leaderless_count", w.LeaderlessCount, &h.LeaderlessCount}, {"under_replicated_count", w.UnderReplicatedCount, &h.UnderReplicatedCount}} {
+		if c.in == nil {
+			continue
+		}
+		if *c.in < 0 || *c.in > math.MaxInt32 {
+			return HealthOverview{}, fmt.Errorf("health overview: %s %d out of range", c.name, *c.in)
+		}
+		*c.out = max(*c.out, int(*c.in))
+	}
+	return h, nil
+}
+
+// decodeNodeConfig parses the body of GET /v1/node_config. A missing or null node_id is an
+// error: the caller must never guess which broker runs there.
+func decodeNodeConfig(r io.Reader, limit int64) (NodeConfig, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return NodeConfig{}, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return NodeConfig{}, err
+	}
+	var w wireNodeConfig
+	if err := json.Unmarshal(body, &w); err != nil {
+		return NodeConfig{}, fmt.Errorf("decoding node config: %w", err)
+	}
+	if w.NodeID == nil {
+		return NodeConfig{}, errors.New("node config: node_id is not set")
+	}
+	if *w.NodeID < 0 || *w.NodeID > math.MaxInt32 {
+		return NodeConfig{}, fmt.Errorf("node config: node_id %d out of range", *w.NodeID)
+	}
+	nc := NodeConfig{NodeID: int(*w.NodeID)}
+	if a := w.AdvertisedRPCAPI; a != nil {
+		if a.Port < 0 || a.Port > 65535 {
+			return NodeConfig{}, fmt.Errorf("node config: advertised_rpc_api port %d out of range", a.Port)
+		}
+		nc.AdvertisedRPCAddress, nc.AdvertisedRPCPort = a.Address, int(a.Port)
+	}
+	if w.DataDirectory != nil {
+		nc.DataDirectory = w.DataDirectory.Path
+	}
+	return nc, nil
 }
 
 // decodeDecommissionStatus parses the body of GET /v1/brokers/{id}/decommission.

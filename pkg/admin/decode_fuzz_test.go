@@ -24,6 +24,8 @@ func FuzzDecodeBrokers(f *testing.F) {
 		`[{"node_id":2147483648,"membership_status":"active"}]`,
 		`[{"node_id":1.5,"membership_status":"active"}]`,
 		`[{"node_id":1,"membership_status":"active","internal_rpc_port":70000}]`,
+		`[{"node_id":1,"membership_status":"active","version":"v24.2.4","maintenance_status":{"draining":true,"finished":false,"errors":true,"partitions":5,"eligible":4,"transferring":2,"failed":1}}]`,
+		`[{"node_id":1,"membership_status":"active","maintenance_status":{"draining":true,"partitions":-1}}]`,
 		`[null]`, `null`, ``, `[`, `[{"node_id":1,"membership_st`, `{"node_id":1}`, `"text"`,
 		`[{"node_id":1,"membership_status":"active"}] trailing`,
 		strings.Repeat("[", 200),
@@ -47,7 +49,9 @@ func FuzzDecodeBrokers(f *testing.F) {
 				t.Fatalf("invalid or duplicate node ID accepted: %+v", brokers)
 			}
 			seen[b.NodeID] = true
-			if b.MembershipStatus == "" || b.InternalRPCPort < 0 || b.InternalRPCPort > 65535 {
+			m := b.MaintenanceStatus
+			if b.MembershipStatus == "" || b.InternalRPCPort < 0 || b.InternalRPCPort > 65535 ||
+				min(m.Partitions, m.Eligible, m.Transferring, m.Failed) < 0 {
 				t.Fatalf("invalid broker accepted: %+v", b)
 			}
 		}
@@ -101,6 +105,13 @@ func encodeBrokers(t *testing.T, brokers []Broker) []byte {
 		wire = append(wire, map[string]any{
 			"node_id": b.NodeID, "membership_status": string(b.MembershipStatus), "is_alive": b.IsAlive,
 			"internal_rpc_address": b.InternalRPCAddress, "internal_rpc_port": b.InternalRPCPort,
+			"version": b.Version,
+			"maintenance_status": map[string]any{
+				"draining": b.MaintenanceStatus.Draining, "finished": b.MaintenanceStatus.Finished,
+				"errors": b.MaintenanceStatus.Errors, "partitions": b.MaintenanceStatus.Partitions,
+				"eligible": b.MaintenanceStatus.Eligible, "transferring": b.MaintenanceStatus.Transferring,
+				"failed": b.MaintenanceStatus.Failed,
+			},
 		})
 	}
 	data, err := json.Marshal(wire)

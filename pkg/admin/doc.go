@@ -4,61 +4,94 @@
 //
 // # Calls
 //
-//	GET /v1/brokers                     Client.Brokers
-//	PUT /v1/brokers/{id}/decommission   Client.Decommission
-//	PUT /v1/brokers/{id}/recommission   Client.Recommission
-//	GET /v1/brokers/{id}/decommission   Client.DecommissionStatus
+//	GET    /v1/brokers                     Client.Brokers
+//	GET    /v1/brokers/{id}                Client.Broker
+//	GET    /v1/cluster/health_overview     Client.HealthOverview
+//	PUT    /v1/brokers/{id}/decommission   Client.Decommission
+//	PUT    /v1/brokers/{id}/recommission   Client.Recommission
+//	GET    /v1/brokers/{id}/decommission   Client.DecommissionStatus
+//	PUT    /v1/brokers/{id}/maintenance    Client.EnableMaintenance
+//	DELETE /v1/brokers/{id}/maintenance    Client.DisableMaintenance
+//	GET    /v1/node_config                 Client.NodeConfig (of Config.URLs[ordinal] only)
+//
+// NodeConfig tells which node ID runs behind one broker URL, so it asks that broker and no other:
+// no failover, no redirect. A node_config without a node_id is an error, never a guess.
 //
 // # Errors
 //
-// Every error is an *Error; errors.Is tells the kind:
+// Every error is an *Error; errors.Is tells the kind. Redpanda answers 400 and 404 for several
+// reasons, so the kind depends on the message too (src/v/redpanda/admin/server.cc):
 //
-//	ErrBrokerNotFound          404: no such member (never was, or already removed)
-//	ErrAlreadyDecommissioned   400 on decommission: the broker is draining already
-//	ErrNotDecommissioning      400 on recommission and decommission status: it is not draining
-//	ErrUnauthorized            401, 403
-//	ErrUnavailable             no answer: refused, reset, timed out; 5xx, 429, 408
+//	ErrBrokerNotFound          404 whose message names the broker: "broker with id N not found",
+//	                           "broker with id: N not found", "Node N does not exists"
+//	ErrNotFound                any other 404, e.g. seastar's "Not found" for an unknown route
+//	ErrAlreadyDecommissioned   400 "... invalid state transition requested" on decommission
+//	ErrNotDecommissioning      400 "... invalid state transition requested" on recommission (not
+//	                           draining, or too far along its drain: members_manager.cc refuses a
+//	                           demoted voter), and 400 "Node N is not decommissioning" on
+//	                           decommission status
+//	ErrInvalidStateTransition  400 "... invalid state transition requested" on any call (e.g.
+//	                           maintenance while another broker is in it); the two above match it too
+//	ErrBadRequest              any other 400: malformed Authorization header, non-integer ID,
+//	                           maintenance on a single-node cluster
+//	ErrUnauthorized            401
+//	ErrForbidden               403
+//	ErrUnavailable             no answer: refused, reset, timed out; 5xx (503 while the health
+//	                           report is missing, 504 after node_management_operation_timeout_ms),
+//	                           429, 408; a redirect not followed
 //	ErrBadResponse             malformed, oversized or incomplete body; an undocumented status
 //
 // When the caller's context ends, the error matches none of them and wraps ctx.Err().
 //
-// # Brokers, timeouts, retries
+// # Brokers, redirects, timeouts, retries
 //
 // Config.URLs name every broker's admin API; any broker answers for the whole cluster. A call
 // starts with the broker that answered last and moves to the next one only when that is safe:
-// GETs after any ErrUnavailable; PUTs only when the broker certainly did not act (the connection
-// could not be opened, or it answered 503), so that a lost answer never leads to a second
-// decommission. Each attempt is bounded by Config.Timeout and by the caller's context. The client
-// never waits and tries again: the caller's workqueue retries with backoff.
+// GETs after any ErrUnavailable; PUTs and DELETEs only when the broker certainly did not act
+// (the connection could not be opened, it answered 503, or it redirected), so that a lost answer
+// never leads to a second decommission. Each attempt is bounded by Config.Timeout and by the
+// caller's context. The client never waits and tries again: the caller's workqueue retries with
+// backoff.
+//
+// Redpanda answers a call whose controller leadership moved with a 307 to the leader
+// (server.cc redirect_to_leader; from the second redirect on it asks for a Retry-After). The
+// client follows one redirect per attempt, itself (net/http's following is off): it re-sends the
+// same method, path and query, with the same credentials, but only when the Location's scheme,
+// host and port are those of one of Config.URLs. A redirect elsewhere, or a second one, ends the
+// attempt with ErrUnavailable and a message saying why.
+//
+// DefaultTimeout is 10 s: Redpanda itself waits up to node_management_operation_timeout_ms
+// (5 s by default, src/v/config/configuration.cc) for a decommission, recommission or
+// maintenance change forwarded to the controller leader (src/v/cluster/members_frontend.cc), and
+// up to 5 s for a decommission status or drain status (server.cc); the client must outwait it.
 //
 // Response bodies are read up to Config.MaxBodyBytes; past that the answer is ErrBadResponse.
 // Decoding is strict where a mistake could mislead the operator: node_id and membership_status
-// are required, node IDs must be unique, in range and integers. Unknown fields are ignored and
-// unknown membership states are kept as given.
+// are required, node IDs must be unique, in range and integers; health_overview needs
+// is_healthy. Unknown fields are ignored and unknown membership states are kept as given.
 //
 // # Checked against Redpanda's sources
 //
 // Paths, field names and error statuses were checked against redpanda-data/redpanda:
-// src/v/redpanda/admin/api-doc/broker.json (models "broker" and "decommission_status"), the
-// admin server's decommission, recommission and decommission-progress handlers and its
-// throw_on_error (404 "broker with id N not found" for node_does_not_exists, 400 "can not update
-// broker N state, invalid state transition requested" for invalid_node_operation, 503 "Not
-// ready", 504 on timeout), members_table (decommission needs an active broker, recommission a
-// draining one), controller_api (decommission progress of a removed broker is "finished"; 404
-// "Node N does not exists", 400 "Node N is not decommissioning"), the membership_state formatter
-// ("active", "draining", "removed") and seastar's JSON error body {"message": ..., "code": ...}.
+// src/v/redpanda/admin/api-doc/broker.json (models "broker", "maintenance_status" and
+// "decommission_status"), cluster.json ("cluster_health_overview"), the admin server's
+// handlers in server.cc (get_broker_handler, decommission, recommission, decommission progress,
+// start/stop_broker_maintenance_handler, node_config, throw_on_error: 404 "broker with id N not
+// found" for node_does_not_exists, 400 "can not update broker N state, invalid state transition
+// requested" for invalid_node_operation, 503 "Service unavailable"/"Not ready", 504 "Timeout"),
+// members_table.cc (decommission needs an active broker, recommission a draining one, one broker
+// in maintenance at a time), controller_api (decommission progress of a removed broker is
+// "finished"; 404 "Node N does not exists", 400 "Node N is not decommissioning"),
+// health_monitor_backend.cc (unhealthy reasons), node_config.cc and src/v/json/json.cc
+// (node_config fields), the membership_state formatter ("active", "draining", "removed") and
+// seastar's JSON error body {"message": ..., "code": ...}.
 //
 // Not confirmed:
 //   - which Redpanda release first fills internal_rpc_address and internal_rpc_port in
-//     GET /v1/brokers (broker.json declares both; an older handler read did not set them), so
-//     they are optional here;
-//   - whether is_alive is present in every supported release (optional here, false if absent);
-//   - the exact body of a successful PUT (seastar's json_void); the client ignores it;
-//   - whether any admin handler answers a decommission with a redirect to the controller
-//     leader (decommission is forwarded internally); redirects are followed by net/http, which
-//     drops the Authorization header when the host changes;
-//   - the 404 body seastar writes for an unknown route, so a 404 on GET /v1/brokers is reported
-//     as ErrBadResponse rather than guessed at.
+//     GET /v1/brokers, so they are optional here;
+//   - whether is_alive is present in every supported release (optional here, false if absent;
+//     GET /v1/brokers/{id} never sends it);
+//   - the exact body of a successful PUT (seastar's json_void); the client ignores it.
 //
 // # Brokers and pods
 //

@@ -6,22 +6,41 @@ import (
 	"strings"
 )
 
-// Sentinel errors, matched with errors.Is. Every error the client returns is an *Error that
-// matches at most one of them (or none, when the caller's context ended).
+// Sentinel errors, matched with errors.Is. Every error the client returns is an *Error whose
+// Kind is at most one of them (none when the caller's context ended); an *Error whose Kind is
+// ErrAlreadyDecommissioned or ErrNotDecommissioning because Redpanda refused a state transition
+// also matches ErrInvalidStateTransition.
 var (
-	// ErrBrokerNotFound: the cluster has no member with that node ID (HTTP 404). A broker whose
-	// decommission finished is no longer a member, so it is reported this way too.
+	// ErrBrokerNotFound: the cluster has no member with that node ID (HTTP 404 whose message names
+	// the broker). A broker whose decommission finished is no longer a member, so it is reported
+	// this way too.
 	ErrBrokerNotFound = errors.New("broker not found")
-	// ErrAlreadyDecommissioned: a decommission was requested for a broker that is not active,
-	// which means it is draining already (HTTP 400 on PUT .../decommission).
+	// ErrAlreadyDecommissioned: Redpanda refused a decommission as an invalid state transition
+	// (HTTP 400 "... invalid state transition requested"): the broker is not active, which means
+	// it is draining already.
 	ErrAlreadyDecommissioned = errors.New("broker already decommissioned")
-	// ErrNotDecommissioning: recommission or decommission status asked about a broker that is not
-	// draining (HTTP 400 on PUT .../recommission and GET .../decommission).
+	// ErrNotDecommissioning: the broker is not draining as far as Redpanda lets a caller act on
+	// it: a recommission refused as an invalid state transition (not draining, or too far along
+	// its drain), or decommission status' HTTP 400 "Node N is not decommissioning".
 	ErrNotDecommissioning = errors.New("broker is not being decommissioned")
-	// ErrUnavailable: no broker could answer: connection refused or reset, timeout, HTTP 5xx or 429.
+	// ErrInvalidStateTransition: HTTP 400 whose message is Redpanda's "can not update broker N
+	// state, invalid state transition requested" (server.cc throw_on_error for
+	// invalid_node_operation), e.g. maintenance mode asked for while another broker is in it.
+	ErrInvalidStateTransition = errors.New("invalid broker state transition")
+	// ErrBadRequest: any other HTTP 400: a malformed Authorization header, a node ID that is not
+	// an integer, maintenance mode on a single-node cluster. Retrying does not help.
+	ErrBadRequest = errors.New("admin API rejected the request")
+	// ErrNotFound: HTTP 404 that names no broker, e.g. seastar's "Not found" for a route this
+	// Redpanda release does not serve.
+	ErrNotFound = errors.New("admin API path not found")
+	// ErrUnavailable: no broker could answer: connection refused or reset, timeout, HTTP 5xx, 429
+	// or 408, or a redirect the client would not follow.
 	ErrUnavailable = errors.New("admin API unavailable")
-	// ErrUnauthorized: the brokers refused the credentials (HTTP 401 or 403).
+	// ErrUnauthorized: HTTP 401, credentials missing or refused.
 	ErrUnauthorized = errors.New("admin API refused the credentials")
+	// ErrForbidden: HTTP 403, the user is authenticated but not allowed the call (a superuser
+	// route asked for by a user who is not a superuser).
+	ErrForbidden = errors.New("admin API forbids the call to this user")
 	// ErrBadResponse: the answer could not be understood: malformed or oversized body, missing
 	// fields, or an HTTP status the API does not document for that call.
 	ErrBadResponse = errors.New("bad admin API response")
@@ -41,6 +60,8 @@ type Error struct {
 	Kind error
 	// Err is the underlying cause, if any (a transport error, a decoding error, context errors).
 	Err error
+	// transition is set when Redpanda refused a state transition (see ErrInvalidStateTransition).
+	transition bool
 }
 
 func (e *Error) Error() string {
@@ -72,8 +93,14 @@ func (e *Error) detail() string {
 	return b.String()
 }
 
-// Is reports whether target is the error's Kind.
-func (e *Error) Is(target error) bool { return e.Kind != nil && target == e.Kind }
+// Is reports whether target is the error's Kind, or ErrInvalidStateTransition for a refused
+// state transition.
+func (e *Error) Is(target error) bool {
+	if e.Kind == nil {
+		return false
+	}
+	return target == e.Kind || (e.transition && target == ErrInvalidStateTransition)
+}
 
 // Unwrap exposes the cause, so errors.Is(err, context.DeadlineExceeded) works.
 func (e *Error) Unwrap() error { return e.Err }

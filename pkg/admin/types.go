@@ -13,15 +13,37 @@ const (
 	MembershipRemoved  MembershipStatus = "removed"
 )
 
-// Broker is one entry of GET /v1/brokers.
+// Broker is one entry of GET /v1/brokers, or the answer of GET /v1/brokers/{id}.
 type Broker struct {
 	NodeID           int
 	MembershipStatus MembershipStatus
-	IsAlive          bool
-	// InternalRPCAddress is usually the broker's host name; for a broker run by a StatefulSet it is
-	// the pod's stable host name (see StableHostName and OrdinalFromAddress).
+	// IsAlive is false when absent: GET /v1/brokers/{id} does not report it (server.cc,
+	// get_broker_handler), only the list does.
+	IsAlive bool
+	// InternalRPCAddress is the host the broker advertises for internal RPC; a pod's stable host
+	// name only when Redpanda is started with --advertise-rpc-addr set to it (default 127.0.0.1).
 	InternalRPCAddress string
 	InternalRPCPort    int
+	// Version is the Redpanda version the broker runs ("v24.2.4"), empty when not reported: the
+	// list fills it from the health report; GET /v1/brokers/{id} never does.
+	Version string
+	// MaintenanceStatus is the broker's maintenance mode; the zero value when not reported.
+	MaintenanceStatus MaintenanceStatus
+}
+
+// MaintenanceStatus mirrors broker.json's "maintenance_status". Draining comes from the members
+// table; the rest from the broker's drain manager, reported through the health monitor, and stays
+// zero while that report is missing.
+type MaintenanceStatus struct {
+	// Draining: maintenance mode is on for the broker (it stays true once the drain finished).
+	Draining bool
+	// Finished: leadership has been moved off the broker.
+	Finished bool
+	// Errors: the drain hit errors (it retries on its own).
+	Errors bool
+	// Partitions, Eligible, Transferring and Failed count the partitions the drain considered,
+	// those whose leadership it may move, those moving now, and those it failed to move.
+	Partitions, Eligible, Transferring, Failed int
 }
 
 // DecommissionStatus is the answer of GET /v1/brokers/{id}/decommission.
@@ -36,17 +58,65 @@ type DecommissionStatus struct {
 	MovingPartitions int
 }
 
+// HealthOverview is the answer of GET /v1/cluster/health_overview (cluster.json,
+// "cluster_health_overview").
+type HealthOverview struct {
+	IsHealthy bool
+	// UnhealthyReasons names why the cluster is unhealthy (Redpanda's words, e.g. "nodes_down",
+	// "leaderless_partitions", "under_replicated_partitions", "no_elected_controller",
+	// "no_health_report"); empty when healthy or not reported.
+	UnhealthyReasons []string
+	// ControllerID is the controller leader's node ID, -1 when none is elected.
+	ControllerID int
+	// AllNodes and NodesDown are node IDs; NodesInRecoveryMode too, empty when not reported.
+	AllNodes, NodesDown, NodesInRecoveryMode []int
+	// LeaderlessPartitions and UnderReplicatedPartitions name partitions as "ns/topic/partition";
+	// Redpanda truncates the lists, so the counts can be larger.
+	LeaderlessPartitions, UnderReplicatedPartitions []string
+	// LeaderlessCount and UnderReplicatedCount are Redpanda's totals; when absent (older
+	// releases), the lengths of the lists.
+	LeaderlessCount, UnderReplicatedCount int
+}
+
+// NodeConfig is what GET /v1/node_config of one broker says about that broker itself.
+type NodeConfig struct {
+	// NodeID is the node ID of the broker serving the request.
+	NodeID int
+	// AdvertisedRPCAddress and AdvertisedRPCPort are advertised_rpc_api, empty and zero when not
+	// set (the broker then advertises rpc_server).
+	AdvertisedRPCAddress string
+	AdvertisedRPCPort    int
+	// DataDirectory is data_directory's path.
+	DataDirectory string
+}
+
 // Client is what the controller depends on. Every call honours ctx and the configured timeout,
-// and makes at most one request per broker URL: retries belong to the caller's workqueue.
+// and makes at most one request per broker URL (plus one per redirect it follows): retries belong
+// to the caller's workqueue.
 type Client interface {
 	// Brokers lists the cluster's members (removed brokers are not listed).
 	Brokers(ctx context.Context) ([]Broker, error)
+	// Broker describes one member. ErrBrokerNotFound: no such member.
+	Broker(ctx context.Context, nodeID int) (Broker, error)
+	// HealthOverview is the cluster's health as the controller sees it.
+	HealthOverview(ctx context.Context) (HealthOverview, error)
 	// Decommission starts draining a broker. ErrAlreadyDecommissioned: it is draining already;
 	// ErrBrokerNotFound: no such member (never existed, or already removed).
 	Decommission(ctx context.Context, nodeID int) error
-	// Recommission stops a drain in progress. ErrNotDecommissioning: the broker is not draining.
+	// Recommission stops a drain in progress. ErrNotDecommissioning: Redpanda refused the
+	// transition: the broker is not draining, or its drain is too far along to be stopped. Only
+	// Brokers or Broker tell which.
 	Recommission(ctx context.Context, nodeID int) error
 	// DecommissionStatus reports drain progress; Finished once the broker has been removed.
 	// ErrNotDecommissioning: the broker is an active member.
 	DecommissionStatus(ctx context.Context, nodeID int) (DecommissionStatus, error)
+	// EnableMaintenance puts a broker into maintenance mode (its leadership drains away); done
+	// again on a broker in maintenance, it succeeds. ErrInvalidStateTransition: another broker is
+	// in maintenance already; ErrBadRequest: e.g. a single-node cluster.
+	EnableMaintenance(ctx context.Context, nodeID int) error
+	// DisableMaintenance takes a broker out of maintenance mode; it succeeds when it was not in it.
+	DisableMaintenance(ctx context.Context, nodeID int) error
+	// NodeConfig asks the broker at Config.URLs[ordinal], and only that one, for its own node
+	// configuration: which node ID runs there. It never fails over to another broker.
+	NodeConfig(ctx context.Context, ordinal int) (NodeConfig, error)
 }

@@ -14,7 +14,7 @@ import (
 // decommission asks the admin API to drain a broker. A broker that is draining already counts
 // as success.
 func (c *Controller) decommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
-	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
+	client, err := c.adminClient(ctx, bc)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (c *Controller) decommission(ctx context.Context, bc *v1alpha1.BrokerCluste
 // recommission stops a drain. A broker that is not draining any more is fine; one that has
 // left cannot be brought back, and the next reconcile finishes its decommission instead.
 func (c *Controller) recommission(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
-	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas)
+	client, err := c.adminClient(ctx, bc)
 	if err != nil {
 		return err
 	}
@@ -43,12 +43,54 @@ func (c *Controller) recommission(ctx context.Context, bc *v1alpha1.BrokerCluste
 	return fmt.Errorf("recommission broker %d of %s: %w", id, clusterKey(bc), err)
 }
 
-// adminFailed handles a failed admin call made before the status write: an unreachable API
-// degrades the cluster; anything else is retried with backoff.
+// adminClient returns a client for bc's brokers 0 to currentReplicas-1, reading the Secrets its
+// spec names.
+func (c *Controller) adminClient(ctx context.Context, bc *v1alpha1.BrokerCluster) (admin.Client, error) {
+	sec, err := c.readAdminSecurity(ctx, bc)
+	if err != nil {
+		return nil, err
+	}
+	return c.admin.forCluster(bc, bc.Status.CurrentReplicas, sec)
+}
+
+// waitsOnAdmin reports whether err means the admin API cannot be reached as configured: it did
+// not answer, refused the credentials, or a Secret it needs is unusable. The cluster is then
+// Degraded until that changes; other errors are retried with backoff.
+func waitsOnAdmin(err error) bool {
+	var se *secretError
+	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.As(err, &se)
+}
+
+// adminProblem names a Degraded reason and a sentence for an admin error that waitsOnAdmin.
+func adminProblem(err error) (reason, message string) {
+	var se *secretError
+	switch {
+	case errors.As(err, &se):
+		return se.Reason, se.Error()
+	case errors.Is(err, admin.ErrUnauthorized):
+		return ReasonAdminAPIUnauthorized, fmt.Sprintf("the brokers' admin API refused the operator's credentials: %v", err)
+	}
+	return ReasonAdminAPIUnavailable, fmt.Sprintf("the brokers' admin API did not answer: %v", err)
+}
+
+// explainWait gives a step that waits on the admin API the reason it waits, when that is
+// something to fix (a Secret, the credentials) rather than an API that did not answer.
+func explainWait(s step, err error) step {
+	if s.Kind != stepWaitAdmin || err == nil || errors.Is(err, admin.ErrUnavailable) || !waitsOnAdmin(err) {
+		return s
+	}
+	_, why := adminProblem(err)
+	s.Reason = why
+	return s
+}
+
+// adminFailed handles a failed admin call made before the status write: an API that cannot be
+// reached as configured degrades the cluster; anything else is retried with backoff.
 func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, err error) (result, error) {
-	if !errors.Is(err, admin.ErrUnavailable) {
+	if !waitsOnAdmin(err) {
 		return result{}, err
 	}
-	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: admin API did not answer", s.Kind)}
+	_, why := adminProblem(err)
+	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: %s", s.Kind, why)}
 	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
 }

@@ -64,13 +64,21 @@ type cachedAdminClient struct {
 	client admin.Client
 }
 
-// forCluster returns a client that reaches brokers 0 to replicas-1 of bc.
-func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32) (admin.Client, error) {
+// forCluster returns a client that reaches brokers 0 to replicas-1 of bc with the given
+// security. With TLS the URLs are https whatever scheme the address template renders.
+func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, sec adminSecurity) (admin.Client, error) {
 	urls, err := a.template.URLs(bc.Namespace, bc.Name, int(max(replicas, 1)), int(adminPort(bc)))
 	if err != nil {
 		return nil, err
 	}
-	joined := strings.Join(urls, " ")
+	if sec.tls {
+		for i, u := range urls {
+			if rest, ok := strings.CutPrefix(u, "http://"); ok {
+				urls[i] = "https://" + rest
+			}
+		}
+	}
+	joined := strings.Join(urls, " ") + " " + sec.fingerprint
 	key := bc.Namespace + "/" + bc.Name
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -79,6 +87,7 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32) (a
 	}
 	cfg := a.config
 	cfg.URLs = urls
+	sec.apply(&cfg)
 	client, err := admin.NewClient(cfg)
 	if err != nil {
 		return nil, err

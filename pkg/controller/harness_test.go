@@ -54,7 +54,17 @@ type harnessOptions struct {
 	// drainTime is how long the simulator's drains take on its fake clock; zero finishes a
 	// drain the next time anything looks at the cluster.
 	drainTime time.Duration
+	// auth makes the simulator require basic auth, and bringUp name the Secret that holds it
+	// (testAuthSecret, created by newHarness) in spec.adminAPI.auth.
+	auth bool
 }
+
+// The superuser of harnesses with auth.
+const (
+	testAuthSecret = "admin-superuser"
+	testUsername   = "operator"
+	testPassword   = "pw-7f3a9c-do-not-log"
+)
 
 // harness is a controller over fake clientsets with real informers, a broker simulator, and a
 // small stand-in for the StatefulSet controller and kubelet (playStatefulSet). Tests drive
@@ -81,6 +91,8 @@ type harness struct {
 	staleReads int
 	// onReconcileActions, when set, gets the API requests each reconcile made.
 	onReconcileActions func([]k8stesting.Action)
+	// auth: bringUp names testAuthSecret in spec.adminAPI.auth.
+	auth bool
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {
@@ -109,7 +121,20 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 			return writebacktest.NewDelayingWatch(w, opts.delay, nil)
 		}))
 	}
-	h.sim = admintest.NewServer(admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime})
+	simOpts := admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime}
+	if opts.auth {
+		h.auth = true
+		simOpts.Username, simOpts.Password = testUsername, testPassword
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: testAuthSecret, Namespace: testNamespace},
+			Type:       corev1.SecretTypeBasicAuth,
+			Data:       map[string][]byte{"username": []byte(testUsername), "password": []byte(testPassword)},
+		}
+		if err := h.kube.Tracker().Add(secret); err != nil { // not an action of the controller's
+			t.Fatal(err)
+		}
+	}
+	h.sim = admintest.NewServer(simOpts)
 	h.cluster = h.sim.Cluster(testNamespace, testName)
 
 	c, err := NewController(Config{
@@ -304,13 +329,17 @@ func (h *harness) reconcile() (result, error) {
 // its broker ID is recorded, and the cluster is Ready.
 func (h *harness) bringUp(n int32) {
 	h.t.Helper()
-	h.create(newBrokerCluster(n))
+	bc := newBrokerCluster(n)
+	if h.auth {
+		bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
+	}
+	h.create(bc)
 	for range 5 {
 		if _, err := h.reconcile(); err != nil {
 			h.t.Fatalf("bring up: %v", err)
 		}
 	}
-	bc := h.stored()
+	bc = h.stored()
 	if bc.Status.CurrentReplicas != n || !meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionReady) {
 		h.t.Fatalf("bring up: status %+v, want %d brokers and Ready", bc.Status, n)
 	}

@@ -62,9 +62,9 @@ func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1
 	if replicas <= 0 {
 		return nil // nothing to run yet
 	}
-	sts := newStatefulSet(bc, replicas)
 	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
 	if apierrors.IsNotFound(err) {
+		sts := newStatefulSet(bc, replicas, foundingSeeds(nil, replicas))
 		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
 		}
@@ -76,6 +76,7 @@ func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1
 	if err := c.checkOwned(bc, existing); err != nil {
 		return err
 	}
+	sts := newStatefulSet(bc, replicas, foundingSeeds(existing, replicas))
 	if update := updatedStatefulSet(existing, sts); update != nil {
 		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
 		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {

@@ -32,7 +32,8 @@ func permissionOf(a k8stesting.Action) permission {
 }
 
 // The requests are derived from running the controller: its informers, and every reconcile of a
-// cluster's life under each read strategy that issues different requests. Events are sent by the
+// cluster's life under each read strategy that issues different requests, and with the admin
+// API's credentials in a Secret. Events are sent by the
 // binary's recorder and checked in cmd/broker-operator.
 func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 	used := map[permission]bool{}
@@ -41,8 +42,12 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 			used[permissionOf(a)] = true
 		}
 	}
-	for _, strategy := range []ReadStrategy{ReadWriteback, ReadUncached} {
-		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards()})
+	for _, tc := range []struct {
+		strategy ReadStrategy
+		auth     bool
+	}{{ReadWriteback, false}, {ReadUncached, false}, {ReadWriteback, true}} {
+		strategy := tc.strategy
+		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards(), auth: tc.auth})
 		record(append(h.kube.Actions(), h.brokers.Actions()...)) // the informers' list and watch
 		h.onReconcileActions = record
 		h.bringUp(3)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,9 @@ const (
 	// template the pod was made from. A pod whose hash is not status.updateRevision is restarted
 	// by the rollout (rolling.go).
 	AnnotationTemplateHash = "broker-operator.dev/template-hash"
+	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
+	// are the brokers' seed servers, which must not change while the cluster lives.
+	AnnotationSeeds = "broker-operator.dev/seeds"
 )
 
 // Ports of the broker container besides the admin API.
@@ -40,7 +44,7 @@ const (
 	kafkaPort       = 9092
 	internalRPCPort = 33145
 	dataVolume      = "datadir"
-	dataPath        = "/var/lib/broker"
+	dataPath        = "/var/lib/redpanda/data" // Redpanda's default data_directory
 	brokerContainer = "broker"
 )
 
@@ -103,10 +107,10 @@ func newPodDisruptionBudget(bc *v1alpha1.BrokerCluster) *policyv1.PodDisruptionB
 }
 
 // newStatefulSet builds the brokers' StatefulSet with the given replica count (which follows
-// status.currentReplicas, never spec.replicas). The hash covers everything but the replica
-// count and the volume claim templates, which a StatefulSet does not let change: a storage
-// change in the spec applies to new clusters only.
-func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas int32) *appsv1.StatefulSet {
+// status.currentReplicas, never spec.replicas), whose first seeds pods founded the cluster. The
+// hash covers everything but the replica count and the volume claim templates, which a
+// StatefulSet does not let change: a storage change in the spec applies to new clusters only.
+func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.StatefulSet {
 	podLabels := selectorLabels(bc)
 	claim := corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: dataVolume, Labels: selectorLabels(bc)},
@@ -118,6 +122,8 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas int32) *appsv1.Stateful
 			},
 		},
 	}
+	template := brokerPodTemplate(bc, seeds)
+	template.Labels, template.Annotations = podLabels, maps.Clone(bc.Spec.PodAnnotations)
 	sts := &appsv1.StatefulSet{
 		ObjectMeta: ownedMeta(bc),
 		Spec: appsv1.StatefulSetSpec{
@@ -129,27 +135,11 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas int32) *appsv1.Stateful
 			// mode and the health gate (rolling.go); the StatefulSet only recreates a deleted pod.
 			UpdateStrategy:                       appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
 			PersistentVolumeClaimRetentionPolicy: claimRetention(bc),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: maps.Clone(bc.Spec.PodAnnotations)},
-				Spec: corev1.PodSpec{
-					NodeSelector: maps.Clone(bc.Spec.NodeSelector),
-					Tolerations:  bc.Spec.Tolerations,
-					Containers: []corev1.Container{{
-						Name:      brokerContainer,
-						Image:     bc.Spec.Image,
-						Resources: bc.Spec.Resources,
-						Ports: []corev1.ContainerPort{
-							{Name: "admin", ContainerPort: adminPort(bc), Protocol: corev1.ProtocolTCP},
-							{Name: "kafka", ContainerPort: kafkaPort, Protocol: corev1.ProtocolTCP},
-							{Name: "rpc", ContainerPort: internalRPCPort, Protocol: corev1.ProtocolTCP},
-						},
-						VolumeMounts: []corev1.VolumeMount{{Name: dataVolume, MountPath: dataPath}},
-					}},
-				},
-			},
-			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{claim},
+			Template:                             template,
+			VolumeClaimTemplates:                 []corev1.PersistentVolumeClaim{claim},
 		},
 	}
+	sts.Annotations = map[string]string{AnnotationSeeds: strconv.Itoa(int(seeds))}
 	sts.Spec.Template.Annotations = withTemplateHash(sts.Spec.Template)
 	stampHash(&sts.ObjectMeta, struct {
 		Template    corev1.PodTemplateSpec
@@ -191,9 +181,11 @@ func withTemplateHash(t corev1.PodTemplateSpec) map[string]string {
 	return annotations
 }
 
-// templateRevision is the template hash of the pods bc's StatefulSet makes now.
-func templateRevision(bc *v1alpha1.BrokerCluster) string {
-	return newStatefulSet(bc, 1).Spec.Template.Annotations[AnnotationTemplateHash]
+// templateRevision is the template hash of the pods bc's StatefulSet makes once the operator
+// has written it; existing gives the founding seeds, which the template names.
+func templateRevision(bc *v1alpha1.BrokerCluster, existing *appsv1.StatefulSet) string {
+	replicas := bc.Status.CurrentReplicas
+	return newStatefulSet(bc, replicas, foundingSeeds(existing, replicas)).Spec.Template.Annotations[AnnotationTemplateHash]
 }
 
 // podRevision is the template hash a pod was made from; "" for a pod made before the
@@ -254,4 +246,21 @@ func mergeMeta(dst, src *metav1.ObjectMeta) {
 		dst.Annotations = map[string]string{}
 	}
 	dst.Annotations[AnnotationSpecHash] = src.Annotations[AnnotationSpecHash]
+	if seeds, ok := src.Annotations[AnnotationSeeds]; ok {
+		dst.Annotations[AnnotationSeeds] = seeds
+	}
+}
+
+// foundingSeeds is the seed count of a cluster: the one recorded on its StatefulSet, or, for a
+// cluster being created (or one whose StatefulSet predates the record), its replica count now.
+func foundingSeeds(existing *appsv1.StatefulSet, replicas int32) int32 {
+	if existing != nil {
+		if n, err := strconv.ParseInt(existing.Annotations[AnnotationSeeds], 10, 32); err == nil && n > 0 {
+			return int32(n)
+		}
+		if existing.Spec.Replicas != nil && *existing.Spec.Replicas > 0 {
+			return *existing.Spec.Replicas
+		}
+	}
+	return max(replicas, 1)
 }

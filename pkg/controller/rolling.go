@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -178,8 +179,8 @@ func decideRollout(o observation, table []transition) step {
 // another template than bc's, whether all of them are Ready, and how R's pod is doing. The
 // admin API's part (the next broker's ID, maintenance mode, whether R's broker is back) is
 // filled in by observe.
-func observeRollout(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) rollout {
-	revision := templateRevision(bc)
+func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) rollout {
+	revision := templateRevision(bc, sts)
 	r := rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]

@@ -22,13 +22,15 @@ const (
 	ReasonScalingDown         = "ScalingDown"
 	ReasonSteady              = "Steady"
 	ReasonAdminAPIUnavailable = "AdminAPIUnavailable"
-	ReasonBrokerIDUnknown     = "BrokerIDUnknown"
-	ReasonAsExpected          = "AsExpected"
-	ReasonClusterUnhealthy    = "ClusterUnhealthy"
-	ReasonRollingOut          = "RollingOut"
-	ReasonAllUpdated          = "AllUpdated"
-	ReasonGhostBrokersFound   = "GhostBrokersFound"
-	ReasonNoGhostBrokers      = "NoGhostBrokers"
+	// ReasonAdminAPIUnauthorized: the brokers answered 401 or 403.
+	ReasonAdminAPIUnauthorized = "AdminAPIUnauthorized"
+	ReasonBrokerIDUnknown      = "BrokerIDUnknown"
+	ReasonAsExpected           = "AsExpected"
+	ReasonClusterUnhealthy     = "ClusterUnhealthy"
+	ReasonRollingOut           = "RollingOut"
+	ReasonAllUpdated           = "AllUpdated"
+	ReasonGhostBrokersFound    = "GhostBrokersFound"
+	ReasonNoGhostBrokers       = "NoGhostBrokers"
 )
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
@@ -50,9 +52,10 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	st := *bc.Status.DeepCopy()
 	at := metav1.NewTime(now)
 	if s.Kind == stepWaitAdmin {
+		reason, message := adminProblem(adminErr)
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonAdminAPIUnavailable,
-			Message: fmt.Sprintf("the brokers' admin API did not answer: %v", adminErr), ObservedGeneration: bc.Generation, LastTransitionTime: at,
+			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason,
+			Message: message, ObservedGeneration: bc.Generation, LastTransitionTime: at,
 		})
 		return st
 	}
@@ -68,6 +71,11 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	conditions := lifecycleConditions(lc, current)
 
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
+	if adminErr != nil && waitsOnAdmin(adminErr) {
+		// A step that did not need the admin API went ahead (a scale-up); the problem stays shown.
+		degraded.Status = metav1.ConditionTrue
+		degraded.Reason, degraded.Message = adminProblem(adminErr)
+	}
 	if s.Kind == stepWaitBrokerID {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
 		degraded.Message = fmt.Sprintf("no broker ID is known for pod ordinal %d", current-1)

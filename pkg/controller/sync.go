@@ -71,15 +71,15 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	}
 	pods := podsByOrdinal(podList, bc.Name)
 
-	obs, view, adminErr := c.observe(ctx, bc, pods)
-	s := decide(obs)
+	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
+	s := explainWait(decide(obs), adminErr)
 	return c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
 }
 
 // observe gathers what decide needs. The admin API is asked only when a decision depends on
 // the brokers' view (a scale-down or a rollout is pending or under way, ghost brokers were
 // reported) or a ready pod's broker ID is not recorded yet.
-func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
+func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
 	st := bc.Status
 	o := observation{
 		Desired:         bc.Spec.Replicas,
@@ -87,15 +87,22 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      c.cfg.Guards.AdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
-		Rollout:         observeRollout(bc, pods),
+		Rollout:         observeRollout(bc, sts, pods),
 	}
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
 	}
+	// The named Secrets are read on every reconcile, so that a missing or malformed one shows
+	// as soon as it is named, not first in the middle of a scale-down.
+	sec, err := c.readAdminSecurity(ctx, bc)
+	if err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if !needsAdmin(bc, pods, o.Rollout) {
 		return o, nil, nil
 	}
-	client, err := c.admin.forCluster(bc, st.CurrentReplicas)
+	client, err := c.admin.forCluster(bc, st.CurrentReplicas, sec)
 	if err != nil {
 		o.AdminUnavailable = true
 		return o, nil, err

@@ -26,6 +26,10 @@ type pki struct {
 	servingKeyFile  string
 	saPublicKeyFile string
 	saSigningFile   string
+
+	// The CA's own key and certificate sign further certificates (see realnode_pki.go).
+	caKey  *ecdsa.PrivateKey
+	caCert *x509.Certificate
 }
 
 func writePKI(dir string) (*pki, error) {
@@ -59,6 +63,7 @@ func writePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	p.caCertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	p.caKey, p.caCert = caKey, caCert
 
 	servingKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

@@ -34,6 +34,8 @@ type member struct {
 	drainStart      time.Time
 	// decommissioned is set by the first accepted decommission and cleared by a recommission.
 	decommissioned bool
+	// maintenance is set while the broker is in maintenance mode.
+	maintenance bool
 }
 
 // BrokerState is a snapshot of one broker, for tests.

@@ -32,8 +32,12 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=broker-operator.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("AdminAPIAuth"):
+		return &brokersv1alpha1.AdminAPIAuthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AdminAPISpec"):
 		return &brokersv1alpha1.AdminAPISpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("AdminAPITLS"):
+		return &brokersv1alpha1.AdminAPITLSApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerCluster"):
 		return &brokersv1alpha1.BrokerClusterApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerClusterSpec"):

@@ -33,7 +33,9 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":        schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":        schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":         schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerCluster":       schema_pkg_apis_brokers_v1alpha1_BrokerCluster(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
@@ -344,6 +346,28 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AdminAPIAuth names the Secret of the admin API's superuser.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the BrokerCluster's namespace. The brokers create this user at cluster creation (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"secretName"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -358,7 +382,50 @@ func schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref common.ReferenceCallback)
 							Format:      "int32",
 						},
 					},
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS, when set, makes the operator reach the admin API over HTTPS, trusting the CA in the Secret it names. Unset: plain HTTP.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS"),
+						},
+					},
+					"auth": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Auth, when set, makes the operator send a superuser's credentials with every admin API request (HTTP basic auth), and the brokers require them (admin_api_require_auth).",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth"),
+						},
+					},
 				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's namespace; the operator reads no other Secret.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName names the Secret the operator uses as a client: ca.crt (required) is the CA that signed the brokers' admin API certificates; tls.crt and tls.key (optional, together) are a client certificate the operator presents.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"serverSecretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ServerSecretName, when set, names a kubernetes.io/tls Secret (tls.crt, tls.key, and optionally ca.crt) mounted into every broker pod: the brokers serve their admin API with it. Its certificate must name each pod's stable DNS name (<cluster>-<ordinal>.<cluster>.<namespace>.svc.cluster.local). Unset: the brokers' pod spec does not configure admin TLS, and something else must.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"secretName"},
 			},
 		},
 	}

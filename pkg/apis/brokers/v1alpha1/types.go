@@ -125,6 +125,47 @@ type AdminAPISpec struct {
 	// +kubebuilder:default=9644
 	// +optional
 	Port int32 `json:"port,omitempty"`
+
+	// TLS, when set, makes the operator reach the admin API over HTTPS, trusting the CA in the
+	// Secret it names. Unset: plain HTTP.
+	// +optional
+	TLS *AdminAPITLS `json:"tls,omitempty"`
+
+	// Auth, when set, makes the operator send a superuser's credentials with every admin API
+	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth).
+	// +optional
+	Auth *AdminAPIAuth `json:"auth,omitempty"`
+}
+
+// AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's
+// namespace; the operator reads no other Secret.
+type AdminAPITLS struct {
+	// SecretName names the Secret the operator uses as a client: ca.crt (required) is the CA
+	// that signed the brokers' admin API certificates; tls.crt and tls.key (optional, together)
+	// are a client certificate the operator presents.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	SecretName string `json:"secretName"`
+
+	// ServerSecretName, when set, names a kubernetes.io/tls Secret (tls.crt, tls.key, and
+	// optionally ca.crt) mounted into every broker pod: the brokers serve their admin API with
+	// it. Its certificate must name each pod's stable DNS name
+	// (<cluster>-<ordinal>.<cluster>.<namespace>.svc.cluster.local). Unset: the brokers' pod
+	// spec does not configure admin TLS, and something else must.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ServerSecretName string `json:"serverSecretName,omitempty"`
+}
+
+// AdminAPIAuth names the Secret of the admin API's superuser.
+type AdminAPIAuth struct {
+	// SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the
+	// BrokerCluster's namespace. The brokers create this user at cluster creation
+	// (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	SecretName string `json:"secretName"`
 }
 
 // BrokerClusterStatus is the observed state of a broker cluster.

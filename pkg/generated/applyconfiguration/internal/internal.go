@@ -242,12 +242,35 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: value
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPIAuth
+  map:
+    fields:
+    - name: secretName
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPISpec
   map:
     fields:
+    - name: auth
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPIAuth
     - name: port
       type:
         scalar: numeric
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPITLS
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPITLS
+  map:
+    fields:
+    - name: secretName
+      type:
+        scalar: string
+      default: ""
+    - name: serverSecretName
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerCluster
   map:
     fields:

@@ -25,6 +25,12 @@ package v1alpha1
 type AdminAPISpecApplyConfiguration struct {
 	// Port of the admin API on each broker.
 	Port *int32 `json:"port,omitempty"`
+	// TLS, when set, makes the operator reach the admin API over HTTPS, trusting the CA in the
+	// Secret it names. Unset: plain HTTP.
+	TLS *AdminAPITLSApplyConfiguration `json:"tls,omitempty"`
+	// Auth, when set, makes the operator send a superuser's credentials with every admin API
+	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth).
+	Auth *AdminAPIAuthApplyConfiguration `json:"auth,omitempty"`
 }
 
 // AdminAPISpecApplyConfiguration constructs a declarative configuration of the AdminAPISpec type for use with
@@ -38,5 +44,21 @@ func AdminAPISpec() *AdminAPISpecApplyConfiguration {
 // If called multiple times, the Port field is set to the value of the last call.
 func (b *AdminAPISpecApplyConfiguration) WithPort(value int32) *AdminAPISpecApplyConfiguration {
 	b.Port = &value
+	return b
+}
+
+// WithTLS sets the TLS field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TLS field is set to the value of the last call.
+func (b *AdminAPISpecApplyConfiguration) WithTLS(value *AdminAPITLSApplyConfiguration) *AdminAPISpecApplyConfiguration {
+	b.TLS = value
+	return b
+}
+
+// WithAuth sets the Auth field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Auth field is set to the value of the last call.
+func (b *AdminAPISpecApplyConfiguration) WithAuth(value *AdminAPIAuthApplyConfiguration) *AdminAPISpecApplyConfiguration {
+	b.Auth = value
 	return b
 }

@@ -1,0 +1,43 @@
+package writeback
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// NewObserving lays a new overlay over informer's indexer and registers its observer on
+// informer: NewOverlay and Observe in one call. It returns the overlay and the HasSynced of the
+// observer's registration; wait for it with the informer's own before the first read
+// (cache.WaitForCacheSync). Build the lister on the overlay and wrap the writing client with
+// it:
+//
+//	overlay, synced, err := writeback.NewObserving("configmaps", factory.Core().V1().ConfigMaps().Informer(), writeback.Options{})
+//	lister := corelisters.NewConfigMapLister(overlay)
+//	client := writeback.Wrap(clientset.CoreV1().ConfigMaps(ns), ns, overlay)
+//
+// Call it before the informer starts, as for any event handler, so that no event is missed.
+func NewObserving(resource string, informer cache.SharedIndexInformer, opts Options) (*Overlay, cache.InformerSynced, error) {
+	if informer == nil {
+		return nil, nil, errors.New("writeback: NewObserving needs an informer, got nil")
+	}
+	o := NewOverlay(resource, informer.GetIndexer(), opts)
+	reg, err := o.Observe(informer)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, reg.HasSynced, nil
+}
+
+// NewDynamic is NewObserving for the informer of gvr in a dynamicinformer factory. The informer
+// holds *unstructured.Unstructured; read through dynamiclister.New(overlay, gvr) and write
+// through WrapDynamic. The resource label is gvr's group-resource ("deployments.apps").
+func NewDynamic(factory dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, opts Options) (*Overlay, cache.InformerSynced, error) {
+	if factory == nil {
+		return nil, nil, fmt.Errorf("writeback: NewDynamic(%s) needs a factory, got nil", gvr)
+	}
+	return NewObserving(gvr.GroupResource().String(), factory.ForResource(gvr).Informer(), opts)
+}
