@@ -3,6 +3,7 @@ package writeback
 import (
 	"context"
 	"fmt"
+	"path"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,12 +66,12 @@ func Wrap[T Object, L runtime.Object, A any](inner Interface[T, L, A], namespace
 
 // Create creates obj and records the result.
 func (c *Client[T, L, A]) Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error) {
-	return c.record(c.Interface.Create(ctx, obj, opts))
+	return c.record(opts.DryRun)(c.Interface.Create(ctx, obj, opts))
 }
 
 // Update updates obj and records the result.
 func (c *Client[T, L, A]) Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error) {
-	return c.record(c.Interface.Update(ctx, obj, opts))
+	return c.record(opts.DryRun)(c.Interface.Update(ctx, obj, opts))
 }
 
 // UpdateStatus updates obj's status and records the result.
@@ -79,23 +80,36 @@ func (c *Client[T, L, A]) UpdateStatus(ctx context.Context, obj T, opts metav1.U
 		var zero T
 		return zero, fmt.Errorf("writeback: %s has no status subresource client", c.overlay.resource)
 	}
-	return c.record(c.status.UpdateStatus(ctx, obj, opts))
+	return c.record(opts.DryRun)(c.status.UpdateStatus(ctx, obj, opts))
 }
 
-// Patch patches the object, or its status subresource, and records the result. A patch of
-// any other subresource (scale) returns something that is not the object: it goes through
-// unrecorded.
+// Patch patches the object or one of its subresources, and records the result when the
+// answer is the object itself: see objectSubresources. Any other subresource (scale answers
+// with an autoscaling/v1 Scale) goes through unrecorded.
 func (c *Client[T, L, A]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
 	result, err := c.Interface.Patch(ctx, name, pt, data, opts, subresources...)
-	if len(subresources) == 0 || (len(subresources) == 1 && subresources[0] == "status") {
-		return c.record(result, err)
+	// The client joins the arguments into one path, dropping empty ones.
+	if objectSubresources[path.Join(subresources...)] {
+		return c.record(opts.DryRun)(result, err)
 	}
 	return result, err
 }
 
+// objectSubresources are the subresources whose write answers with the object itself; ""
+// is the object. Those of core Kubernetes: pods/resize and pods/ephemeralcontainers answer
+// with the Pod, certificatesigningrequests/approval with the request. A custom resource has
+// only status and scale.
+var objectSubresources = map[string]bool{
+	"":                    true,
+	"status":              true,
+	"resize":              true,
+	"ephemeralcontainers": true,
+	"approval":            true,
+}
+
 // Apply applies the configuration (server-side apply) and records the result.
 func (c *Client[T, L, A]) Apply(ctx context.Context, obj A, opts metav1.ApplyOptions) (T, error) {
-	return c.record(c.Interface.Apply(ctx, obj, opts))
+	return c.record(opts.DryRun)(c.Interface.Apply(ctx, obj, opts))
 }
 
 // ApplyStatus applies the status configuration and records the result.
@@ -104,13 +118,13 @@ func (c *Client[T, L, A]) ApplyStatus(ctx context.Context, obj A, opts metav1.Ap
 		var zero T
 		return zero, fmt.Errorf("writeback: %s has no status subresource client", c.overlay.resource)
 	}
-	return c.record(c.status.ApplyStatus(ctx, obj, opts))
+	return c.record(opts.DryRun)(c.status.ApplyStatus(ctx, obj, opts))
 }
 
 // Delete deletes the object and records a tombstone. The tombstone's UID is the precondition's
 // when one is set, and otherwise that of the copy reads serve.
 func (c *Client[T, L, A]) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
-	if err := c.Interface.Delete(ctx, name, opts); err != nil {
+	if err := c.Interface.Delete(ctx, name, opts); err != nil || len(opts.DryRun) > 0 {
 		return err
 	}
 	var uid types.UID
@@ -121,9 +135,13 @@ func (c *Client[T, L, A]) Delete(ctx context.Context, name string, opts metav1.D
 	return nil
 }
 
-func (c *Client[T, L, A]) record(result T, err error) (T, error) {
-	if err == nil {
-		c.overlay.Record(result)
+// record stores a successful write's result. A dry run (any DryRun value; the server accepts
+// only "All") changed nothing on the server, so there is nothing to read back.
+func (c *Client[T, L, A]) record(dryRun []string) func(T, error) (T, error) {
+	return func(result T, err error) (T, error) {
+		if err == nil && len(dryRun) == 0 {
+			c.overlay.Record(result)
+		}
+		return result, err
 	}
-	return result, err
 }

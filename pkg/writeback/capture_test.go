@@ -14,8 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
 // Every write method records its result, through the generated fake clientset.
@@ -151,5 +154,91 @@ func TestRecordedObjectIsNotTheCallersObject(t *testing.T) {
 	created.Data["v"] = "mutated by caller"
 	if h.get("a").Data["v"] != "0" {
 		t.Fatal("the overlay shares the caller's object")
+	}
+}
+
+// Issue: a dry run changes nothing on the server, so none of its answers may be recorded: a
+// dry-run create would serve a phantom object, a dry-run delete would hide a live one.
+func TestDryRunWritesAreNotRecorded(t *testing.T) {
+	h := newHarness(t)
+	live := h.create(h.client, "live", nil)
+	h.catchUp(1)
+	dry := []string{metav1.DryRunAll}
+	empty := func(what string) {
+		t.Helper()
+		if n := h.overlay.snap.Load().len(); n != 0 {
+			t.Fatalf("dry-run %s recorded: %d entries", what, n)
+		}
+	}
+	if _, err := h.client.Create(h.ctx, newConfigMap("phantom"), metav1.CreateOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("Create")
+	changed := live.DeepCopy()
+	changed.Data["v"] = "dry"
+	if _, err := h.client.Update(h.ctx, changed, metav1.UpdateOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("Update")
+	// The fake applies dry runs for real; take its latest copy for the next write.
+	latest := func() *corev1.ConfigMap {
+		cm, err := h.cs.CoreV1().ConfigMaps(testNamespace).Get(h.ctx, "live", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+	if _, err := h.client.UpdateStatus(h.ctx, latest(), metav1.UpdateOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("UpdateStatus")
+	if _, err := h.client.Patch(h.ctx, "live", types.MergePatchType, []byte(`{"data":{"v":"p"}}`), metav1.PatchOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("Patch")
+	apply := applycorev1.ConfigMap("live", testNamespace).WithData(map[string]string{"v": "apply"})
+	if _, err := h.client.Apply(h.ctx, apply, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("Apply")
+	if _, err := h.client.ApplyStatus(h.ctx, apply, metav1.ApplyOptions{FieldManager: "test", Force: true, DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("ApplyStatus")
+	if err := h.client.Delete(h.ctx, "live", metav1.DeleteOptions{DryRun: dry}); err != nil {
+		t.Fatal(err)
+	}
+	empty("Delete")
+	if h.get("phantom") != nil {
+		t.Fatal("a dry-run create is served")
+	}
+	if got := h.get("live"); got == nil || got.ResourceVersion != live.ResourceVersion {
+		t.Fatalf("live object read %s, want the informer's %s", rvOf(got), live.ResourceVersion)
+	}
+}
+
+// Issue: Patch with an empty subresource argument (the object itself, as helpers forward it)
+// and subresources whose answer is the object (pods/resize, pods/ephemeralcontainers) are
+// recorded; scale, whose answer is a Scale, is not.
+func TestPatchRecordsWhenTheAnswerIsTheObject(t *testing.T) {
+	cs := fake.NewClientset()
+	writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
+	o := NewOverlay("pods", cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}), Options{})
+	pods := Wrap(cs.CoreV1().Pods(testNamespace), testNamespace, o)
+	if _, err := cs.CoreV1().Pods(testNamespace).Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: testNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range [][]string{{""}, {"resize"}, {"ephemeralcontainers"}, {"status"}, {}} {
+		patched, err := pods.Patch(t.Context(), "p", types.MergePatchType, []byte(`{"metadata":{"labels":{"n":"x"}}}`), metav1.PatchOptions{}, sub...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, found, _ := o.GetByKey(testNamespace + "/p")
+		if !found || got.(*corev1.Pod).ResourceVersion != patched.ResourceVersion {
+			t.Errorf("Patch with subresources %q not recorded", sub)
+		}
+	}
+	if !objectSubresources["approval"] || objectSubresources["scale"] {
+		t.Fatal("approval answers with the object, scale does not")
 	}
 }

@@ -51,8 +51,8 @@ func TestNewerInformerCopyWinsOverEntry(t *testing.T) {
 	theirs := h.update(h.external, ours, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
 	h.catchUp(2)
 
-	if noHandler.Len() != 1 {
-		t.Fatalf("the handler-less overlay should still hold its entry, holds %d", noHandler.Len())
+	if n := noHandler.snap.Load().len(); n != 1 {
+		t.Fatalf("the handler-less overlay should still hold its entry, holds %d", n)
 	}
 	obj, exists, err := noHandler.GetByKey("ns/a")
 	if err != nil || !exists {

@@ -17,37 +17,56 @@
 //
 // # The contract
 //
-// Keys are namespace/name; an entry also remembers the object's UID.
+// Keys are namespace/name; an entry also remembers the object's UID. The informer's progress
+// is its store's LastStoreSyncResourceVersion: the resourceVersion up to which the store
+// reflects the server, moved by every event, relist and watch bookmark.
 //
 //   - Record: a successful write's returned object is stored if its resourceVersion is newer than
-//     what the overlay holds for the key and than what the informer holds. A late or
-//     out-of-order result never rolls the overlay back. A successful Delete stores a tombstone:
-//     key, UID and the last resourceVersion known for the object.
+//     what the overlay holds for the key, than the informer's copy, and than the informer's
+//     progress. A late or out-of-order result never rolls the overlay back. A successful Delete
+//     stores a tombstone: key, UID and the last resourceVersion known for the object.
 //   - Get: the informer's copy and the entry are compared and the newer resourceVersion wins. An
-//     entry with no informer copy (just created) is returned, unless the informer has already
-//     processed events past the write (then the object was deleted, or left the informer's
-//     selector, after the write). A tombstone hides the informer's copy of the deleted UID and
-//     any older copy; a copy with another UID and a newer resourceVersion (the object was
-//     re-created) wins over it.
+//     entry with no informer copy (just created) is returned, unless the informer's progress,
+//     read before its store was searched, had already reached the write (then the object was
+//     deleted, or left the informer's selector, after the write). That order makes "not found"
+//     impossible for a read racing the informer's delivery of the controller's own create. A
+//     tombstone hides the informer's copy of the deleted UID and any older copy; a copy with
+//     another UID and a newer resourceVersion (the object was re-created) wins over it.
 //   - List, ByIndex, Index, IndexKeys and the generated namespaced listers: the informer's answer
-//     with each item replaced by a newer entry, created objects added, tombstoned ones removed.
-//     Label selectors and index functions are evaluated on the copy that is returned.
-//   - Eviction by observation: an informer event handler (Observe) drops an entry when the
-//     informer delivers its resourceVersion or a newer one, or the delete of the object; a
-//     tombstone also goes when a newer copy with another UID arrives. When nothing is in flight
-//     the overlay is empty. Reads always compare, so correctness does not depend on the order
-//     in which the informer runs its handlers.
-//   - An entry is never dropped to make room: there is no size bound. The only safety net is a
-//     generous TTL (default five minutes). Expired entries are dropped by the next write or
-//     informer event (checked at most every TTL/8, so an entry lives at most 1.125 TTL), and
-//     each one is counted in writeback_evictions_total{reason="ttl"}. Reads never look at the
-//     clock.
+//     with each item replaced by a newer entry, created objects added, tombstoned ones removed,
+//     judged as Get judges them with the progress read before the scan. Label selectors and
+//     index functions are evaluated on the copy that is returned.
+//   - Eviction by progress: once the informer's progress reaches an entry's resourceVersion,
+//     the store holds the key's state at or after the write, whatever events came for the key,
+//     and the entry goes (reason "observed"). A tombstone goes once the progress has reached it
+//     and the store no longer shows the deleted object ("deleted"), or shows a re-created one
+//     ("recreated") or the terminating one after the delete ("observed"); otherwise it goes
+//     with the delete event. Eviction runs in the informer event handler (Observe), in Record
+//     and RecordDelete, and in Len. Record and RecordDelete look at the store again after
+//     publishing, so an entry never waits for an event its handler has already handled.
+//     Therefore, once the informer has caught up with every write, Len is 0. Reads always
+//     compare, so correctness does not depend on eviction or on handler order.
+//   - An entry is never dropped for its age or to make room: there is no size bound. The TTL
+//     (default five minutes) means "the informer made no progress past this write for that
+//     long": a stalled watch. Such an entry is still served, because dropping it would roll
+//     reads back to the informer's stale copy; it is counted in writeback_stalled_entries and
+//     logged as an error, and its recovery is logged when the informer catches up. The TTL is
+//     checked on writes, informer events and Len; reads never look at the clock.
 //   - Monotonic reads: once a read returned resourceVersion R for a key, no later read returns
-//     an older one (short of the TTL, which the metric reports).
+//     an older one.
 //   - ResourceVersions are compared as etcd revisions with
 //     k8s.io/apimachinery/pkg/util/resourceversion.CompareResourceVersion, never as strings.
 //     An entry whose resourceVersion cannot be compared is served until the informer delivers
 //     any event for its key, which evicts it.
+//   - ResourceVersions that go back: when the informer's progress falls below the highest one
+//     the overlay has seen (etcd restored from a backup, then the informer relisted), every
+//     entry belongs to a history that no longer exists and is dropped (reason "reset", logged
+//     as an error), at the first informer event, write or Len after the relist. A write whose
+//     result is at or below the informer's progress at the time is not held: between a restore
+//     and the informer's relist, reads show the informer's state.
+//   - client-go's AtomicFIFO feature gate (on by default since 1.36) must stay on: with it
+//     off the store reports no progress, and Observe fails with ErrAtomicFIFODisabled, naming
+//     the gate.
 //   - Everything returned is shared read-only, as listers' objects are. Record deep-copies the
 //     write result once; the read path never copies.
 //
@@ -62,14 +81,15 @@
 // until the informer delivers the delete, or a copy with a deletionTimestamp and a
 // resourceVersion newer than the tombstone's; from then on reads show the terminating object.
 // A tombstone of an object that stays terminating without further updates leaves with the
-// delete event once the finalizers are gone, or with the TTL.
+// delete event once the finalizers are gone; if that takes longer than the TTL, it is
+// reported as stalled like any other entry.
 //
 // # Capture
 //
 // Wrap returns a Client: a generic struct over the object, list and apply-configuration types
 // that embeds the original typed client and overrides its write methods (Create, Update,
-// UpdateStatus, Patch with any subresource, Apply, ApplyStatus, Delete) to record their
-// results. Its method set is that of a generated <Type>Interface with an empty expansion (as
+// UpdateStatus, Patch, Apply, ApplyStatus, Delete) to record their results. A dry run
+// (DryRun set in the options) changed nothing on the server and is not recorded. Its method set is that of a generated <Type>Interface with an empty expansion (as
 // for a custom resource), so a clientset that returns it needs one line of glue per resource,
 // and it works the same over the real and the generated fake clientset. It was chosen because
 // the compiler checks it, and because it sees typed results: a rest.Interface or round-tripper
@@ -81,18 +101,22 @@
 // ApplyScale) get a small per-type struct in the consumer that embeds the Client and forwards
 // the extra methods to the original client; capture_compile_test.go shows one.
 //
-// Scale subresource: writes through scale (UpdateScale, ApplyScale, Patch with the "scale"
-// subresource) are not captured. Their result is an autoscaling/v1.Scale, not the object, so
-// there is nothing to serve; a minimum-resourceVersion marker could only make reads refuse or
-// wait, which this package never does. A controller that needs to read its own replica
-// changes writes spec.replicas with Update, Patch or Apply, which are captured.
+// Subresources: Patch records its answer when the answer is the object itself: no
+// subresource (or an empty argument, as helpers forward it), status, and the core
+// subresources that answer with their object (pods/resize, pods/ephemeralcontainers,
+// certificatesigningrequests/approval). Writes through scale (UpdateScale, ApplyScale, Patch
+// with the "scale" subresource) are not captured: their result is an autoscaling/v1.Scale, not
+// the object, so there is nothing to serve; a minimum-resourceVersion marker could only make
+// reads refuse or wait, which this package never does. A controller that needs to read its own
+// replica changes writes spec.replicas with Update, Patch or Apply, which are captured.
 //
 // # Observability
 //
 // NewMetrics registers, with the label "resource": writeback_reads_served_from_overlay_total
 // (each a stale read prevented; reads hidden by a tombstone count too),
-// writeback_overlay_entries, writeback_observation_lag_seconds (from Record to the informer's
-// event) and writeback_evictions_total{reason="observed|deleted|recreated|ttl"}. The logger
+// writeback_overlay_entries, writeback_observation_lag_seconds (from Record to the informer
+// catching up), writeback_evictions_total{reason="observed|deleted|recreated|reset"} and
+// writeback_stalled_entries (entries older than the TTL: a stalled watch; alert on it). The logger
 // (Options.Logger, by default klog's) gets each record and eviction at -v=4, and each read the
 // overlay changed, with both resourceVersions, at -v=5.
 //

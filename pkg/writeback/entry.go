@@ -30,6 +30,10 @@ type entry struct {
 
 	recorded time.Time
 	expires  time.Time
+
+	// stalled is set, under Overlay.mu, once the entry has outlived the TTL. Readers never
+	// look at it.
+	stalled bool
 }
 
 func (e *entry) tombstone() bool { return e.obj == nil }

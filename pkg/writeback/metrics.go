@@ -14,8 +14,9 @@ const (
 	EvictDeleted = "deleted"
 	// EvictRecreated: the informer delivered an object with a different UID than a tombstone's.
 	EvictRecreated = "recreated"
-	// EvictTTL: the safety net; the informer never confirmed the entry within the TTL.
-	EvictTTL = "ttl"
+	// EvictReset: the informer's resourceVersion went back (etcd was restored), so every
+	// entry belonged to a history that no longer exists.
+	EvictReset = "reset"
 )
 
 // Metrics are the write-back store's Prometheus metrics. One set serves every overlay; each
@@ -25,6 +26,7 @@ type Metrics struct {
 	entries           *prometheus.GaugeVec
 	observationLag    *prometheus.HistogramVec
 	evictions         *prometheus.CounterVec
+	stalled           *prometheus.GaugeVec
 }
 
 // NewMetrics creates the metrics and registers them on reg (nil: not registered). Calling it
@@ -51,14 +53,20 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "writeback",
 			Name:      "evictions_total",
-			Help:      "Overlay entries dropped, by reason (observed, deleted, recreated, ttl).",
+			Help:      "Overlay entries dropped, by reason (observed, deleted, recreated, reset).",
 		}, []string{"resource", "reason"}),
+		stalled: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "writeback",
+			Name:      "stalled_entries",
+			Help:      "Overlay entries the informer has not caught up with within the TTL: its watch is stalled. They are still served.",
+		}, []string{"resource"}),
 	}
 	if reg != nil {
 		m.servedFromOverlay = register(reg, m.servedFromOverlay)
 		m.entries = register(reg, m.entries)
 		m.observationLag = register(reg, m.observationLag)
 		m.evictions = register(reg, m.evictions)
+		m.stalled = register(reg, m.stalled)
 	}
 	return m
 }
@@ -84,6 +92,7 @@ type resourceMetrics struct {
 	entries   prometheus.Gauge
 	lag       prometheus.Observer
 	evictions map[string]prometheus.Counter
+	stalled   prometheus.Gauge
 }
 
 func (m *Metrics) forResource(resource string) *resourceMetrics {
@@ -95,8 +104,9 @@ func (m *Metrics) forResource(resource string) *resourceMetrics {
 		entries:   m.entries.WithLabelValues(resource),
 		lag:       m.observationLag.WithLabelValues(resource),
 		evictions: map[string]prometheus.Counter{},
+		stalled:   m.stalled.WithLabelValues(resource),
 	}
-	for _, reason := range []string{EvictObserved, EvictDeleted, EvictRecreated, EvictTTL} {
+	for _, reason := range []string{EvictObserved, EvictDeleted, EvictRecreated, EvictReset} {
 		rm.evictions[reason] = m.evictions.WithLabelValues(resource, reason)
 	}
 	return rm

@@ -52,39 +52,6 @@ func TestMetricsCountServedReadsEntriesLagAndEvictions(t *testing.T) {
 	_ = cm
 }
 
-// The TTL is the only safety net: an entry the informer never confirms is dropped by the
-// first write or informer event after it expires, and counted.
-func TestTTLDropsUnconfirmedEntry(t *testing.T) {
-	h := newHarness(t)
-	// An overlay whose informer never confirms the entry (its resourceVersion is far ahead).
-	o := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock, TTL: time.Minute, Metrics: NewMetrics(h.registry)})
-	ghost := &corev1.ConfigMap{}
-	ghost.Name, ghost.Namespace, ghost.ResourceVersion = "ghost", testNamespace, "999999999"
-	o.Record(ghost)
-	if _, ok, _ := o.GetByKey("ns/ghost"); !ok {
-		t.Fatal("entry not served before its TTL")
-	}
-	h.clock.Step(time.Minute - time.Second)
-	o.RecordDelete(testNamespace, "nothing", "") // a write: sweeps if due
-	if _, ok, _ := o.GetByKey("ns/ghost"); !ok || o.Len() != 1 {
-		t.Fatal("entry dropped before its TTL")
-	}
-	// Sweeps run at most every TTL/8, so an entry lives at most 1.125 TTL.
-	h.clock.Step(2 * time.Second)
-	o.observed(newConfigMap("unrelated"), false) // an informer event: sweeps if due
-	if o.Len() != 1 {
-		t.Fatal("swept sooner than TTL/8 after the last sweep")
-	}
-	h.clock.Step(time.Minute / 8)
-	o.observed(newConfigMap("unrelated"), false)
-	if _, ok, _ := o.GetByKey("ns/ghost"); ok || o.Len() != 0 {
-		t.Fatalf("expired entry still held: %d entries", o.Len())
-	}
-	if got := valueOf(t, o.metrics.evictions[EvictTTL]); got != 1 {
-		t.Fatalf("ttl evictions %v, want 1", got)
-	}
-}
-
 func TestNewMetricsTwiceOnOneRegistryShares(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	a, b := NewMetrics(reg), NewMetrics(reg)

@@ -4,12 +4,20 @@ import (
 	"errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/tools/cache"
 )
 
-// Observe registers the event handler that evicts entries once informer has observed them.
-// informer must be the one whose indexer the overlay was built on. Eviction never decides what
-// a read returns (reads always compare), so the order in which the informer runs its handlers
+// ErrAtomicFIFODisabled is returned by Observe when client-go's AtomicFIFO feature gate is off
+// (KUBE_FEATURE_AtomicFIFO=false). Without it the informer's store reports no resourceVersion,
+// and the overlay can neither tell "not seen yet" from "deleted since" nor evict by progress.
+var ErrAtomicFIFODisabled = errors.New("writeback: client-go's AtomicFIFO feature gate is off (KUBE_FEATURE_AtomicFIFO=false): " +
+	"the informer's store then reports no resourceVersion, which the overlay needs; turn the gate back on")
+
+// Observe registers the event handler that evicts entries once informer has caught up with
+// them. informer must be the one whose indexer the overlay was built on, and client-go's
+// AtomicFIFO feature gate must be on (ErrAtomicFIFODisabled). Eviction never decides what a
+// read returns (reads always compare), so the order in which the informer runs its handlers
 // does not matter.
 func (o *Overlay) Observe(informer cache.SharedIndexInformer) (cache.ResourceEventHandlerRegistration, error) {
 	if informer == nil {
@@ -17,6 +25,9 @@ func (o *Overlay) Observe(informer cache.SharedIndexInformer) (cache.ResourceEve
 	}
 	if informer.GetIndexer() != o.inner {
 		return nil, errors.New("writeback: Observe needs the informer whose indexer the overlay was built on")
+	}
+	if !clientfeatures.FeatureGates().Enabled(clientfeatures.AtomicFIFO) {
+		return nil, ErrAtomicFIFODisabled
 	}
 	return informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { o.observed(obj, false) },
@@ -39,17 +50,18 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 	if !ok {
 		return
 	}
-	if o.snap.Load().lookup(m.GetNamespace(), m.GetName()) == nil {
-		o.maybeSweep()
-		return // the common case: an event for a key with nothing pending
+	if o.snap.Load().len() == 0 {
+		return // the common case: nothing pending
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.clock.Now()
-	cur := o.snap.Load()
-	if e := cur.lookup(m.GetNamespace(), m.GetName()); e != nil {
+	// The event moved the informer's progress: that evicts every entry it passed, whatever
+	// its key, including those whose own event a relist skipped.
+	o.catchUpLocked(now)
+	if e := o.snap.Load().lookup(m.GetNamespace(), m.GetName()); e != nil {
 		if reason := evictionReason(e, m, deleted); reason != "" {
-			o.evictLocked(cur, e, reason, now)
+			o.evictLocked(e, reason, now)
 		}
 	}
 	o.sweepLocked(now)

@@ -10,13 +10,15 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// DefaultTTL is how long an entry may wait for the informer before the safety net drops it.
-// It is generous on purpose: entries normally leave within milliseconds, by observation.
+// DefaultTTL is how long an entry may wait for the informer before the overlay reports the
+// informer as stalled. It is generous on purpose: entries normally leave within milliseconds.
 const DefaultTTL = 5 * time.Minute
 
 // Options tune an Overlay. The zero value is ready to use.
 type Options struct {
-	// TTL is the safety net for entries the informer never confirms. Zero means DefaultTTL.
+	// TTL is how long the informer may take to catch up with a write before the overlay
+	// reports it as stalled (writeback_stalled_entries and an error log line). Entries are
+	// never dropped for their age. Zero means DefaultTTL.
 	TTL time.Duration
 	// Clock reads the time for the TTL and the lag histogram. Nil means the real clock.
 	Clock clock.PassiveClock
@@ -44,10 +46,16 @@ type Overlay struct {
 
 	// snap is read without locks on every read.
 	snap atomic.Pointer[snapshot]
-	// mu serialises writers: recording and eviction.
+	// mu serialises writers: recording and eviction. The fields below are guarded by it.
 	mu sync.Mutex
-	// nextSweep is when expired entries are next looked for, in Unix nanoseconds.
-	nextSweep atomic.Int64
+	// pending orders the entries with comparable resourceVersions for eviction by progress.
+	pending pendingHeap
+	// aging holds the entries in the order they were recorded, for the stall check.
+	aging agingQueue
+	// progress is the highest resourceVersion the informer's store has reported.
+	progress string
+	// stalled counts the entries that outlived the TTL.
+	stalled int
 
 	// observedHook, when set (by tests), runs after each informer event is handled.
 	observedHook func(obj interface{})
@@ -84,8 +92,20 @@ func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *O
 	return o
 }
 
-// Len is the number of entries (writes and tombstones) the informer has not observed yet.
-func (o *Overlay) Len() int { return o.snap.Load().len() }
+// Len is the number of entries (writes and tombstones) the informer has not caught up with.
+// It first evicts the entries the informer's progress has passed since its last event (a
+// watch bookmark moves it without any event).
+func (o *Overlay) Len() int {
+	if o.snap.Load().len() == 0 {
+		return 0
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.clock.Now()
+	o.catchUpLocked(now)
+	o.sweepLocked(now)
+	return o.snap.Load().len()
+}
 
 // Resource is the name given to NewOverlay.
 func (o *Overlay) Resource() string { return o.resource }

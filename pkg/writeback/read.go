@@ -24,7 +24,16 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 	if err != nil {
 		return item, exists, err
 	}
-	got, found, src := o.resolve(e, item, exists)
+	var progress string
+	if !exists && !e.tombstone() {
+		// Only "absent" needs the progress, and it must be read before the lookup it judges
+		// (see resolve): read it, then look again.
+		progress = o.progressOf()
+		if item, exists, err = o.inner.GetByKey(key); err != nil {
+			return item, exists, err
+		}
+	}
+	got, found, src := o.resolve(e, item, exists, progress)
 	o.noteRead(e, item, exists, src)
 	return got, found, nil
 }
@@ -80,20 +89,23 @@ func (o *Overlay) ListKeys() []string {
 // The fast way finds each entry's stale informer copy in items by pointer identity, without
 // reading the items themselves. It holds only when the store did not change the entries' keys
 // while fetch ran (see unchangedSince); otherwise the items are matched by namespace and name.
+//
+// before, the store's progress, is read first: every lookup made afterwards may be judged by
+// it (see resolve).
 func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(interface{}) bool) []interface{} {
-	before := o.inner.LastStoreSyncResourceVersion()
+	before := o.progressOf()
 	stale := make([]interface{}, len(s.list))
 	for i, e := range s.list {
 		stale[i], _, _ = o.inner.GetByKey(e.key)
 	}
 	items := fetch()
 	if !o.unchangedSince(s, stale, before) {
-		return o.mergeByName(s, items, keep)
+		return o.mergeByName(s, items, keep, before)
 	}
 	var where identitySet
 	for i, item := range stale {
 		if item != nil && !where.add(item, i) {
-			return o.mergeByName(s, items, keep)
+			return o.mergeByName(s, items, keep, before)
 		}
 	}
 	created := 0
@@ -112,7 +124,7 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 		}
 		seen[i] = true
 		e := s.list[i]
-		got, found, src := o.resolve(e, it, true)
+		got, found, src := o.resolve(e, it, true, before)
 		o.noteRead(e, it, true, src)
 		if found && (src == fromInformer || keep == nil || keep(got)) {
 			out = append(out, got)
@@ -124,7 +136,7 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 		}
 		// Not among the items: created by the controller, or (for an index) its informer
 		// copy does not match while the newer copy may.
-		got, found, src := o.resolve(e, stale[i], stale[i] != nil)
+		got, found, src := o.resolve(e, stale[i], stale[i] != nil, before)
 		if !found || (keep != nil && !keep(got)) {
 			continue
 		}
@@ -155,8 +167,8 @@ func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}, before string
 }
 
 // mergeByName lays the entries over items by reading each item's namespace and name: always
-// right, but it touches every object.
-func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interface{}) bool) []interface{} {
+// right, but it touches every object. before is the store's progress read ahead of items.
+func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interface{}) bool, before string) []interface{} {
 	out := items[:0]
 	var seen map[*entry]bool
 	for _, it := range items {
@@ -174,7 +186,7 @@ func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interf
 			seen = make(map[*entry]bool, s.len())
 		}
 		seen[e] = true
-		got, found, src := o.resolve(e, it, true)
+		got, found, src := o.resolve(e, it, true, before)
 		o.noteRead(e, it, true, src)
 		if found && (src == fromInformer || keep == nil || keep(got)) {
 			out = append(out, got)
@@ -188,7 +200,7 @@ func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interf
 		if err != nil {
 			continue
 		}
-		got, found, src := o.resolve(e, item, exists)
+		got, found, src := o.resolve(e, item, exists, before)
 		if !found || (keep != nil && !keep(got)) {
 			continue
 		}

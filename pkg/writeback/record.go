@@ -31,7 +31,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.clock.Now()
-	o.sweepLocked(now)
+	o.catchUpLocked(now)
 
 	e := &entry{
 		key:       keyOf(cm.GetNamespace(), cm.GetName()),
@@ -51,16 +51,27 @@ func (o *Overlay) Record(obj runtime.Object) {
 		o.logger.V(4).Info("Write-back ignored a write result older than the one it holds", "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
 		return
 	}
-	// The informer may have delivered this write before the call returned. Then there is
-	// nothing to hold, and nothing would ever evict the entry.
-	if o.informerHasPassedLocked(e) {
+	// The informer may have stored this write before the call returned. Then there is
+	// nothing to hold, and the event that would evict the entry may be gone already.
+	if o.informerHolds(e) {
 		if old != nil {
-			o.evictLocked(cur, old, EvictObserved, now)
+			o.evictLocked(old, EvictObserved, now)
 		}
 		return
 	}
 	o.publishLocked(cur.with(e.key, e))
+	o.trackLocked(e)
+	if old != nil {
+		o.forgetLocked(old, now)
+	}
 	o.logger.V(4).Info("Write-back recorded a write", "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
+	// The informer may have stored the write and run its handler between the check and the
+	// publish; the handler then found nothing to evict. Anything stored after this second
+	// look runs a handler that finds the entry.
+	if o.informerHolds(e) {
+		o.evictLocked(e, EvictObserved, now)
+	}
+	o.sweepLocked(now)
 }
 
 // supersedes tells whether a new write result e may replace the entry old.
@@ -76,28 +87,6 @@ func supersedes(e, old *entry) bool {
 	return true
 }
 
-// informerHasPassedLocked tells whether the informer's store already holds e's resourceVersion
-// or a newer one for the key, or has gone past it and no longer holds the object.
-func (o *Overlay) informerHasPassedLocked(e *entry) bool {
-	if !e.rvComparable {
-		return false
-	}
-	item, exists, err := o.inner.GetByKey(e.key)
-	if err != nil {
-		return false
-	}
-	if !exists {
-		c, ok := compareRV(o.inner.LastStoreSyncResourceVersion(), e.rv)
-		return ok && c >= 0
-	}
-	m, err := meta.Accessor(item)
-	if err != nil {
-		return false
-	}
-	c, ok := compareRV(m.GetResourceVersion(), e.rv)
-	return ok && c >= 0
-}
-
 // RecordDelete stores a tombstone after a successful Delete, hiding the object until the
 // informer observes the delete. uid names the deleted object; when empty, the UID of the copy
 // reads currently serve is used. When reads serve nothing for the key, or serve another UID,
@@ -111,16 +100,18 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.clock.Now()
-	o.sweepLocked(now)
+	o.catchUpLocked(now)
 
 	cur := o.snap.Load()
+	progress := o.progressOf()
 	item, exists, err := o.inner.GetByKey(key)
 	if err != nil {
 		return
 	}
 	served, found := item, exists
-	if old := cur.byKey[key]; old != nil {
-		served, found, _ = o.resolve(old, item, exists)
+	old := cur.byKey[key]
+	if old != nil {
+		served, found, _ = o.resolve(old, item, exists, progress)
 	}
 	if !found {
 		return
@@ -146,7 +137,16 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	}
 	t.rvComparable = comparableRV(t.rv)
 	o.publishLocked(cur.with(key, t))
+	o.trackLocked(t)
+	if old != nil {
+		o.forgetLocked(old, now)
+	}
 	o.logger.V(4).Info("Write-back recorded a delete", "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
+	// As for Record: the delete event may have been stored and handled before the publish.
+	if reason := o.tombstoneObserved(t); reason != "" {
+		o.evictLocked(t, reason, now)
+	}
+	o.sweepLocked(now)
 }
 
 func keyOf(namespace, name string) string {
@@ -161,13 +161,14 @@ func isNilPointer(obj runtime.Object) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// evictLocked drops e from the snapshot cur and publishes the result.
-func (o *Overlay) evictLocked(cur *snapshot, e *entry, reason string, now time.Time) {
-	o.publishLocked(cur.with(e.key, nil))
+// evictLocked drops e, which must be the published entry for its key.
+func (o *Overlay) evictLocked(e *entry, reason string, now time.Time) {
+	o.publishLocked(o.snap.Load().with(e.key, nil))
 	o.countEviction(e, reason, now)
 }
 
 func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
+	o.forgetLocked(e, now)
 	if o.metrics != nil {
 		o.metrics.evictions[reason].Inc()
 		if reason == EvictObserved && !e.tombstone() {
@@ -175,42 +176,4 @@ func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
 		}
 	}
 	o.logger.V(4).Info("Write-back evicted an entry", "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
-}
-
-// sweepLocked drops entries past their TTL. It runs on writes and informer events, at most
-// eight times per TTL; reads never look at the clock.
-func (o *Overlay) sweepLocked(now time.Time) {
-	if now.UnixNano() < o.nextSweep.Load() {
-		return
-	}
-	o.nextSweep.Store(now.Add(o.ttl / 8).UnixNano())
-	cur := o.snap.Load()
-	var drop map[string]bool
-	for k, e := range cur.byKey {
-		if now.After(e.expires) {
-			if drop == nil {
-				drop = map[string]bool{}
-			}
-			drop[k] = true
-			o.logger.Info("Write-back dropped an entry the informer never confirmed", "key", k, "resourceVersion", e.rv, "tombstone", e.tombstone(), "ttl", o.ttl)
-			o.countEviction(e, EvictTTL, now)
-		}
-	}
-	if drop != nil {
-		o.publishLocked(cur.without(drop))
-	}
-}
-
-// maybeSweep sweeps if one is due, without taking the lock when none is.
-func (o *Overlay) maybeSweep() {
-	if o.snap.Load().len() == 0 {
-		return
-	}
-	now := o.clock.Now()
-	if now.UnixNano() < o.nextSweep.Load() {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.sweepLocked(now)
 }

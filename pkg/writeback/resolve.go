@@ -32,16 +32,22 @@ func (s source) String() string {
 	}
 }
 
-// resolve decides what a read of e's key returns, given the informer's copy (item, exists).
-// It never allocates and never copies: objects are shared read-only, as listers share them.
-func (o *Overlay) resolve(e *entry, item interface{}, exists bool) (interface{}, bool, source) {
+// resolve decides what a read of e's key returns, given the informer's copy (item, exists)
+// and the store's progress read BEFORE that copy was looked up. It never allocates and never
+// copies: objects are shared read-only, as listers share them.
+//
+// Why the order matters: the store takes in an object and moves its progress in one step, and
+// never moves back. A progress at or past the write, read before a lookup that finds no copy,
+// proves the copy went away after the write. Read after the lookup, it proves nothing: the
+// store may have taken in the written object in between, and "not found" would be a lie.
+func (o *Overlay) resolve(e *entry, item interface{}, exists bool, progress string) (interface{}, bool, source) {
 	if !exists {
 		if e.tombstone() {
 			return nil, false, hiddenByTombstone
 		}
-		// The informer has no copy. If it has already processed events at or past the write,
+		// The informer has no copy. If it had already processed events at or past the write,
 		// the object was there and went away; otherwise the informer simply has not caught up.
-		if c, ok := compareRV(o.inner.LastStoreSyncResourceVersion(), e.rv); ok && c >= 0 {
+		if c, ok := compareRV(progress, e.rv); ok && c >= 0 {
 			return nil, false, goneSinceWrite
 		}
 		return e.obj, true, fromOverlay
