@@ -15,14 +15,19 @@ image: ## The operator's OCI image tar, built without a container engine or a pu
 
 .PHONY: run
 run: ## A local control plane on 127.0.0.1 with the operator and simulated brokers; Ctrl-C stops it.
+	@echo "[make run] compiling hack/localrun (a few minutes the first time, while Go fills its build cache)" >&2
 	$(GO) run ./hack/localrun
 
 .PHONY: test
-test: unit e2e ## Every test: unit tests, then the tests against a real control plane.
+test: unit charts e2e ## Every test: unit tests, the Helm chart's, then the tests against a real control plane.
 
 .PHONY: unit
 unit: ## Unit tests, with the race detector.
 	$(GO) test -race ./...
+
+.PHONY: charts
+charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint.
+	cd hack/chartcheck && $(GO) test -count=1 ./...
 
 .PHONY: e2e
 e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
@@ -40,6 +45,7 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 verify: ## Generated code, go.mod tidiness, formatting and vet.
 	hack/verify-codegen.sh
 	$(GO) mod tidy -diff
+	cd hack/chartcheck && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when pkg/generated, zz_generated.* or the CRD under deploy/crd are not what
+# Fails when pkg/generated, zz_generated.*, or the CRD under deploy/crd and the chart are not what
 # hack/update-codegen.sh makes from pkg/apis. It regenerates in a scratch copy, so the
 # working tree is never touched.
 set -o errexit -o nounset -o pipefail
@@ -20,7 +20,7 @@ mkdir -p "${SCRATCH}/_output"
 }
 
 status=0
-for dir in pkg/generated pkg/apis deploy/crd hack/api-rules; do
+for dir in pkg/generated pkg/apis deploy/crd charts/broker-operator/crds hack/api-rules; do
 	if ! diff -Nru "${ROOT}/${dir}" "${SCRATCH}/${dir}"; then
 		status=1
 	fi

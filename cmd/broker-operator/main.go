@@ -58,6 +58,10 @@ func realMain(args []string) int {
 	logger := klog.Background()
 	ctx = klog.NewContext(ctx, logger)
 	logger.Info("Starting", "version", version.String())
+	if err := installFeatureGates(logger); err != nil {
+		logger.Error(err, "Exiting")
+		return 1
+	}
 
 	if err := start(ctx, opts); err != nil {
 		logger.Error(err, "Exiting")

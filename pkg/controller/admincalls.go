@@ -58,7 +58,7 @@ func (c *Controller) adminClient(ctx context.Context, bc *v1alpha1.BrokerCluster
 // Degraded until that changes; other errors are retried with backoff.
 func waitsOnAdmin(err error) bool {
 	var se *secretError
-	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.As(err, &se)
+	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.Is(err, admin.ErrForbidden) || errors.As(err, &se)
 }
 
 // adminProblem names a Degraded reason and a sentence for an admin error that waitsOnAdmin.
@@ -69,6 +69,8 @@ func adminProblem(err error) (reason, message string) {
 		return se.Reason, se.Error()
 	case errors.Is(err, admin.ErrUnauthorized):
 		return ReasonAdminAPIUnauthorized, fmt.Sprintf("the brokers' admin API refused the operator's credentials: %v", err)
+	case errors.Is(err, admin.ErrForbidden):
+		return ReasonAdminAPIForbidden, fmt.Sprintf("the brokers' admin API does not let the operator's user make this call (is it a superuser?): %v", err)
 	}
 	return ReasonAdminAPIUnavailable, fmt.Sprintf("the brokers' admin API did not answer: %v", err)
 }

@@ -1,12 +1,16 @@
 package controller
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -15,7 +19,9 @@ import (
 // brokerView is the admin API's member list of one cluster, indexed both ways.
 type brokerView struct {
 	byID      map[int]admin.Broker
-	byOrdinal map[int]admin.Broker
+	byOrdinal map[int]admin.Broker // by internal_rpc_address; see identify
+	// identities are the brokers the pods run, by ordinal, as far as they are known.
+	identities map[int]identity
 }
 
 func newBrokerView(clusterName string, brokers []admin.Broker) brokerView {
@@ -53,7 +59,8 @@ func (v brokerView) membership(id int32) membership {
 // client keeps starting with the broker that answered last.
 type adminClients struct {
 	template *admin.AddressTemplate
-	config   admin.Config // Timeout and the like; URLs are filled per cluster
+	config   admin.Config           // Timeout and the like; URLs are filled per cluster
+	requests *prometheus.CounterVec // admin_requests_total; nil: calls are not counted
 
 	mu      sync.Mutex
 	clients map[string]cachedAdminClient
@@ -91,6 +98,9 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, se
 	client, err := admin.NewClient(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if a.requests != nil {
+		client = countingAdminClient{Client: client, requests: a.requests}
 	}
 	a.clients[key] = cachedAdminClient{urls: joined, client: client}
 	return client, nil
@@ -141,4 +151,111 @@ func podsByOrdinal(pods []*corev1.Pod, clusterName string) map[int]*corev1.Pod {
 func isPodReady(pod *corev1.Pod) bool {
 	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady })
 	return pod.DeletionTimestamp == nil && i >= 0 && pod.Status.Conditions[i].Status == corev1.ConditionTrue
+}
+
+// identity is what is known of the broker a pod runs.
+type identity struct {
+	ID    int32
+	Known bool
+	// Source says how it is known: "node_config" (the pod's own broker said so), "annotation"
+	// (recorded on the pod earlier), or "address" (the member list's internal_rpc_address names
+	// the pod; used only when node_config cannot be had).
+	Source string
+}
+
+// identify finds the broker the pod at ordinal runs, the way Redpanda operator v1 does: ask
+// that pod's own admin API for /v1/node_config (it answers with its own node ID), and only when
+// it cannot answer fall back to what was recorded on the pod, then to a member whose
+// internal_rpc_address is the pod's stable host name. That field exists only from v23.1.7 and
+// v23.2.1 and names the pod only when the broker advertises its stable name; a pod it does not
+// name is not thereby known to run no broker. An error is returned only for credentials the
+// brokers refuse, which no fallback can cure.
+func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1.Pod, view brokerView) (identity, error) {
+	if pod != nil && pod.DeletionTimestamp == nil {
+		nc, err := client.NodeConfig(ctx, ordinal)
+		switch {
+		case err == nil:
+			return identity{ID: int32(nc.NodeID), Known: true, Source: "node_config"}, nil
+		case errors.Is(err, admin.ErrUnauthorized), errors.Is(err, admin.ErrForbidden):
+			return identity{}, err
+		}
+		klog.FromContext(ctx).V(4).Info("node_config did not say which broker the pod runs", "pod", klog.KObj(pod), "err", err)
+		if id, ok := podNodeID(pod); ok {
+			return identity{ID: id, Known: true, Source: "annotation"}, nil
+		}
+	}
+	if b, ok := view.byOrdinal[ordinal]; ok {
+		return identity{ID: int32(b.NodeID), Known: true, Source: "address"}, nil
+	}
+	return identity{}, nil
+}
+
+// vacant reports whether the pod at ordinal certainly runs no member: every member of the list
+// is known to run on another pod. Only then may an unidentified pod be treated as brokerless.
+func vacant(ordinal int, view brokerView, known map[int]identity) bool {
+	claimed := map[int32]bool{}
+	for o, id := range known {
+		if o != ordinal && id.Known {
+			claimed[id.ID] = true
+		}
+	}
+	for id := range view.byID {
+		if !claimed[int32(id)] {
+			return false
+		}
+	}
+	return true
+}
+
+// identifyPods finds the broker of each pod that matters now: the next to go (victim, -1 for
+// none) and every ready pod with no ID recorded are asked for their node_config; the others
+// keep what their pods record, or what the member list's addresses say.
+func identifyPods(ctx context.Context, client admin.Client, pods map[int]*corev1.Pod, view brokerView, victim int) (map[int]identity, error) {
+	out := map[int]identity{}
+	for ordinal, pod := range pods {
+		_, recorded := podNodeID(pod)
+		if ordinal == victim || (!recorded && isPodReady(pod)) {
+			continue // asked below
+		}
+		if id, ok := podNodeID(pod); ok {
+			out[ordinal] = identity{ID: id, Known: true, Source: "annotation"}
+		} else if b, ok := view.byOrdinal[ordinal]; ok {
+			out[ordinal] = identity{ID: int32(b.NodeID), Known: true, Source: "address"}
+		}
+	}
+	for ordinal, pod := range pods {
+		_, recorded := podNodeID(pod)
+		if ordinal != victim && (recorded || !isPodReady(pod)) {
+			continue
+		}
+		id, err := identify(ctx, client, ordinal, pod, view)
+		if err != nil {
+			return nil, err
+		}
+		out[ordinal] = id
+	}
+	if _, ok := pods[victim]; !ok && victim >= 0 {
+		// No pod: only the member list can name a broker there.
+		if id, err := identify(ctx, client, victim, nil, view); err == nil {
+			out[victim] = id
+		}
+	}
+	return out, nil
+}
+
+// victimOf says what is known of the broker at ordinal: its ID and membership when known;
+// absent with no ID when every member is known to run elsewhere; otherwise unidentified.
+func victimOf(ordinal int32, view brokerView) victim {
+	v := victim{Ordinal: ordinal}
+	if id := view.identities[int(ordinal)]; id.Known {
+		v.ID, v.IDKnown = id.ID, true
+		v.Status = view.membership(id.ID)
+		return v
+	}
+	if vacant(int(ordinal), view, view.identities) {
+		v.Status = memberAbsent
+		return v
+	}
+	v.Status = memberUnidentified
+	return v
 }

@@ -40,6 +40,7 @@ func NewController(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
+	m := newMetrics(cfg.Registerer)
 	c := &Controller{
 		cfg:    cfg,
 		caches: map[string]*namespaceCache{},
@@ -51,8 +52,9 @@ func NewController(cfg Config) (*Controller, error) {
 			template: tmpl,
 			config:   admin.Config{Timeout: cfg.AdminTimeout},
 			clients:  map[string]cachedAdminClient{},
+			requests: m.adminRequests,
 		},
-		metrics: newMetrics(cfg.Registerer),
+		metrics: m,
 	}
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)
 	namespaces := cfg.Namespaces
@@ -247,7 +249,9 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	start := c.cfg.Clock.Now()
 	res, err := c.sync(ctx, key)
+	c.metrics.reconcileDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	switch {
 	case err != nil:
 		c.metrics.reconciles.WithLabelValues(resultError).Inc()

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -190,6 +191,21 @@ func TestScaleUpDuringDrainRecommissions(t *testing.T) {
 	}
 
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 3 })
+	// Redpanda refuses the first recommission, as it does late in a drain.
+	h.cluster.SetFault(admintest.Fault{Status: http.StatusBadRequest, Method: http.MethodPut, Times: 1})
+	if _, err := h.reconcile(); err == nil {
+		t.Error("a refused recommission succeeded")
+	}
+	if b := h.stored().Status.DecommissioningBroker; b == nil || int(*b) != ids[2] {
+		t.Fatalf("decommissioningBroker %v after a refused recommission, want %d kept", b, ids[2])
+	}
+	// Accepted: B stays until the admin API shows the broker active again.
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if b := h.stored().Status.DecommissioningBroker; b == nil || int(*b) != ids[2] {
+		t.Fatalf("decommissioningBroker %v right after the recommission, want %d until the broker is listed active", b, ids[2])
+	}
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +213,8 @@ func TestScaleUpDuringDrainRecommissions(t *testing.T) {
 	if st.DecommissioningBroker != nil || st.CurrentReplicas != 3 {
 		t.Errorf("status %+v, want no decommissioning broker and 3 brokers", st)
 	}
-	if n := h.callsTo("PUT", "/recommission"); n != 1 {
-		t.Errorf("%d recommission calls, want 1", n)
+	if n := h.callsTo("PUT", "/recommission"); n != 2 {
+		t.Errorf("%d recommission calls, want 2 (one refused)", n)
 	}
 	for _, b := range h.cluster.Brokers() {
 		if b.NodeID == ids[2] && b.Status != "active" {

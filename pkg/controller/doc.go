@@ -84,7 +84,9 @@
 // # Logging and metrics
 //
 // klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
-// resourceVersions it read. Metrics (metrics.go) count reconciles by result, decisions by kind
-// and guard firings, and gauge the ghost brokers of each cluster; the write-back overlays export
+// resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
+// Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
+// result (adminmetrics.go), and gauge the ghost brokers of each cluster; every known label value
+// starts at 0. The write-back overlays export
 // their own.
 package controller

@@ -27,6 +27,11 @@ import (
 // back), or when the operator is decommissioning or restarting it.
 func findGhosts(bc *v1alpha1.BrokerCluster, v brokerView, pods map[int]*corev1.Pod) []int32 {
 	claimed := map[int]bool{}
+	for _, id := range v.identities {
+		if id.Known {
+			claimed[int(id.ID)] = true
+		}
+	}
 	for ordinal, p := range pods {
 		if id, ok := podNodeID(p); ok {
 			claimed[int(id)] = true

@@ -16,11 +16,22 @@ const (
 	guardPrecondition = "precondition"
 )
 
+// decisionKinds are the steps counted by decisions_total, exported as zeros from the start so
+// that dashboards show a rate of 0 rather than no data.
+var decisionKinds = []stepKind{
+	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
+	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
+	stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
+	stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepDecommissionGhost,
+}
+
 // metrics are the controller's own Prometheus metrics.
 type metrics struct {
-	reconciles *prometheus.CounterVec // by result
-	decisions  *prometheus.CounterVec // by step kind
-	guardFired *prometheus.CounterVec // by guard
+	reconciles        *prometheus.CounterVec // by result
+	reconcileDuration prometheus.Histogram
+	decisions         *prometheus.CounterVec // by step kind
+	guardFired        *prometheus.CounterVec // by guard
+	adminRequests     *prometheus.CounterVec // by operation and result
 	// ghostBrokers is the number of ghost brokers of each cluster (ghosts.go), as of the last
 	// reconcile that asked the admin API.
 	ghostBrokers *prometheus.GaugeVec
@@ -32,6 +43,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "reconciles_total",
 			Help: "BrokerCluster reconciles by result: success, requeue (waiting on brokers) or error.",
 		}, []string{"result"}),
+		reconcileDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "broker_operator", Name: "reconcile_duration_seconds",
+			Help: "Time one BrokerCluster reconcile takes, admin API calls included.",
+			// 1ms to about 16s: a reconcile may wait on an admin call up to --admin-timeout.
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "broker_operator", Name: "decisions_total",
 			Help: "Scaling decisions by kind (the step a reconcile took).",
@@ -40,33 +57,50 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "guard_fired_total",
 			Help: "Times a guard stopped a decision made on a stale read: admin_check (broker already gone or draining) or precondition (Conflict on the status write).",
 		}, []string{"guard"}),
+		adminRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "broker_operator", Name: "admin_requests_total",
+			Help: "Calls to the brokers' admin API by operation and result: success, the kind of error (e.g. already_decommissioned, unavailable, bad_response), canceled (the reconcile ended) or error.",
+		}, []string{"operation", "result"}),
 		ghostBrokers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "broker_operator", Name: "ghost_brokers",
 			Help: "Brokers the admin API lists as active but not alive that no pod of the cluster runs, by BrokerCluster.",
 		}, []string{"namespace", "name"}),
 	}
-	for _, g := range []string{guardAdminCheck, guardPrecondition} {
-		m.guardFired.WithLabelValues(g) // export zeros
-	}
 	if reg != nil {
 		m.reconciles = register(reg, m.reconciles)
+		m.reconcileDuration = register(reg, m.reconcileDuration)
 		m.decisions = register(reg, m.decisions)
 		m.guardFired = register(reg, m.guardFired)
 		m.ghostBrokers = register(reg, m.ghostBrokers)
+		m.adminRequests = register(reg, m.adminRequests)
+	}
+	// Export zeros, so that rates start at 0 instead of appearing with the first event.
+	for _, r := range []string{resultSuccess, resultRequeue, resultError} {
+		m.reconciles.WithLabelValues(r)
+	}
+	for _, k := range decisionKinds {
+		m.decisions.WithLabelValues(string(k))
+	}
+	for _, g := range []string{guardAdminCheck, guardPrecondition} {
+		m.guardFired.WithLabelValues(g)
+	}
+	for _, op := range adminOperations {
+		m.adminRequests.WithLabelValues(op, resultSuccess)
 	}
 	return m
 }
 
 // register registers c, or returns the collector already registered under its name.
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var already prometheus.AlreadyRegisteredError
-		if errors.As(err, &already) {
-			if existing, ok := already.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-		panic(err)
+	err := reg.Register(c)
+	if err == nil {
+		return c
 	}
-	return c
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(err)
 }

@@ -99,11 +99,11 @@ func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) e
 // annotatePods records each listed broker's ID on its pod.
 func (c *Controller) annotatePods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, view brokerView) error {
 	for ordinal, pod := range pods {
-		b, ok := view.byOrdinal[ordinal]
-		if !ok {
+		id := view.identities[ordinal]
+		if !id.Known || id.Source == "annotation" {
 			continue
 		}
-		want := strconv.Itoa(b.NodeID)
+		want := strconv.Itoa(int(id.ID))
 		if pod.Annotations[AnnotationNodeID] == want {
 			continue
 		}

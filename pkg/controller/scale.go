@@ -23,10 +23,14 @@ const (
 	// memberAbsent: the admin API answered and does not list the broker: it never joined, or
 	// its decommission has finished and it left.
 	memberAbsent
+	// memberUnidentified: the admin API answered, but which broker the pod runs cannot be told
+	// (its node_config did not answer, and nothing else names it). Unknown is not absent: the
+	// scale-down waits.
+	memberUnidentified
 )
 
 func (m membership) String() string {
-	return [...]string{"unknown", "active", "draining", "absent"}[m]
+	return [...]string{"unknown", "active", "draining", "absent", "unidentified"}[m]
 }
 
 // observation is everything a scaling decision rests on.
@@ -93,7 +97,7 @@ const (
 //	Decommission       -                                  Decommission(B)   requeue after poll
 //	WaitForDrain       -                                  -                 requeue after poll
 //	FinishDecommission C := C-1, B := nil                 -                 StatefulSet follows
-//	Recommission       B := nil                           Recommission(B)   -
+//	Recommission       -                                  Recommission(B)   requeue after poll
 //	CancelDecommission B := nil                           -                 -
 //	WaitForAdminAPI    Degraded                           -                 error: backoff
 //	WaitForBrokerID    Degraded                           -                 requeue after poll

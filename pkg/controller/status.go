@@ -24,13 +24,15 @@ const (
 	ReasonAdminAPIUnavailable = "AdminAPIUnavailable"
 	// ReasonAdminAPIUnauthorized: the brokers answered 401 or 403.
 	ReasonAdminAPIUnauthorized = "AdminAPIUnauthorized"
-	ReasonBrokerIDUnknown      = "BrokerIDUnknown"
-	ReasonAsExpected           = "AsExpected"
-	ReasonClusterUnhealthy     = "ClusterUnhealthy"
-	ReasonRollingOut           = "RollingOut"
-	ReasonAllUpdated           = "AllUpdated"
-	ReasonGhostBrokersFound    = "GhostBrokersFound"
-	ReasonNoGhostBrokers       = "NoGhostBrokers"
+	// ReasonAdminAPIForbidden: the brokers answered 403: the user is not a superuser.
+	ReasonAdminAPIForbidden = "AdminAPIForbidden"
+	ReasonBrokerIDUnknown   = "BrokerIDUnknown"
+	ReasonAsExpected        = "AsExpected"
+	ReasonClusterUnhealthy  = "ClusterUnhealthy"
+	ReasonRollingOut        = "RollingOut"
+	ReasonAllUpdated        = "AllUpdated"
+	ReasonGhostBrokersFound = "GhostBrokersFound"
+	ReasonNoGhostBrokers    = "NoGhostBrokers"
 )
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
@@ -78,7 +80,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	}
 	if s.Kind == stepWaitBrokerID {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
-		degraded.Message = fmt.Sprintf("no broker ID is known for pod ordinal %d", current-1)
+		degraded.Message = fmt.Sprintf("cannot tell which broker pod %s-%d runs: its /v1/node_config did not answer and no member advertises its name; unknown is not absent, so its broker is not skipped and the scale-down waits", bc.Name, current-1)
 	}
 	if s.Kind == stepWaitHealthy {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonClusterUnhealthy

@@ -113,15 +113,26 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		return o, nil, err
 	}
 	view := newBrokerView(bc.Name, list)
+	victimOrdinal := -1
+	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
+		victimOrdinal = int(o.Victim.Ordinal)
+	} else if st.DecommissioningBroker == nil && st.Restart == nil && st.CurrentReplicas == bc.Spec.Replicas && o.Rollout.Outdated > 0 {
+		// The next broker to restart is asked who it is, as the next to go is, before its
+		// irreversible step.
+		victimOrdinal = int(o.Rollout.Next.Ordinal)
+	}
+	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
+		o.AdminUnavailable = true
+		return o, nil, err
+	}
 	if o.Decommissioning != nil {
 		o.Target = view.membership(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
-		o.Victim = identify(view, pods, o.Victim.Ordinal)
+		o.Victim = victimOf(o.Victim.Ordinal, view)
 	}
 	if o.Rollout.Outdated > 0 {
-		next := o.Rollout.Next.Ordinal
-		o.Rollout.Next = identify(view, pods, next)
+		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, view)
 	}
 	if r := o.Rollout.Restart; r != nil {
 		b, listed := view.byID[int(r.NodeID)]
@@ -144,22 +155,6 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 	}
 	o.Ghosts = findGhosts(bc, view, pods)
 	return o, &view, nil
-}
-
-// identify is what the admin API (or, for a broker it no longer lists, the pod's node-id
-// annotation) says about the broker at an ordinal.
-func identify(view brokerView, pods map[int]*corev1.Pod, ordinal int32) victim {
-	v := victim{Ordinal: ordinal, Status: memberAbsent}
-	if b, ok := view.byOrdinal[int(ordinal)]; ok {
-		v.ID, v.IDKnown = int32(b.NodeID), true
-		v.Status = view.membership(v.ID)
-	} else if pod := pods[int(ordinal)]; pod != nil {
-		if id, ok := podNodeID(pod); ok {
-			v.ID, v.IDKnown = id, true
-			v.Status = view.membership(id)
-		}
-	}
-	return v
 }
 
 // behindHealthGate reports whether the next step may be one the health gate guards: a
@@ -239,8 +234,11 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc()
 	case stepFinish:
 		current, decommissioning = current-1, nil
-	case stepRecommission, stepCancel:
+	case stepCancel:
 		decommissioning = nil
+		// stepRecommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
+		// state transition), so B is cleared only once the admin API lists the broker as active
+		// again (stepCancel) or it has left (stepFinish).
 	case stepStartRestart, stepRestartAlone:
 		lc.Restart = s.Restart
 		guarded()
@@ -306,7 +304,7 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		}
 	}
 	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID,
+	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission,
 		stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
 		stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart:
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil

@@ -1,0 +1,252 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// Every label value the controller can count is exported as 0 before anything happens, so that
+// a dashboard's rate() starts at 0 instead of "no data".
+func TestMetricsExportZerosFromTheStart(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	newMetrics(reg)
+	want := map[string]int{
+		"broker_operator_reconciles_total":     3,
+		"broker_operator_decisions_total":      len(decisionKinds),
+		"broker_operator_guard_fired_total":    2,
+		"broker_operator_admin_requests_total": len(adminOperations), // each with result="success"
+		// A histogram without labels is one series from the start.
+		"broker_operator_reconcile_duration_seconds": 1,
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range families {
+		got[f.GetName()] = len(f.GetMetric())
+	}
+	for name, n := range want {
+		if got[name] != n {
+			t.Errorf("%s: %d series exported at start, want %d", name, got[name], n)
+		}
+	}
+}
+
+// The reconcile histogram observes each reconcile the workers run, timed by the controller's
+// clock.
+func TestReconcileDurationIsObservedOnTheControllersClock(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.create(newBrokerCluster(3))
+
+	// Each read the reconcile makes takes 250ms of fake time.
+	reads := 0
+	countStale := h.c.cfg.ReadHook
+	h.c.cfg.ReadHook = func(resource, ns, name, rv string) {
+		countStale(resource, ns, name, rv)
+		reads++
+		h.clock.Step(250 * time.Millisecond)
+	}
+	h.c.queue.Add(testKey)
+	if !h.c.processNextWorkItem(h.ctx) {
+		t.Fatal("the queue shut down")
+	}
+	if reads == 0 {
+		t.Fatal("the reconcile read nothing; the test no longer moves the clock")
+	}
+	hist := h.histogram("broker_operator_reconcile_duration_seconds")
+	if hist.GetSampleCount() != 1 {
+		t.Fatalf("%d reconciles observed, want 1", hist.GetSampleCount())
+	}
+	if want := float64(reads) * 0.25; hist.GetSampleSum() != want {
+		t.Fatalf("observed %vs, want %vs (%d reads of 250ms)", hist.GetSampleSum(), want, reads)
+	}
+	if n := h.counter("broker_operator_reconciles_total", "result", resultSuccess) + h.counter("broker_operator_reconciles_total", "result", resultRequeue); n != 1 {
+		t.Fatalf("reconciles_total counted %v successful reconciles, want 1", n)
+	}
+}
+
+// A scale-down's admin calls are counted by operation and result.
+func TestAdminRequestsAreCounted(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.bringUp(3)
+	listed := h.adminRequests("brokers", resultSuccess)
+	if listed == 0 {
+		t.Fatal("bringing the cluster up listed no brokers through the admin API")
+	}
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+	for range 3 {
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := h.adminRequests("decommission", resultSuccess), float64(len(h.decommissionCalls())); got != want || got == 0 {
+		t.Fatalf("counted %v successful decommissions, the simulator received %v", got, want)
+	}
+	if h.adminRequests("brokers", resultSuccess) <= listed {
+		t.Fatal("the scale-down's broker listings were not counted")
+	}
+}
+
+// Each admin error lands under the result its kind names.
+func TestAdminResult(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, resultSuccess},
+		{&admin.Error{Op: "decommission broker 1", Kind: admin.ErrBrokerNotFound}, "broker_not_found"},
+		{&admin.Error{Kind: admin.ErrAlreadyDecommissioned}, "already_decommissioned"},
+		{&admin.Error{Kind: admin.ErrNotDecommissioning}, "not_decommissioning"},
+		{&admin.Error{Kind: admin.ErrUnavailable, StatusCode: 503}, "unavailable"},
+		{&admin.Error{Kind: admin.ErrForbidden, StatusCode: 403}, "forbidden"},
+		{&admin.Error{Kind: admin.ErrBadResponse}, "bad_response"},
+		{&admin.Error{Err: context.Canceled}, "canceled"},
+		{fmt.Errorf("wrapped: %w", &admin.Error{Err: context.DeadlineExceeded}), "canceled"},
+		{errors.New("no URL for broker 3"), resultError},
+	} {
+		if got := adminResult(tc.err); got != tc.want {
+			t.Errorf("adminResult(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+}
+
+// Every admin.Client method is counted, under its own operation label (the method's name in
+// snake_case), so that a method added to the interface cannot pass uncounted.
+func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
+	sim := admintest.NewServer(admintest.Options{})
+	defer sim.Close()
+	tmpl, err := admin.ParseAddressTemplate(sim.AddressTemplate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, err := tmpl.URLs(testNamespace, testName, 1, 9644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := admin.NewClient(admin.Config{URLs: urls, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	m := newMetrics(reg)
+	client := reflect.ValueOf(countingAdminClient{Client: inner, requests: m.adminRequests})
+	iface := reflect.TypeFor[admin.Client]()
+	if iface.NumMethod() != len(adminOperations) {
+		t.Errorf("admin.Client has %d methods, adminOperations names %d", iface.NumMethod(), len(adminOperations))
+	}
+	for i := range iface.NumMethod() {
+		method := iface.Method(i)
+		args := []reflect.Value{reflect.ValueOf(context.Background())}
+		for j := 1; j < method.Type.NumIn(); j++ {
+			args = append(args, reflect.Zero(method.Type.In(j)))
+		}
+		before := adminRequestsTotal(t, reg)
+		client.MethodByName(method.Name).Call(args)
+		op := snakeCase(method.Name)
+		if !slices.Contains(adminOperations, op) {
+			t.Errorf("%s: operation %q is not in adminOperations", method.Name, op)
+		}
+		if got := adminRequestsTotal(t, reg); got[op] != before[op]+1 {
+			t.Errorf("calling %s counted %v under operation %q, want 1", method.Name, got[op]-before[op], op)
+		}
+	}
+}
+
+// adminRequestsTotal sums admin_requests_total by operation.
+func adminRequestsTotal(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "broker_operator_admin_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "operation" {
+					out[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
+}
+
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (h *harness) adminRequests(op, result string) float64 {
+	h.t.Helper()
+	families, err := h.registry.Gather()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "broker_operator_admin_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if labelsAre(m, map[string]string{"operation": op, "result": result}) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func (h *harness) histogram(name string) *dto.Histogram {
+	h.t.Helper()
+	families, err := h.registry.Gather()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetHistogram()
+		}
+	}
+	h.t.Fatalf("no histogram %s", name)
+	return nil
+}
+
+func labelsAre(m *dto.Metric, want map[string]string) bool {
+	n := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok {
+			if v != l.GetValue() {
+				return false
+			}
+			n++
+		}
+	}
+	return n == len(want)
+}
