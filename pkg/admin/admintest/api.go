@@ -300,8 +300,12 @@ func (c *Cluster) controllerPartition() reply {
 	}}
 }
 
-// controllerID is the controller leader: the lowest alive member. Callers hold s.mu.
+// controllerID is the controller leader: the broker SetControllerLeader chose while it is an
+// alive member, else the lowest alive member. Callers hold s.mu.
 func (c *Cluster) controllerID() int {
+	if m := c.members[c.leaderNodeID]; c.leaderNodeID >= 0 && m != nil && m.status != admin.MembershipRemoved && c.alive(m) {
+		return m.nodeID
+	}
 	for _, m := range c.brokersLocked() {
 		if m.status != admin.MembershipRemoved && c.alive(m) {
 			return m.nodeID
