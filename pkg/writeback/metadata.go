@@ -17,6 +17,7 @@ import (
 // and write through WrapMetadata. The metadata API only patches and deletes: a controller that
 // creates or updates with a typed or dynamic client wraps that client with this overlay too,
 // and each result is recorded as its metadata. The resource label is gvr's group-resource.
+// As for NewDynamic, call it before the factory's Start, or call Start again after it.
 func NewMetadata(factory metadatainformer.SharedInformerFactory, gvr schema.GroupVersionResource, opts Options) (*Overlay, cache.InformerSynced, error) {
 	if factory == nil {
 		return nil, nil, fmt.Errorf("writeback: NewMetadata(%s) needs a factory, got nil", gvr)

@@ -20,7 +20,8 @@ import (
 //	lister := corelisters.NewConfigMapLister(overlay)
 //	client := writeback.Wrap(clientset.CoreV1().ConfigMaps(ns), ns, overlay)
 //
-// Call it before the informer starts, as for any event handler, so that no event is missed.
+// It may be called before or after the informer starts: a handler added late is first given
+// the informer's current objects, and the returned HasSynced says when that is done.
 func NewObserving(resource string, informer cache.SharedIndexInformer, opts Options) (*Overlay, cache.InformerSynced, error) {
 	return newObservingAs(resource, informer, opts, nil)
 }
@@ -28,8 +29,10 @@ func NewObserving(resource string, informer cache.SharedIndexInformer, opts Opti
 // NewDynamic is NewObserving for the informer of gvr in a dynamicinformer factory. The informer
 // holds *unstructured.Unstructured; read through dynamiclister.New(overlay, gvr) and write
 // through WrapDynamic. A write result of another type (from a typed client's Wrap, or Record)
-// is converted to unstructured when recorded. The resource label is gvr's group-resource
-// ("deployments.apps").
+// is converted to unstructured when recorded; it keeps the apiVersion and kind it carried,
+// which typed clients usually leave empty. The resource label is gvr's group-resource
+// ("deployments.apps"). Call it before the factory's Start, or call Start again after it: a
+// factory starts only the informers it has handed out.
 func NewDynamic(factory dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, opts Options) (*Overlay, cache.InformerSynced, error) {
 	if factory == nil {
 		return nil, nil, fmt.Errorf("writeback: NewDynamic(%s) needs a factory, got nil", gvr)
