@@ -29,12 +29,22 @@ unit: ## Unit tests, with the race detector.
 charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint.
 	cd hack/chartcheck && $(GO) test -count=1 ./...
 
+# The real-node tests (test/node) run in a network namespace of their own, with no uplink.
+NODE_E2E := ./test/node
+
 .PHONY: e2e
-e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, and the quick race experiment.
-	$(GO) test -race -tags e2e -timeout 30m ./test/... ./examples/...
+e2e: controlplane ## Tests against a real etcd and kube-apiserver on 127.0.0.1, the quick race experiment, then e2e-node.
+	$(GO) test -race -tags e2e -timeout 30m $$($(GO) list -tags e2e ./test/... ./examples/... | grep -v '/test/node$$')
+	$(MAKE) e2e-node
+
+.PHONY: e2e-node
+e2e-node: controlplane image ## The operator's image as two real Pods on a real node (kubelet, containerd), in a network namespace of its own.
+	hack/install-node-packages.sh
+	hack/image/build.sh pause
+	$(GO) test -race -tags e2e -timeout 20m -exec 'unshare --net --' $(NODE_E2E)
 
 .PHONY: controlplane
-controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (first time: 10-25 min).
+controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, kubelet and kube-proxy (first time: 15-30 min).
 	hack/controlplane/build.sh
 
 .PHONY: generate

@@ -3,16 +3,19 @@
 # wrapped by the Go program beside this script into an OCI image layout tar under _output/image/.
 #
 # Usage: hack/image/build.sh [operator|pause]   (default: operator)
-#   operator  the broker-operator image, named $IMAGE (default localhost/broker-operator:dev)
+#   operator  the broker-operator image, named $IMAGE (default docker.io/library/broker-operator:v0.1.0,
+#             the fully qualified form of deploy/'s and the chart's broker-operator:v0.1.0)
 #   pause     the Pod sandbox image of the test node (test/framework), localhost/realnode/pause:1
-# Env:   IMAGE, VERSION (the operator's version stamp, default dev), OUTPUT_DIR (default <repo>/_output)
+# Env:   IMAGE, VERSION (the operator's version stamp and the default tag, default v0.1.0),
+#        OUTPUT_DIR (default <repo>/_output)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "${here}/../.." && pwd)"
 out="${OUTPUT_DIR:-${root}/_output}/image"
 what="${1:-operator}"
-version="${VERSION:-dev}"
+# deploy/kustomization.yaml and the chart's appVersion name this release.
+version="${VERSION:-v0.1.0}"
 mkdir -p "${out}"
 
 log() { printf '[image %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -20,7 +23,9 @@ started=$(date +%s)
 
 case "${what}" in
   operator)
-    ref="${IMAGE:-localhost/broker-operator:dev}"
+    # Fully qualified, because ctr stores the name as given and the kubelet asks for the
+    # normalized form of broker-operator:v0.1.0.
+    ref="${IMAGE:-docker.io/library/broker-operator:${version}}"
     tar="${out}/broker-operator.tar"
     src=(-C "${root}" ./cmd/broker-operator)
     ldflags="-s -w -X github.com/broker-operator/broker-operator/internal/version.Version=${version}"

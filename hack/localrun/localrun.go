@@ -56,10 +56,16 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 		return l, err
 	}
 
-	if l.sim, err = admintest.Start(admintest.Options{DrainTime: o.drainTime}); err != nil {
+	// The secure path is the one people see first: the simulated brokers serve TLS with a CA made
+	// now and require a superuser, whose credentials the operator reads from Secrets.
+	password, err := randomPassword()
+	if err != nil {
 		return l, err
 	}
-	progress("broker simulator listening on %s (brokers drain for %s)", l.sim.URL(), o.drainTime)
+	if l.sim, err = admintest.Start(admintest.Options{DrainTime: o.drainTime, TLS: true, Username: adminUser, Password: password}); err != nil {
+		return l, err
+	}
+	progress("broker simulator up, each broker on its own 127.0.0.1 port with TLS and auth (brokers drain for %s)", o.drainTime)
 	if l.pods, err = brokersim.StartPodSync(context.Background(), kube, l.sim, ""); err != nil {
 		return l, err
 	}
@@ -76,7 +82,7 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 	l.operator, err = startOperator(operatorBinary(root), []string{
 		"--kubeconfig=" + operatorKubeconfig,
 		"--leader-elect-lease-namespace=" + brokersim.OperatorNamespace,
-		"--admin-address-template=" + l.sim.AddressTemplate(),
+		"--admin-address-template=" + l.sim.BrokerAddressTemplate(),
 		"--drain-poll-interval=1s",
 		"--metrics-bind-address=" + ports[0],
 		"--health-probe-bind-address=" + ports[1],
@@ -88,6 +94,11 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 
 	bc, err := exampleCluster(root, o.namespace, o.readyDelay)
 	if err != nil {
+		return l, err
+	}
+	// Each simulated broker has its own port: the operator reaches broker O at this port plus O.
+	bc.Spec.AdminAPI.Port = int32(l.sim.Cluster(o.namespace, bc.Name).AdminPort())
+	if err := secureAdminAPI(ctx, kube, bc, l.sim.CACertPEM(), password); err != nil {
 		return l, err
 	}
 	if _, err := brokers.BrokersV1alpha1().BrokerClusters(o.namespace).Create(ctx, bc, metav1CreateOptions); err != nil {

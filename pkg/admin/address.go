@@ -78,6 +78,18 @@ type AddressFields struct {
 	Port      int
 }
 
+// addressFuncs are the functions an address template may call besides text/template's own:
+// add sums integers, so that brokers listening on consecutive ports can be addressed as
+// {{add .Port .Ordinal}}.
+var addressFuncs = template.FuncMap{
+	"add": func(a int, more ...int) int {
+		for _, b := range more {
+			a += b
+		}
+		return a
+	},
+}
+
 // AddressTemplate renders the admin API base URL of one broker.
 type AddressTemplate struct {
 	tmpl *template.Template
@@ -89,7 +101,7 @@ func ParseAddressTemplate(text string) (*AddressTemplate, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("admin: empty address template")
 	}
-	tmpl, err := template.New("admin-address").Option("missingkey=error").Parse(text)
+	tmpl, err := template.New("admin-address").Option("missingkey=error").Funcs(addressFuncs).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("admin: address template: %w", err)
 	}

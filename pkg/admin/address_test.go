@@ -101,3 +101,17 @@ func TestParseAddressTemplateRejectsBadTemplates(t *testing.T) {
 		}
 	}
 }
+
+func TestAddressTemplateAddsPortAndOrdinal(t *testing.T) {
+	tmpl, err := ParseAddressTemplate("https://127.0.0.1:{{add .Port .Ordinal}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, err := tmpl.URLs("ns", "c", 3, 21000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"https://127.0.0.1:21000", "https://127.0.0.1:21001", "https://127.0.0.1:21002"}; strings.Join(urls, " ") != strings.Join(want, " ") {
+		t.Errorf("URLs = %v, want %v", urls, want)
+	}
+}

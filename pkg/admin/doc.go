@@ -98,6 +98,15 @@
 // A broker run by a StatefulSet advertises its pod's stable host name as internal RPC address;
 // OrdinalFromAddress maps it back to the pod ordinal, and StableHostName builds it.
 // AddressTemplate renders admin API base URLs from a text/template over Namespace, Name,
-// Ordinal and Port (DefaultAddressTemplate in a cluster, admintest.Server.AddressTemplate in
-// tests).
+// Ordinal and Port, with one function besides text/template's own: add sums integers
+// ({{add .Port .Ordinal}}). DefaultAddressTemplate serves a cluster; in tests,
+// admintest.Server.BrokerAddressTemplate reaches each simulated broker on its own port.
+//
+// Redpanda's own Go client, rpadmin (redpanda-data/common-go), likewise takes one
+// scheme://host:port per broker.
+//
+// A broker advertises its pod's stable host name only when started with --advertise-rpc-addr set
+// to it (Redpanda's default is 127.0.0.1), and internal_rpc_address is not in every release's
+// GET /v1/brokers: NodeConfig, asked of one broker's URL, is the reliable way to learn which node
+// ID runs there.
 package admin

@@ -130,6 +130,18 @@
 // Delete); dry runs and other subresources (a create of pods/eviction, say) go through
 // unrecorded; DeleteCollection is not captured.
 //
+// # Tests
+//
+// Besides a test per rule, three tests search for interleavings. TestReadRacingDeliveryOfOwnCreate
+// and its siblings deliver an event after every single call the overlay makes into the
+// informer's store, for every way of reading and writing. TestWritebackAgainstModel checks
+// random schedules of own and external writes, deletes, late results, late deliveries and
+// handlers, relists that skip whole lives, and bookmarks against a model, including "the
+// overlay is empty once the informer has caught up": 1,000 schedules by default, more with
+// -rapid.checks=100000. TestFreeRunningInformerAgainstModel runs a real SharedIndexInformer
+// freely beside writers and readers: 1,000 writes by default, more with
+// -writeback.schedules=100000.
+//
 // # Observability
 //
 // NewMetrics registers, with the label "resource": writeback_reads_served_from_overlay_total

@@ -38,6 +38,9 @@ var propertyNames = []string{"a", "b", "c"}
 type modelEvent struct {
 	typ watch.EventType
 	obj *corev1.ConfigMap
+	// gone, for a relist's delete, is the key whose object went away unseen: the handler gets
+	// a DeletedFinalStateUnknown.
+	gone string
 }
 
 type ownAction struct {
@@ -66,6 +69,7 @@ type writebackModel struct {
 	delivered  map[types.UID]bool // delete delivered to the store
 	readFloor  map[string]int     // highest resourceVersion any read returned, by key
 	ownResults []*corev1.ConfigMap
+	allUIDs    map[types.UID]bool
 }
 
 func newWritebackModel() *writebackModel {
@@ -82,6 +86,7 @@ func newWritebackModel() *writebackModel {
 		dead:      map[types.UID]bool{},
 		delivered: map[types.UID]bool{},
 		readFloor: map[string]int{},
+		allUIDs:   map[types.UID]bool{},
 	}
 }
 
@@ -96,6 +101,7 @@ func (m *writebackModel) write(t *rapid.T, name string) *corev1.ConfigMap {
 	} else {
 		m.uids++
 		next = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(fmt.Sprintf("uid-%d", m.uids))}}
+		m.allUIDs[next.UID] = true
 	}
 	next.Labels = map[string]string{"color": color}
 	next.ResourceVersion = strconv.Itoa(m.revision)
@@ -140,7 +146,45 @@ func (m *writebackModel) deliverOne() {
 func (m *writebackModel) handleOne() {
 	ev := m.unhandled[0]
 	m.unhandled = m.unhandled[1:]
+	if ev.gone != "" {
+		m.overlay.observed(cache.DeletedFinalStateUnknown{Key: ev.gone, Obj: ev.obj}, true)
+		return
+	}
 	m.overlay.observed(ev.obj, ev.typ == watch.Deleted)
+}
+
+// relist is the reflector starting over: the store takes the server's state at the current
+// revision in one step, the events still in the watch are dropped (the list includes them),
+// and the handler is told of every key that went away (without its final state) and of every
+// listed object. Objects whose whole life fell between two lists leave no event at all.
+func (m *writebackModel) relist() {
+	items := make([]interface{}, 0, len(m.server))
+	for _, cm := range m.server {
+		items = append(items, cm.DeepCopy())
+	}
+	var events []modelEvent
+	for _, old := range m.store.List() {
+		cm := old.(*corev1.ConfigMap)
+		if cur, ok := m.server[cm.Name]; !ok || cur.UID != cm.UID {
+			events = append(events, modelEvent{typ: watch.Deleted, obj: cm, gone: "ns/" + cm.Name})
+		}
+	}
+	_ = m.store.Replace(items, strconv.Itoa(m.revision))
+	for _, it := range items {
+		events = append(events, modelEvent{typ: watch.Modified, obj: it.(*corev1.ConfigMap)})
+	}
+	m.watch = nil
+	live := map[types.UID]bool{}
+	for _, cm := range m.server {
+		live[cm.UID] = true
+	}
+	for uid := range m.allUIDs {
+		if !live[uid] {
+			m.delivered[uid] = true
+			m.dead[uid] = true
+		}
+	}
+	m.unhandled = append(m.unhandled, events...)
 }
 
 func (m *writebackModel) actions() map[string]func(*rapid.T) {
@@ -196,6 +240,16 @@ func (m *writebackModel) actions() map[string]func(*rapid.T) {
 				t.Skip("handler has nothing to do")
 			}
 			m.handleOne()
+		},
+		"relist": func(t *rapid.T) {
+			m.relist()
+		},
+		"bookmark": func(t *rapid.T) {
+			// A bookmark at R promises every event up to R was sent: only with an empty watch.
+			if len(m.watch) > 0 {
+				t.Skip("events still in the watch")
+			}
+			m.store.Bookmark(strconv.Itoa(m.revision))
 		},
 		"catchUp": func(t *rapid.T) {
 			m.catchUp(t)
@@ -303,7 +357,9 @@ func atoi(s string) int {
 }
 
 // TestWritebackAgainstModel runs random sequences of own and external writes, deletes,
-// re-creates, late write results, late deliveries and late handlers against the model.
+// re-creates, late write results, late deliveries, late handlers, relists (which may skip an
+// object's whole life) and bookmarks against the model, and checks after each step that
+// reads are right and, after a full catch-up, that the overlay is empty.
 func TestWritebackAgainstModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := newWritebackModel()

@@ -38,6 +38,9 @@ type PodSync struct {
 	pods    corelisters.PodLister
 	cancel  context.CancelFunc
 
+	// volumes: report each pod's claim UID as its broker's data volume (WithVolumeIdentity).
+	volumes bool
+
 	mu      sync.Mutex
 	running map[clusterKey][]int // the ordinals last reported to the simulator
 	changed chan struct{}        // closed and replaced on every report
@@ -50,10 +53,21 @@ func brokerPodSelector() string {
 	return labels.Set{controller.LabelManagedBy: controller.ManagedByValue, controller.LabelName: controller.NameValue}.String()
 }
 
+// PodSyncOption changes what a PodSync reports.
+type PodSyncOption func(*PodSync)
+
+// WithVolumeIdentity reports the UID of each broker Pod's PersistentVolumeClaim as the data
+// volume its broker runs on (admintest.Cluster.SetPodVolume): a Pod that comes back on the claim
+// of a decommissioned broker is then refused, as Redpanda refuses it; a new claim starts a fresh
+// broker. Without it, a broker whose decommission finished is replaced by a fresh one.
+func WithVolumeIdentity() PodSyncOption { return func(s *PodSync) { s.volumes = true } }
+
 // StartPodSync watches the broker Pods in namespace (all namespaces if empty) and reports them to
 // sim until Stop, or until ctx ends. It returns once its informer has synced. client should be an
-// admin client: what the operator may do is not the simulator's concern.
-func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *admintest.Server, namespace string) (*PodSync, error) {
+// admin client: what the operator may do is not the simulator's concern. Each Pod's broker runs
+// the version named by the tag of the Pod's first container image
+// (admintest.Cluster.SetPodVersion).
+func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *admintest.Server, namespace string, opts ...PodSyncOption) (*PodSync, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &PodSync{
 		cancel: cancel,
@@ -64,6 +78,9 @@ func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *adminte
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = brokerPodSelector() })),
 		running: map[clusterKey][]int{},
 		changed: make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	informer := s.factory.Core().V1().Pods()
 	s.pods = informer.Lister()
@@ -124,9 +141,11 @@ func (s *PodSync) sync(ctx context.Context, key clusterKey) {
 		return
 	}
 	var running []int
+	byOrdinal := map[int]*corev1.Pod{}
 	for _, p := range pods {
 		if ordinal, ok := Ordinal(p.Name, key.name); ok && p.DeletionTimestamp == nil && PodReady(p) {
 			running = append(running, ordinal)
+			byOrdinal[ordinal] = p
 		}
 	}
 	slices.Sort(running)
@@ -143,12 +162,56 @@ func (s *PodSync) sync(ctx context.Context, key clusterKey) {
 			break
 		}
 	}
-	s.sim.Cluster(key.namespace, key.name).SyncPods(running, replicas)
+	cluster := s.sim.Cluster(key.namespace, key.name)
+	for _, o := range running {
+		if slices.Contains(before, o) {
+			continue
+		}
+		// What the Pod runs takes effect when its broker joins, in SyncPods.
+		cluster.SetPodVersion(o, imageTag(byOrdinal[o]))
+		if s.volumes {
+			cluster.SetPodVolume(o, s.claimUID(ctx, byOrdinal[o]))
+		}
+	}
+	cluster.SyncPods(running, replicas)
 	s.mu.Lock()
 	s.running[key] = running
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
+}
+
+// imageTag is the tag of the Pod's first container image, "" if it has none.
+func imageTag(p *corev1.Pod) string {
+	if len(p.Spec.Containers) == 0 {
+		return ""
+	}
+	image := p.Spec.Containers[0].Image
+	image, _, _ = strings.Cut(image, "@")
+	slash := strings.LastIndex(image, "/")
+	if colon := strings.LastIndex(image, ":"); colon > slash {
+		return image[colon+1:]
+	}
+	return ""
+}
+
+// claimUID reads the Pod's first PersistentVolumeClaim live and returns its UID: the identity of
+// the broker's data. "" (a fresh volume) when the Pod has none or it cannot be read.
+func (s *PodSync) claimUID(ctx context.Context, p *corev1.Pod) string {
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, statefulSetReadLimit)
+		defer cancel()
+		pvc, err := s.client.CoreV1().PersistentVolumeClaims(p.Namespace).Get(ctx, v.PersistentVolumeClaim.ClaimName, metav1.GetOptions{})
+		if err != nil {
+			utilruntime.HandleError(fmt.Errorf("brokersim: read the claim of Pod %s/%s: %w", p.Namespace, p.Name, err))
+			return ""
+		}
+		return string(pvc.UID)
+	}
+	return ""
 }
 
 // statefulSetReplicas reads the StatefulSet live: it shrinks before its Pods go, and the Pod

@@ -3,12 +3,14 @@ package brokersim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
@@ -154,5 +156,65 @@ func TestVolumeNameIsValidAndDistinct(t *testing.T) {
 	}
 	if len(a) > 253 {
 		t.Errorf("volume name is %d characters long, over the 253 a name may have", len(a))
+	}
+}
+
+// withClaim gives a broker pod an image and a claim.
+func withClaim(p *corev1.Pod, image, claim string) *corev1.Pod {
+	p.Spec.Containers = []corev1.Container{{Name: "broker", Image: image}}
+	p.Spec.Volumes = []corev1.Volume{{Name: "datadir", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+	return p
+}
+
+func claim(name, uid string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: testNS, Name: name, UID: types.UID(uid)}}
+}
+
+func TestPodSyncReportsVersionsAndRefusesADecommissionedBrokersClaim(t *testing.T) {
+	ctx := t.Context()
+	client := fake.NewClientset(statefulSet(2),
+		withClaim(brokerPod(0, true), "registry.invalid/redpanda:v24.2.4", "datadir-example-0"),
+		withClaim(brokerPod(1, true), "localhost:5000/redpanda:v24.3.1@sha256:abc", "datadir-example-1"),
+		claim("datadir-example-0", "uid-0"), claim("datadir-example-1", "uid-1"))
+	sim := admintest.NewServer(admintest.Options{})
+	t.Cleanup(sim.Close)
+	s, err := StartPodSync(ctx, client, sim, "", WithVolumeIdentity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	awaitRunning(t, s, []int{0, 1})
+	c := sim.Cluster(testNS, testCluster)
+	cl, err := admin.NewClient(c.Config(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers, err := cl.Brokers(ctx)
+	if err != nil || len(brokers) != 2 || brokers[0].Version != "v24.2.4" || brokers[1].Version != "v24.3.1" {
+		t.Fatalf("brokers = %+v, %v; want each pod's image tag as version", brokers, err)
+	}
+	id1, _ := c.NodeID(1)
+	if err := cl.Decommission(ctx, id1); err != nil {
+		t.Fatal(err)
+	}
+	c.FinishDrains()
+	if _, err := client.AppsV1().StatefulSets(testNS).Update(ctx, statefulSet(1), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.CoreV1().Pods(testNS).Delete(ctx, brokerPod(1, true).Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitRunning(t, s, []int{0})
+	// Scale up again on the same claim: Redpanda refuses the decommissioned node's data.
+	if _, err := client.CoreV1().Pods(testNS).Create(ctx, withClaim(brokerPod(1, true), "redpanda:v24.3.1", "datadir-example-1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitRunning(t, s, []int{0, 1})
+	if r := sim.RefusedJoins(); len(r) != 1 || !strings.Contains(r[0], fmt.Sprintf("node %d with UUID uid-1", id1)) {
+		t.Fatalf("RefusedJoins = %v", r)
+	}
+	if _, ok := c.NodeID(1); ok {
+		t.Error("a pod on a decommissioned broker's claim joined")
 	}
 }

@@ -50,7 +50,8 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// brokerCluster is a valid BrokerCluster whose Pods land on the fake Node.
+// brokerCluster is a valid BrokerCluster whose Pods land on the fake Node. Its admin port is the
+// first of its simulated cluster's own ports: the operator reaches broker O at that port plus O.
 func brokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
 	return &v1alpha1.BrokerCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -58,6 +59,7 @@ func brokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
 			Replicas:     replicas,
 			Image:        "registry.invalid/broker:1",
 			Storage:      v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
+			AdminAPI:     v1alpha1.AdminAPISpec{Port: int32(env.sim.Cluster(ns, name).AdminPort())},
 			Tolerations:  framework.FakeNodeTolerations(),
 			NodeSelector: framework.FakeNodeSelector(),
 		},

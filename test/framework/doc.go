@@ -16,4 +16,18 @@
 //
 // Pods only land on the fake Node if they carry FakeNodeTolerations (PlaceOnFakeNode adds them and
 // FakeNodeSelector); DelayReadiness holds a Pod back from Ready for a while.
+//
+// StartRealNode adds a real Node, RealNodeName, to such a control plane: Debian's containerd and
+// runc run its Pods' containers, the kubelet and kube-proxy (built by the same script, from
+// k8s.io/kubernetes) manage them and program Services, and a CNI bridge gives each Pod an address.
+// Every non-loopback address it uses (the node address RealNodeIP, the Pod and Service ranges, the
+// apiserver's listener for Pods) lives in the calling process's network namespace, which must be
+// one of its own with no uplink: run the test binary with go test -exec 'unshare --net --'. Then
+// the test dials Pod and Service addresses directly, and a process that Pods must reach listens on
+// RealNodeIP. RealNodeUnsupported says why a machine cannot run it (not root, no cgroups, the
+// host's namespace), for a test to skip. Images are imported from tars (ImportImage, TagImage;
+// hack/image/build.sh makes the Pod sandbox's pause image), never pulled. Outside its directory
+// the node touches only cgroups under a root of its own, three sysctls the kubelet sets, and a
+// few fixed directories; Stop undoes all of it, and the next start cleans up after a run that
+// crashed. Only one real node can run on a machine at a time.
 package framework

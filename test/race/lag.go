@@ -100,6 +100,12 @@ type lateBody struct {
 // maxQueuedChunks bounds the memory a stalled reader can pin; the pump waits beyond it.
 const maxQueuedChunks = 4096
 
+// NewLateBody wraps a watch response body so that each chunk reaches the reader delays() after
+// it arrived, in order. Close stops it and closes src.
+func NewLateBody(src io.ReadCloser, delays func() time.Duration, clk clock.Clock) io.ReadCloser {
+	return newLateBody(src, delays, clk)
+}
+
 func newLateBody(src io.ReadCloser, delays func() time.Duration, clk clock.Clock) *lateBody {
 	b := &lateBody{src: src, clock: clk, chunks: make(chan lateChunk, maxQueuedChunks), closed: make(chan struct{})}
 	go b.pump(delays)

@@ -17,14 +17,16 @@ import (
 	"github.com/broker-operator/broker-operator/test/framework"
 )
 
-func newBrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
+// newBrokerCluster is a BrokerCluster whose admin port is the first of its simulated cluster's
+// own ports, so that the simulator's BrokerAddressTemplate reaches each broker's listener.
+func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.BrokerCluster {
 	return &v1alpha1.BrokerCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: v1alpha1.BrokerClusterSpec{
 			Replicas:     replicas,
 			Image:        "registry.invalid/broker:race",
 			Storage:      v1alpha1.StorageSpec{Size: volumeSize},
-			AdminAPI:     v1alpha1.AdminAPISpec{Port: 9644},
+			AdminAPI:     v1alpha1.AdminAPISpec{Port: int32(adminPort)},
 			NodeSelector: framework.FakeNodeSelector(),
 			Tolerations:  framework.FakeNodeTolerations(),
 		},
@@ -38,7 +40,7 @@ func newBrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
 func drive(ctx context.Context, w *world, brokers versioned.Interface, name string, s Schedule, bringUpTimeout, stepTimeout time.Duration) clusterRun {
 	run := clusterRun{name: name}
 	run.marks = append(run.marks, mark{time.Now(), s.Initial})
-	if _, err := brokers.BrokersV1alpha1().BrokerClusters(w.ns).Create(ctx, newBrokerCluster(w.ns, name, s.Initial), metav1.CreateOptions{}); err != nil {
+	if _, err := brokers.BrokersV1alpha1().BrokerClusters(w.ns).Create(ctx, newBrokerCluster(w.ns, name, s.Initial, w.sim.Cluster(w.ns, name).AdminPort()), metav1.CreateOptions{}); err != nil {
 		run.stuck = "create: " + err.Error()
 		return run
 	}

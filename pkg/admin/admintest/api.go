@@ -3,7 +3,10 @@ package admintest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
@@ -11,12 +14,14 @@ import (
 
 // Wire shapes of Redpanda's broker.json models, written independently of the client's decoder.
 type brokerJSON struct {
-	NodeID             int    `json:"node_id"`
-	NumCores           int    `json:"num_cores"`
-	MembershipStatus   string `json:"membership_status"`
-	IsAlive            bool   `json:"is_alive"`
-	InternalRPCAddress string `json:"internal_rpc_address"`
-	InternalRPCPort    int    `json:"internal_rpc_port"`
+	NodeID             int             `json:"node_id"`
+	NumCores           int             `json:"num_cores"`
+	MembershipStatus   string          `json:"membership_status"`
+	IsAlive            bool            `json:"is_alive"`
+	InternalRPCAddress string          `json:"internal_rpc_address"`
+	InternalRPCPort    int             `json:"internal_rpc_port"`
+	Version            string          `json:"version,omitempty"`
+	MaintenanceStatus  maintenanceJSON `json:"maintenance_status"`
 }
 
 type partitionJSON struct {
@@ -56,8 +61,13 @@ func (c *Cluster) handle(req request, method string) reply {
 	case req.rest == "/v1/node_config" && method == http.MethodGet:
 		return c.nodeConfig(req.ordinal)
 	case req.rest == "/v1/status/ready" && method == http.MethodGet:
-		// server.cc register_status_routes: {"status": "ready"} once the broker has started.
-		return reply{status: http.StatusOK, body: map[string]string{"status": "ready"}}
+		// server.cc register_status_routes: {"status": "ready"} once the broker has started,
+		// "booting" before; a broker refused at join never gets there.
+		status := "ready"
+		if m := c.byOrdinal[req.ordinal]; m != nil && m.status == admin.MembershipRemoved {
+			status = "booting"
+		}
+		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case !strings.HasPrefix(req.rest, "/v1/brokers/"):
@@ -81,6 +91,7 @@ func (c *Cluster) handle(req request, method string) reply {
 		}
 		m.status = admin.MembershipDraining
 		m.drainStart = c.s.clock.Now()
+		m.lastTick, m.drained = m.drainStart, 0
 		m.decommissioned = true
 		return reply{status: http.StatusOK}
 	case req.action == "recommission" && method == http.MethodPut:
@@ -132,6 +143,9 @@ func (c *Cluster) setMaintenance(nodeID int, m *member, on bool) reply {
 			}
 		}
 	}
+	if on && !m.maintenance {
+		m.maintenanceStart = c.s.clock.Now()
+	}
 	m.maintenance = on
 	return reply{status: http.StatusOK}
 }
@@ -148,12 +162,30 @@ type maintenanceJSON struct {
 	Failed       int  `json:"failed"`
 }
 
-// maintenanceStatus is what a broker reports of its maintenance mode. Callers hold s.mu.
+// maintenanceStatus is what a broker reports of its maintenance mode: its drain manager moves
+// the leadership of its partitions away over the cluster's maintenance drain time. Callers hold
+// s.mu.
 func (c *Cluster) maintenanceStatus(m *member) maintenanceJSON {
 	if !m.maintenance {
 		return maintenanceJSON{}
 	}
-	return maintenanceJSON{Draining: true, Finished: true}
+	total := c.s.opts.ReplicasPerBroker
+	left := 0
+	if d := c.maintenanceDrainTime; d > 0 {
+		remaining := m.maintenanceStart.Add(d).Sub(c.s.clock.Now())
+		left = int(min(max(math.Ceil(float64(total)*remaining.Seconds()/d.Seconds()), 0), float64(total)))
+	}
+	return maintenanceJSON{Draining: true, Finished: left == 0, Partitions: total, Eligible: total, Transferring: left}
+}
+
+// reportedMaintenance is the maintenance status as the health report gives it: only draining
+// when the broker is down or the report is missing (server.cc fill_maintenance_status). Callers
+// hold s.mu.
+func (c *Cluster) reportedMaintenance(m *member) maintenanceJSON {
+	if !c.alive(m) || c.healthReportMissing {
+		return maintenanceJSON{Draining: m.maintenance}
+	}
+	return c.maintenanceStatus(m)
 }
 
 // describeBroker answers GET /v1/brokers/{id} as server.cc get_broker_handler does: no is_alive
@@ -169,14 +201,16 @@ func (c *Cluster) describeBroker(nodeID int, m *member) reply {
 		InternalRPCAddress string          `json:"internal_rpc_address"`
 		InternalRPCPort    int             `json:"internal_rpc_port"`
 		MaintenanceStatus  maintenanceJSON `json:"maintenance_status"`
-	}{m.nodeID, 1, string(m.status), c.stableAddress(m.ordinal), internalRPCPort, c.maintenanceStatus(m)}}
+	}{m.nodeID, 1, string(m.status), c.stableAddress(m.ordinal), internalRPCPort, c.reportedMaintenance(m)}}
 }
 
 // healthOverview answers GET /v1/cluster/health_overview (cluster.json, server.cc
-// register_cluster_routes; reasons as health_monitor_backend.cc names them).
+// register_cluster_routes; reasons in health_monitor_backend.cc's order). The cluster's
+// partitions (Options.ReplicasPerBroker of them, topic kafka/simulated) are under-replicated
+// while fewer brokers are alive than the replication factor, or while a broker is down and the
+// factor is above 1; with a factor of 1, a broker down leaves them leaderless.
 func (c *Cluster) healthOverview() reply {
 	all, down := []int{}, []int{}
-	controller := -1
 	for _, m := range c.brokersLocked() {
 		if m.status == admin.MembershipRemoved {
 			continue
@@ -184,22 +218,41 @@ func (c *Cluster) healthOverview() reply {
 		all = append(all, m.nodeID)
 		if !c.alive(m) {
 			down = append(down, m.nodeID)
-		} else if controller < 0 {
-			controller = m.nodeID
 		}
+	}
+	controller := c.controllerID()
+	partitions := make([]string, c.s.opts.ReplicasPerBroker)
+	for p := range partitions {
+		partitions[p] = fmt.Sprintf("kafka/simulated/%d", p)
+	}
+	leaderless, under := []string{}, []string{}
+	switch {
+	case len(down) > 0 && c.rf == 1:
+		leaderless = partitions
+	case len(all)-len(down) < c.rf || (len(down) > 0 && c.rf > 1):
+		under = partitions
 	}
 	reasons := []string{}
 	if len(down) > 0 {
 		reasons = append(reasons, "nodes_down")
 	}
+	if len(leaderless) > 0 {
+		reasons = append(reasons, "leaderless_partitions")
+	}
+	if len(under) > 0 {
+		reasons = append(reasons, "under_replicated_partitions")
+	}
 	if controller < 0 {
 		reasons = append(reasons, "no_elected_controller")
+	}
+	if c.healthReportMissing {
+		reasons = append(reasons, "no_health_report")
 	}
 	return reply{status: http.StatusOK, body: map[string]any{
 		"is_healthy": len(reasons) == 0, "unhealthy_reasons": reasons, "controller_id": controller,
 		"all_nodes": all, "nodes_down": down, "nodes_in_recovery_mode": []int{},
-		"leaderless_partitions": []string{}, "leaderless_count": 0,
-		"under_replicated_partitions": []string{}, "under_replicated_count": 0,
+		"leaderless_partitions": leaderless, "leaderless_count": len(leaderless),
+		"under_replicated_partitions": under, "under_replicated_count": len(under),
 		"bytes_in_cloud_storage": -1,
 	}}
 }
@@ -211,7 +264,7 @@ func (c *Cluster) nodeConfig(ordinal int) reply {
 	if m == nil {
 		return reply{status: http.StatusOK, body: map[string]any{"node_id": nil}}
 	}
-	rpc := map[string]any{"address": c.stableAddress(ordinal), "port": internalRPCPort}
+	rpc := map[string]any{"address": c.stableAddress(m.ordinal), "port": internalRPCPort}
 	return reply{status: http.StatusOK, body: map[string]any{
 		"node_id":            m.nodeID,
 		"data_directory":     map[string]string{"data_directory": "/var/lib/redpanda/data"},
@@ -253,16 +306,28 @@ func (c *Cluster) controllerID() int {
 	return -1
 }
 
+// listBrokers answers GET /v1/brokers as server.cc get_brokers does: members from the members
+// table, enriched from the health report (version, drain status) for brokers that report, and
+// 503 "Unable to get cluster health" while that report cannot be had.
 func (c *Cluster) listBrokers() reply {
+	if c.healthReportMissing {
+		return errorReply(http.StatusServiceUnavailable, "Unable to get cluster health: Timeout occurred while processing request")
+	}
 	list := make([]brokerJSON, 0, len(c.members))
 	for _, b := range c.brokersLocked() {
 		if b.status == admin.MembershipRemoved {
 			continue
 		}
-		list = append(list, brokerJSON{
+		j := brokerJSON{
 			NodeID: b.nodeID, NumCores: 1, MembershipStatus: string(b.status), IsAlive: c.alive(b),
 			InternalRPCAddress: c.stableAddress(b.ordinal), InternalRPCPort: internalRPCPort,
-		})
+			MaintenanceStatus: maintenanceJSON{Draining: b.maintenance},
+		}
+		if j.IsAlive {
+			j.Version = b.version
+			j.MaintenanceStatus = c.maintenanceStatus(b)
+		}
+		list = append(list, j)
 	}
 	return reply{status: http.StatusOK, body: list}
 }
@@ -278,6 +343,13 @@ func (c *Cluster) decommissionStatus(nodeID int, m *member) reply {
 	}
 	left := c.replicasLeft(m)
 	st := decommissionStatusJSON{ReplicasLeft: left, AllocationFailures: []string{}, Partitions: make([]partitionJSON, 0, left)}
+	if !c.canPlace(m) {
+		// Nowhere to move the replicas: nothing moves, every one is an allocation failure.
+		for p := range left {
+			st.AllocationFailures = append(st.AllocationFailures, fmt.Sprintf("kafka/simulated/%d", p))
+		}
+		return reply{status: http.StatusOK, body: st}
+	}
 	for p := range left {
 		st.Partitions = append(st.Partitions, partitionJSON{Namespace: "kafka", Topic: "simulated", Partition: p})
 	}
@@ -308,6 +380,36 @@ func (c *Cluster) checkDecommission(req request, status, seq int) {
 	}
 	c.s.doubleDecommissions = append(c.s.doubleDecommissions,
 		fmt.Sprintf("%s/%s: call #%d decommissioned node %d (via ordinal %d) but it was %s", c.Namespace, c.Name, seq, req.nodeID, req.ordinal, was))
+}
+
+// checkMaintenance records a broker put into maintenance while another broker of the cluster
+// was in maintenance or restarting (see Server.Overlaps). Callers hold s.mu.
+func (c *Cluster) checkMaintenance(req request, seq int) {
+	if m := c.members[req.nodeID]; m != nil {
+		c.checkOverlap(m.ordinal, fmt.Sprintf("put into maintenance by call #%d", seq))
+	}
+}
+
+// checkOverlap records when the broker of ordinal starts maintenance or a restart while another
+// broker of the cluster is in maintenance or its pod is down for a restart. Callers hold s.mu.
+func (c *Cluster) checkOverlap(ordinal int, what string) {
+	var busy []string
+	for _, id := range slices.Sorted(maps.Keys(c.members)) {
+		o := c.members[id]
+		if o.ordinal == ordinal || o.ordinal < 0 || o.status == admin.MembershipRemoved {
+			continue
+		}
+		switch {
+		case o.maintenance:
+			busy = append(busy, fmt.Sprintf("node %d (ordinal %d) in maintenance", o.nodeID, o.ordinal))
+		case c.podDown[o.ordinal] && c.byOrdinal[o.ordinal] == o:
+			busy = append(busy, fmt.Sprintf("node %d (ordinal %d) restarting", o.nodeID, o.ordinal))
+		}
+	}
+	if len(busy) > 0 {
+		c.s.overlaps = append(c.s.overlaps, fmt.Sprintf("%s/%s: ordinal %d %s while %s, after call #%d",
+			c.Namespace, c.Name, ordinal, what, strings.Join(busy, ", "), len(c.s.calls)))
+	}
 }
 
 func writeReply(w http.ResponseWriter, r reply) {

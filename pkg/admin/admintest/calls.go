@@ -20,6 +20,8 @@ type Call struct {
 	Method, Path string
 	// NodeID is the node ID in the path, -1 if none.
 	NodeID int
+	// User is the user name the request authenticated as ("" when anonymous).
+	User string
 	// Status is the HTTP status sent, 0 when none was (connection closed, client gave up).
 	Status int
 	// Fault describes the injected fault that shaped the answer ("" if none), or why no answer
@@ -80,4 +82,22 @@ func (s *Server) LeftBeforeDecommission() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.leftBeforeDecommission)
+}
+
+// RefusedJoins describes every pod that came back with the data of a removed broker and was
+// refused, as members_manager.cc refuses it.
+func (s *Server) RefusedJoins() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.refusals)
+}
+
+// Overlaps describes every moment a broker went into maintenance, or its pod down for a
+// restart, while another broker of the same cluster was in maintenance or restarting: what a
+// rolling restart must never do. A broker whose pod goes down while it is itself in maintenance
+// is not counted.
+func (s *Server) Overlaps() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.overlaps)
 }

@@ -25,6 +25,23 @@ type Cluster struct {
 	podRunning      map[int]bool
 	fault           faultSlot
 	brokerFaults    map[int]*faultSlot
+	// sec is how the cluster's admin API is secured; it never changes.
+	sec Security
+	// adminPort is the first of the cluster's own ports (see AdminPort).
+	adminPort int
+	// rf is the replication factor of the simulated partitions.
+	rf int
+	// maintenanceDrainTime is how long leadership takes to drain off a broker in maintenance.
+	maintenanceDrainTime time.Duration
+	// healthReportMissing makes the brokers answer as while the health report cannot be had.
+	healthReportMissing bool
+	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
+	podVersion map[int]string
+	podVolume  map[int]string
+	// advertiseLoopback: Options.AdvertiseLoopback for this cluster alone.
+	advertiseLoopback bool
+	// podDown marks ordinals whose pod stopped for now (Down), not for good (Leave).
+	podDown map[int]bool
 }
 
 // member is one broker's state in the cluster's membership table.
@@ -34,8 +51,15 @@ type member struct {
 	drainStart      time.Time
 	// decommissioned is set by the first accepted decommission and cleared by a recommission.
 	decommissioned bool
-	// maintenance is set while the broker is in maintenance mode.
-	maintenance bool
+	// drained is how much of the drain time has been spent making progress; lastTick is when it
+	// was last counted. A drain makes no progress while its replicas have nowhere to go.
+	drained  time.Duration
+	lastTick time.Time
+	// maintenance is set while the broker is in maintenance mode, since maintenanceStart.
+	maintenance      bool
+	maintenanceStart time.Time
+	// version is the Redpanda version the broker runs; volume names its data (may be empty).
+	version, volume string
 }
 
 // BrokerState is a snapshot of one broker, for tests.
@@ -50,6 +74,10 @@ type BrokerState struct {
 // Join makes the pod with this ordinal run a broker and returns its node ID. A pod whose broker
 // is still a member (active or draining) keeps it, as a restarted broker keeps its data; otherwise
 // a broker with a fresh node ID joins. Node IDs are never reused and never equal the ordinal.
+// The broker runs the version and volume set by SetPodVersion and SetPodVolume. A pod that comes
+// back with the volume of a broker that was removed is refused, as members_manager.cc refuses it
+// ("Preventing decommissioned node ... from joining the cluster", see Server.RefusedJoins): its
+// pod runs, but no broker joins, and Join returns -1.
 func (c *Cluster) Join(ordinal int) int {
 	if ordinal < 0 {
 		panic(fmt.Sprintf("admintest: Join(%d): negative ordinal", ordinal))
@@ -58,18 +86,98 @@ func (c *Cluster) Join(ordinal int) int {
 	defer c.s.mu.Unlock()
 	c.refresh()
 	c.podRunning[ordinal] = true
-	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved {
+	delete(c.podDown, ordinal)
+	version := c.podVersion[ordinal]
+	if version == "" {
+		version = c.s.opts.Version
+	}
+	volume := c.podVolume[ordinal]
+	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
+		m.version = version
 		return m.nodeID
+	}
+	if volume != "" {
+		for _, m := range c.members {
+			if m.volume == volume && m.status == admin.MembershipRemoved {
+				c.byOrdinal[ordinal] = m
+				c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: Preventing decommissioned node %d with UUID %s from joining the cluster (ordinal %d, after call #%d)",
+					c.Namespace, c.Name, m.nodeID, volume, ordinal, len(c.s.calls)))
+				return -1
+			}
+		}
 	}
 	id := c.nextNodeID
 	if id == ordinal {
 		id++
 	}
 	c.nextNodeID = id + 1
-	m := &member{nodeID: id, ordinal: ordinal, status: admin.MembershipActive}
+	m := &member{nodeID: id, ordinal: ordinal, status: admin.MembershipActive, version: version, volume: volume}
 	c.members[id] = m
 	c.byOrdinal[ordinal] = m
 	return id
+}
+
+// SetPodVersion sets the Redpanda version the pod with this ordinal runs from its next Join on
+// (a restart with a new image). Empty means Options.Version.
+func (c *Cluster) SetPodVersion(ordinal int, version string) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.podVersion[ordinal] = version
+}
+
+// SetPodVolume names the data volume the pod with this ordinal runs on from its next Join on. A
+// new name starts a fresh broker; the name of a removed broker's volume gets the join refused.
+// Empty (the default) means "a fresh volume whenever the pod's broker is no longer a member".
+func (c *Cluster) SetPodVolume(ordinal int, volume string) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.podVolume[ordinal] = volume
+}
+
+// AddGhost adds a broker that is an active member but runs in no pod and is never alive: a node
+// that died, or whose pod lost its volume mid-decommission. It returns its node ID.
+func (c *Cluster) AddGhost() int {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	id := c.nextNodeID
+	c.nextNodeID = id + 1
+	c.members[id] = &member{nodeID: id, ordinal: -1, status: admin.MembershipActive, version: c.s.opts.Version}
+	return id
+}
+
+// SetReplicationFactor sets the replication factor of the cluster's partitions. A drain makes
+// progress only while at least that many other brokers are active (members_backend cannot
+// place the replicas otherwise: the decommission status then lists allocation failures), and
+// health_overview reports partitions under-replicated while fewer brokers are alive.
+func (c *Cluster) SetReplicationFactor(rf int) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.refresh()
+	c.rf = max(rf, 1)
+}
+
+// SetMaintenanceDrainTime sets how long leadership takes to move off a broker in maintenance
+// mode; until then its maintenance status says transferring and not finished. Zero: at once.
+func (c *Cluster) SetMaintenanceDrainTime(d time.Duration) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.maintenanceDrainTime = d
+}
+
+// SetAdvertiseLoopback makes this cluster's brokers advertise 127.0.0.1 as their internal RPC
+// address, as Options.AdvertiseLoopback does for every cluster.
+func (c *Cluster) SetAdvertiseLoopback(on bool) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.advertiseLoopback = on
+}
+
+// SetHealthReportMissing makes the cluster answer as while its health report cannot be had:
+// GET /v1/brokers is 503 (server.cc get_brokers) and health_overview says "no_health_report".
+func (c *Cluster) SetHealthReportMissing(missing bool) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.healthReportMissing = missing
 }
 
 // Leave says the pod with this ordinal is gone for good (the StatefulSet shrank). If its broker is
@@ -80,6 +188,7 @@ func (c *Cluster) Leave(ordinal int) {
 	defer c.s.mu.Unlock()
 	c.refresh()
 	delete(c.podRunning, ordinal)
+	delete(c.podDown, ordinal)
 	m := c.byOrdinal[ordinal]
 	if m == nil || m.status == admin.MembershipRemoved {
 		return
@@ -100,7 +209,12 @@ func (c *Cluster) Leave(ordinal int) {
 func (c *Cluster) Down(ordinal int) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
+	c.refresh()
+	if c.podRunning[ordinal] {
+		c.checkOverlap(ordinal, "restarting")
+	}
 	delete(c.podRunning, ordinal)
+	c.podDown[ordinal] = true
 }
 
 // SetDrainTime sets how long a decommission drains before the broker leaves the member list.
@@ -118,6 +232,7 @@ func (c *Cluster) FinishDrains() {
 	for _, m := range c.members {
 		if m.status == admin.MembershipDraining {
 			m.status = admin.MembershipRemoved
+			m.maintenance = false
 		}
 	}
 }
@@ -169,29 +284,64 @@ func (c *Cluster) SetBrokerFault(ordinal int, f Fault) {
 	c.brokerFaults[ordinal] = &faultSlot{f: f}
 }
 
-// URLs returns the admin API base URLs of brokers 0 to replicas-1.
+// URLs returns the admin API base URLs of brokers 0 to replicas-1, each its own listener
+// (scheme://127.0.0.1:AdminPort+ordinal).
 func (c *Cluster) URLs(replicas int) []string {
 	urls := make([]string, replicas)
 	for i := range urls {
-		urls[i] = c.s.BrokerURL(c.Namespace, c.Name, i)
+		urls[i] = c.brokerURLLocked(i, false)
 	}
 	return urls
 }
 
-// Config returns a client configuration for brokers 0 to replicas-1 of this cluster, carrying
-// the server's credentials.
-func (c *Cluster) Config(replicas int) admin.Config {
-	return admin.Config{URLs: c.URLs(replicas), Username: c.s.opts.Username, Password: c.s.opts.Password}
+// SharedURLs returns the base URLs of brokers 0 to replicas-1 on the shared listener.
+func (c *Cluster) SharedURLs(replicas int) []string {
+	urls := make([]string, replicas)
+	for i := range urls {
+		urls[i] = c.brokerURLLocked(i, true)
+	}
+	return urls
 }
 
-// refresh finishes the drains whose time has come. Callers hold s.mu.
+// Config returns a client configuration for brokers 0 to replicas-1 of this cluster (their own
+// listeners), carrying the server's superuser credentials and CA.
+func (c *Cluster) Config(replicas int) admin.Config {
+	cfg := admin.Config{URLs: c.URLs(replicas), Username: c.sec.Username, Password: c.sec.Password}
+	if c.sec.TLS || c.s.opts.TLS {
+		cfg.CACertPEM = c.s.caPEM
+	}
+	return cfg
+}
+
+// refresh counts drain progress and finishes the drains whose time has come. Callers hold s.mu.
 func (c *Cluster) refresh() {
 	now := c.s.clock.Now()
-	for _, m := range c.members {
-		if m.status == admin.MembershipDraining && !now.Before(m.drainStart.Add(c.drainTime)) {
+	for _, id := range slices.Sorted(maps.Keys(c.members)) {
+		m := c.members[id]
+		if m.status != admin.MembershipDraining {
+			continue
+		}
+		if c.canPlace(m) && now.After(m.lastTick) {
+			m.drained += now.Sub(m.lastTick)
+		}
+		m.lastTick = now
+		if m.drained >= c.drainTime {
 			m.status = admin.MembershipRemoved
+			m.maintenance = false
 		}
 	}
+}
+
+// canPlace reports whether a draining broker's replicas have somewhere to go: at least rf
+// active brokers besides it. Callers hold s.mu.
+func (c *Cluster) canPlace(m *member) bool {
+	others := 0
+	for _, o := range c.members {
+		if o != m && o.status == admin.MembershipActive {
+			others++
+		}
+	}
+	return others >= c.rf
 }
 
 // alive reports whether m is running in its pod. Callers hold s.mu.
@@ -206,7 +356,7 @@ func (c *Cluster) replicasLeft(m *member) int {
 	if m.status != admin.MembershipDraining || c.drainTime <= 0 {
 		return 0
 	}
-	remaining := m.drainStart.Add(c.drainTime).Sub(c.s.clock.Now())
+	remaining := c.drainTime - m.drained
 	// Round up: a drain is not finished while any fraction of a replica is left.
 	left := math.Ceil(float64(total) * remaining.Seconds() / c.drainTime.Seconds())
 	return int(min(max(left, 0), float64(total)))

@@ -1,31 +1,102 @@
-// Package admintest simulates broker clusters for tests and local runs. One loopback HTTP server
-// serves the admin API v1 paths of many clusters; the broker with pod ordinal O of cluster
-// namespace/name answers under /namespace/name/O. Point the operator at it with
-// Server.AddressTemplate.
+// Package admintest simulates Redpanda broker clusters for tests and local runs, answering as
+// Redpanda's admin API v1 does on the wire.
 //
-// The simulator models what the operator depends on:
-//   - brokers join with node IDs that never equal their pod ordinal and are never reused;
-//   - a decommission drains for the cluster's drain time (by an injectable Clock), then the
-//     broker leaves the member list; a recommission stops a drain in progress;
-//   - answers follow Redpanda's admin server: 404 "broker with id N not found" for a broker that
-//     is not (or no longer) a member, 400 "invalid state transition" for a decommission of a
-//     draining broker or a recommission of an active one, and for decommission status 200
-//     finished once removed, 400 while active, 404 for unknown IDs;
-//   - a pod that is not running refuses connections (the connection is closed unanswered);
-//   - GET /v1/brokers/{id} (no is_alive, no version; 404 "broker with id: N not found"),
-//     GET /v1/node_config (the node ID of the broker the addressed pod runs, null when none),
-//     GET /v1/cluster/health_overview (nodes_down for members whose pod is not running, the
-//     controller being the lowest alive member), PUT and DELETE /v1/brokers/{id}/maintenance
-//     (one broker at a time, 400 on a single-node cluster; a broker in maintenance reports
-//     draining and finished), GET /v1/partitions/redpanda/controller/0 (leader first) and
-//     GET /v1/status/ready.
+// # Addresses
 //
-// Tests drive membership with Cluster.Join, Leave and Down, or let Cluster.SyncPods translate
-// the pods a StatefulSet runs. Drains finish by the Options.Clock (FakeClock.Advance) or at once
-// with Cluster.FinishDrains.
+// Each simulated broker listens on its own loopback port, as a real broker does: a cluster
+// reserves Options.PortsPerCluster consecutive ports (below Linux's ephemeral range) when it is
+// first named (Server.Cluster), and the broker with pod ordinal O answers at
+// SCHEME://127.0.0.1:(Cluster.AdminPort()+O). An operator running as a separate process reaches
+// them with Server.BrokerAddressTemplate, SCHEME://127.0.0.1:{{add .Port .Ordinal}}, when the
+// BrokerCluster's spec.adminAPI.port is the simulated cluster's AdminPort: e2e tests, the race
+// experiment and make run create their BrokerClusters so. Cluster.URLs and Cluster.Config give
+// these URLs (with the CA and superuser credentials) to in-process clients.
 //
-// Every call is logged in order (Server.Calls). Server.DoubleDecommissions and
-// Server.LeftBeforeDecommission report the two mistakes an operator must never make. Faults
-// (status codes, latency, hangs, refused connections, answers lost after the broker acted) can be
-// set per server, cluster or broker at any time.
+// For in-process tests that cannot set the admin port, one shared listener also serves every
+// broker under /namespace/name/ordinal (Server.AddressTemplate, Cluster.SharedURLs). Real clients
+// such as rpadmin accept only scheme://host:port per broker, so wire-level tests use the own
+// listeners.
+//
+// # What it models, and from where
+//
+// Paths, status codes and bodies follow redpanda-data/redpanda's sources, cited at each handler:
+// src/v/redpanda/admin/server.cc, partition.cc and api-doc/broker.json, cluster.json,
+// partition.json; src/v/cluster/members_table.cc, members_manager.cc, health_monitor_backend.cc;
+// src/v/security/request_auth.cc; src/v/config/node_config.cc and configuration.cc.
+//
+//   - GET /v1/brokers: members (removed ones are not listed), is_alive for a running pod, the
+//     version and drain status only for brokers that report (alive), 503 "Unable to get cluster
+//     health: ..." while the health report is missing (Cluster.SetHealthReportMissing).
+//   - GET /v1/brokers/{id}: no is_alive and no version, as get_broker_handler; 404 "broker with
+//     id: N not found".
+//   - PUT /v1/brokers/{id}/decommission and /recommission: 404 "broker with id N not found" for a
+//     broker that is not (or no longer) a member, 400 "can not update broker N state, invalid
+//     state transition requested" for a decommission of a broker that is not active or a
+//     recommission of one that is not draining; 400 "Broker id: X, must be an integer".
+//   - GET /v1/brokers/{id}/decommission: 200 finished once removed, 400 "Node N is not
+//     decommissioning" while active, 404 "Node N does not exists" for unknown IDs; while a
+//     drain's replicas have nowhere to go they all show as allocation_failures.
+//   - PUT and DELETE /v1/brokers/{id}/maintenance: 400 "Maintenance mode may not be used on a
+//     single node cluster", 404 for unknown brokers, one broker in maintenance at a time (400
+//     invalid state transition for a second), enabling again and disabling when off succeed.
+//   - GET /v1/node_config: the node ID of the broker the addressed pod runs (null when it runs
+//     none), advertised_rpc_api, data_directory.
+//   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
+//     lowest alive member, -1 and "no_elected_controller" when none), leaderless partitions
+//     when a broker is down at replication factor 1, under-replicated ones when a broker is down
+//     at a higher factor or fewer brokers are alive than the factor, "no_health_report".
+//   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.
+//   - GET /v1/status/ready: {"status":"ready"}, "booting" for a pod whose join was refused.
+//   - Authentication (Security.Username, Password and Users: the server's Options for clusters
+//     made by Server.Cluster, or per cluster with Server.NewCluster): a malformed Basic header is 400
+//     "Malformed Authorization header", another scheme 400 "Unsupported Authorization method";
+//     with a user set, wrong credentials are 401 "Unauthorized", none on a user route 401
+//     "Forbidden (authentication is required)", none or a non-superuser on a superuser route
+//     (PUT/DELETE under /v1/brokers/{id}, node_config) 403 "Forbidden (superuser role
+//     required)"; health_overview and status/ready are public.
+//   - TLS (Security.TLS, likewise; Options.TLS also covers the shared listener and makes
+//     BrokerAddressTemplate https): the listeners serve a certificate for 127.0.0.1, ::1 and
+//     localhost, signed by a CA made at Start (Server.CACertPEM); their URLs use https. One
+//     server can thus run a TLS cluster with auth beside plain ones.
+//
+// # The cluster's life
+//
+//   - Brokers join with node IDs that never equal their pod ordinal and are never reused; a pod
+//     whose broker is still a member keeps it across restarts (Join, Down), at the version set by
+//     SetPodVersion.
+//   - A decommission drains for the cluster's drain time (by the injectable Clock), then the
+//     broker leaves the member list; a recommission stops it. A drain makes progress only while at
+//     least replication-factor other brokers are active (SetReplicationFactor), so a drain larger
+//     than the remaining brokers stays stuck with allocation failures until a scale-up.
+//   - Maintenance mode moves leadership off the broker over SetMaintenanceDrainTime: its
+//     maintenance_status counts partitions transferring until finished.
+//   - AddGhost adds a broker that is active but never alive and runs in no pod.
+//   - With SetPodVolume naming each pod's data, a pod that comes back on the volume of a removed
+//     broker is refused ("Preventing decommissioned node N with UUID U from joining the cluster",
+//     Server.RefusedJoins) and no broker joins.
+//   - Options.AdvertiseLoopback (or Cluster.SetAdvertiseLoopback) makes brokers advertise 127.0.0.1 as internal RPC address
+//     (Redpanda's default), so the address never names the pod; node_config still tells the ID.
+//   - A pod that is not running refuses connections (the connection is closed unanswered).
+//
+// Tests drive membership with Cluster.Join, Leave and Down, or let Cluster.SyncPods translate the
+// pods a StatefulSet runs (test/brokersim does so from real Pods). Drains finish by the
+// Options.Clock (FakeClock.Advance) or at once with Cluster.FinishDrains.
+//
+// # Faults
+//
+// Faults can be set per server, cluster or broker at any time (SetFault, Cluster.SetFault,
+// Cluster.SetBrokerFault): status codes, latency, hangs, refused connections, answers lost after
+// the broker acted, Redirect (307 to the controller leader's own URL, with redirect=N counted in
+// the query and Retry-After: 1 from the second redirect on, without acting; the leader answers
+// normally) and Timeout (held for Options.NodeOperationTimeout, 5 s by default, by the simulator's
+// clock, then 504 "Timeout: Timeout occurred while processing request", without acting).
+// FakeClock.After lets a Timeout wait on the fake clock.
+//
+// # The call log
+//
+// Every call is logged in order (Server.Calls, Cluster.Calls) with its broker, method, path,
+// node ID, user, status and fault. Server.DoubleDecommissions and Server.LeftBeforeDecommission
+// report the two mistakes an operator must never make in a scale-down; Server.Overlaps reports a
+// broker put into maintenance or restarted while another broker of its cluster was in
+// maintenance or restarting; Server.RefusedJoins reports refused rejoins.
 package admintest

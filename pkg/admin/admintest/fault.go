@@ -20,6 +20,13 @@ type Fault struct {
 	// DropReply lets the broker act on the request, then closes the connection unanswered: an
 	// answer lost on the way, after which the client cannot know whether the call took effect.
 	DropReply bool
+	// Redirect answers 307 to the same request at the controller leader (server.cc
+	// redirect_to_leader, as when leadership moved under a forwarded call), without acting; the
+	// leader itself answers normally. Applied after authentication.
+	Redirect bool
+	// Timeout holds the request for Options.NodeOperationTimeout by the simulator's clock, then
+	// answers 504 without acting. Applied after authentication.
+	Timeout bool
 	// Method limits the fault to requests with this HTTP method ("" means every method).
 	Method string
 	// Times, when positive, limits the fault to that many requests; then it clears itself.
@@ -31,7 +38,7 @@ type Fault struct {
 
 // IsZero reports whether f changes nothing.
 func (f Fault) IsZero() bool {
-	return !f.Refuse && !f.Hang && f.Latency == 0 && f.Status == 0 && !f.DropReply
+	return !f.Refuse && !f.Hang && f.Latency == 0 && f.Status == 0 && !f.DropReply && !f.Redirect && !f.Timeout
 }
 
 // appliesTo reports whether f shapes a request with this method.
@@ -56,6 +63,12 @@ func (f Fault) String() string {
 	}
 	if f.DropReply {
 		parts = append(parts, "drop reply")
+	}
+	if f.Redirect {
+		parts = append(parts, "redirect to leader")
+	}
+	if f.Timeout {
+		parts = append(parts, "timeout")
 	}
 	return strings.Join(parts, "+")
 }

@@ -1,6 +1,7 @@
 package admintest_test
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -42,3 +43,5 @@ func joinAll(c *admintest.Cluster, n int) []int {
 	}
 	return ids
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -3,22 +3,27 @@ package admintest
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// request is a parsed simulator URL: /namespace/name/ordinal/rest.
+// request is one admin API request, resolved to the broker it addressed.
 type request struct {
 	namespace, name string
 	ordinal         int
-	rest            string // path below the broker prefix, starting with "/"
+	rest            string // path below the broker's base URL, starting with "/"
+	query           url.Values
 	nodeID          int    // -1 unless rest is /v1/brokers/{id}...
 	action          string // what follows /v1/brokers/{id}, e.g. "decommission"
+	// prefixed: the request came through the shared listener, /namespace/name/ordinal/rest.
+	prefixed bool
 }
 
-func parseRequest(path string) (request, bool) {
-	parts := strings.SplitN(strings.TrimPrefix(path, "/"), "/", 4)
+// parseRequest parses a shared-listener URL: /namespace/name/ordinal/rest.
+func parseRequest(u *url.URL) (request, bool) {
+	parts := strings.SplitN(strings.TrimPrefix(u.Path, "/"), "/", 4)
 	if len(parts) < 3 || parts[0] == "" || parts[1] == "" {
 		return request{}, false
 	}
@@ -26,10 +31,18 @@ func parseRequest(path string) (request, bool) {
 	if err != nil || ordinal < 0 {
 		return request{}, false
 	}
-	r := request{namespace: parts[0], name: parts[1], ordinal: ordinal, rest: "/", nodeID: -1}
+	rest := "/"
 	if len(parts) == 4 {
-		r.rest = "/" + parts[3]
+		rest = "/" + parts[3]
 	}
+	r := brokerRequest(parts[0], parts[1], ordinal, rest, u.Query())
+	r.prefixed = true
+	return r, true
+}
+
+// brokerRequest resolves a request to one broker's own listener.
+func brokerRequest(namespace, name string, ordinal int, path string, query url.Values) request {
+	r := request{namespace: namespace, name: name, ordinal: ordinal, rest: path, query: query, nodeID: -1}
 	if tail, ok := strings.CutPrefix(r.rest, "/v1/brokers/"); ok {
 		idText, action, _ := strings.Cut(tail, "/")
 		if id, err := strconv.Atoi(idText); err == nil {
@@ -37,22 +50,37 @@ func parseRequest(path string) (request, bool) {
 		}
 		r.action = action
 	}
-	return r, true
+	return r
 }
 
-// serve routes a request to the broker its path names, applies faults, then answers.
+// serve answers the shared listener: the path names the cluster and broker.
 func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if !s.enter() {
 		abort(w)
 	}
 	defer s.inflight.Done()
-
-	req, ok := parseRequest(hr.URL.Path)
+	req, ok := parseRequest(hr.URL)
 	if !ok {
 		s.log(Call{Ordinal: -1, Method: hr.Method, Path: hr.URL.Path, NodeID: -1}, http.StatusNotFound, "")
 		writeReply(w, errorReply(http.StatusNotFound, "Not found"))
 		return
 	}
+	s.serveRequest(w, hr, req)
+}
+
+// brokerHandler answers one broker's own listener.
+func (s *Server) brokerHandler(namespace, name string, ordinal int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
+		if !s.enter() {
+			abort(w)
+		}
+		defer s.inflight.Done()
+		s.serveRequest(w, hr, brokerRequest(namespace, name, ordinal, hr.URL.Path, hr.URL.Query()))
+	})
+}
+
+// serveRequest applies faults, authenticates, then answers as the addressed broker.
+func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req request) {
 	call := Call{Namespace: req.namespace, Name: req.name, Ordinal: req.ordinal, Method: hr.Method, Path: req.rest, NodeID: req.nodeID}
 	c, fault, running := s.route(req, hr.Method)
 	if !running {
@@ -63,12 +91,28 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if !s.applyFault(w, hr, call, fault) {
 		return
 	}
-	if s.opts.Username != "" {
-		if u, p, ok := hr.BasicAuth(); !ok || u != s.opts.Username || p != s.opts.Password {
-			s.log(call, http.StatusUnauthorized, fault.String())
-			writeReply(w, errorReply(http.StatusUnauthorized, "Unauthorized"))
+	user, denied := c.authenticate(hr, routeLevel(req, hr.Method))
+	call.User = user
+	if denied != nil {
+		s.log(call, denied.status, fault.String())
+		writeReply(w, *denied)
+		return
+	}
+	if fault.Redirect {
+		if loc, ok := s.redirectTarget(c, req); ok {
+			s.log(call, http.StatusTemporaryRedirect, fault.String())
+			w.Header().Set("Location", loc)
+			// server.cc redirect_to_leader: a Retry-After from the second redirect on.
+			if n, _ := strconv.Atoi(req.query.Get("redirect")); (n+1)%2 == 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+			}
+			writeReply(w, reply{status: http.StatusTemporaryRedirect})
 			return
 		}
+	}
+	if fault.Timeout {
+		s.timeOut(w, hr, call, fault)
+		return
 	}
 
 	// Act and log under one lock, so the call log orders calls as the cluster applied them.
@@ -84,12 +128,63 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if req.action == "decommission" && hr.Method == http.MethodPut {
 		c.checkDecommission(req, rep.status, seq)
 	}
+	if req.action == "maintenance" && hr.Method == http.MethodPut && rep.status == http.StatusOK {
+		c.checkMaintenance(req, seq)
+	}
 	s.mu.Unlock()
 	if fault.DropReply {
 		refuse(w)
 		return
 	}
 	writeReply(w, rep)
+}
+
+// retryAfterSeconds is server.cc's retry_after_seconds.
+const retryAfterSeconds = 1
+
+// redirectTarget is the URL of the same request at the controller leader, as server.cc
+// redirect_to_leader builds it (same scheme, the leader's host, the port the request used, the
+// path and query with redirect=N counted up). There is none when the addressed broker is the
+// leader or no leader runs.
+func (s *Server) redirectTarget(c *Cluster, req request) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	leader := c.controllerID()
+	if leader < 0 || c.members[leader].ordinal == req.ordinal {
+		return "", false
+	}
+	q := url.Values{}
+	for k, v := range req.query {
+		q[k] = v
+	}
+	n, _ := strconv.Atoi(q.Get("redirect"))
+	q.Set("redirect", strconv.Itoa(n+1))
+	base := c.brokerURLLocked(c.members[leader].ordinal, req.prefixed)
+	return base + req.rest + "?" + q.Encode(), true
+}
+
+// timeOut holds the request for node_management_operation_timeout_ms by the simulator's clock,
+// then answers 504 as throw_on_error does for cluster::errc::timeout. The cluster does not act.
+func (s *Server) timeOut(w http.ResponseWriter, hr *http.Request, call Call, f Fault) {
+	done := after(s.clock, s.opts.NodeOperationTimeout)
+	if f.Holding != nil {
+		select {
+		case f.Holding <- struct{}{}:
+		case <-hr.Context().Done():
+		case <-s.closing:
+		}
+	}
+	select {
+	case <-done:
+		s.log(call, http.StatusGatewayTimeout, f.String())
+		writeReply(w, errorReply(http.StatusGatewayTimeout, "Timeout: Timeout occurred while processing request"))
+	case <-hr.Context().Done():
+		s.log(call, 0, f.String()+", client gave up")
+		abort(w)
+	case <-s.closing:
+		s.log(call, 0, f.String()+", server closed")
+		abort(w)
+	}
 }
 
 // enter counts a handler in, unless the server is closing.

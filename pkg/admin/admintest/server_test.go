@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -14,35 +15,61 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 )
 
-func TestAddressTemplateRoutesToEachBroker(t *testing.T) {
+func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 	s, _ := newSim(t, admintest.Options{})
 	c := s.Cluster("team-a", "redpanda")
 	ids := joinAll(c, 3)
 
-	tmpl, err := admin.ParseAddressTemplate(s.AddressTemplate())
-	if err != nil {
-		t.Fatalf("the simulator's template does not parse: %v", err)
-	}
-	urls, err := tmpl.URLs("team-a", "redpanda", 3, admin.DefaultAdminPort)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := c.URLs(3); strings.Join(urls, " ") != strings.Join(want, " ") {
-		t.Fatalf("template URLs %v, cluster URLs %v", urls, want)
-	}
-	for ordinal, u := range urls {
-		cl, err := admin.NewClient(admin.Config{URLs: []string{u}})
+	for _, tc := range []struct {
+		name, template string
+		port           int
+		want           []string
+	}{
+		{"own listeners", s.BrokerAddressTemplate(), c.AdminPort(), c.URLs(3)},
+		{"shared listener", s.AddressTemplate(), admin.DefaultAdminPort, c.SharedURLs(3)},
+	} {
+		tmpl, err := admin.ParseAddressTemplate(tc.template)
+		if err != nil {
+			t.Fatalf("%s: the simulator's template does not parse: %v", tc.name, err)
+		}
+		urls, err := tmpl.URLs("team-a", "redpanda", 3, tc.port)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cl.DecommissionStatus(context.Background(), ids[ordinal]); !errors.Is(err, admin.ErrNotDecommissioning) {
-			t.Fatalf("broker %d: %v", ordinal, err)
+		if strings.Join(urls, " ") != strings.Join(tc.want, " ") {
+			t.Fatalf("%s: template URLs %v, cluster URLs %v", tc.name, urls, tc.want)
+		}
+		before := len(c.Calls())
+		for ordinal, u := range urls {
+			// One URL per client: the call can only be answered by that broker.
+			cl, err := admin.NewClient(admin.Config{URLs: []string{u}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc, err := cl.NodeConfig(context.Background(), 0)
+			if err != nil || nc.NodeID != ids[ordinal] {
+				t.Fatalf("%s: broker %d: %+v, %v", tc.name, ordinal, nc, err)
+			}
+		}
+		for i, call := range c.Calls()[before:] {
+			if call.Ordinal != i || call.Path != "/v1/node_config" {
+				t.Errorf("%s: call %d = %+v; want it answered by ordinal %d", tc.name, i, call, i)
+			}
 		}
 	}
-	for i, call := range c.Calls() {
-		if call.Ordinal != i || call.NodeID != ids[i] || call.Path != fmt.Sprintf("/v1/brokers/%d/decommission", ids[i]) {
-			t.Errorf("call %d = %+v; want it answered by ordinal %d about node %d", i, call, i, ids[i])
+}
+
+func TestEachBrokerHasItsOwnHostPort(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	a, b := s.Cluster("ns", "a"), s.Cluster("ns", "b")
+	urls := append(a.URLs(3), b.URLs(3)...)
+	seen := map[string]bool{}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Path != "" || u.Hostname() != "127.0.0.1" || seen[u.Host] {
+			t.Fatalf("URL %q: want scheme://127.0.0.1:PORT, distinct per broker (all: %v)", raw, urls)
 		}
+		seen[u.Host] = true
 	}
 }
 

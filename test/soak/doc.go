@@ -1,0 +1,22 @@
+// Package soak is the soak test: many BrokerClusters scaling on one real control plane for a long
+// time, while faults are injected on a schedule drawn from a seed, with the operator running as a
+// separate process built from cmd/broker-operator, as its ServiceAccount, two replicas with leader
+// election.
+//
+// The test itself is TestSoak (build tag e2e); its quick mode runs in make test, its full mode by
+// hand (-full), and TestSoakScale measures the operator's cost against the number of clusters
+// (-scale). See docs/soak.md for the command lines and the committed results.
+//
+// Each operator process reaches the apiserver through its own Proxy, which counts its requests,
+// delays its watch streams while the lag fault is on, cuts its watches on demand, counts the
+// relists and 410 Gone answers it sees, and keeps a timed log of the process's successful writes
+// (WriteLog). The operator logs, at -v=4, the resourceVersions each reconcile read; a read older
+// than a write the same process had already finished is a stale read (ParseReconcile,
+// WriteLog.Stale). Everything else the test judges comes from outside the operator: the broker
+// simulator's call log (double, untargeted and early decommissions) and the apiserver's objects
+// (convergence, leader changes).
+//
+// The pieces that do not need a control plane live in plain files and have unit tests: the proxy
+// (proxy.go, requests.go), the write log (writes.go), the log parser (oplog.go), the fault plan
+// (plan.go), the invariants over the call log (invariants.go) and the report (report.go).
+package soak

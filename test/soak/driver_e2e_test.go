@@ -1,0 +1,126 @@
+//go:build e2e
+
+package soak
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/race"
+)
+
+// clusterRun is what happened to one cluster.
+type clusterRun struct {
+	name  string
+	marks []Mark
+	steps []Step
+	// stuck says why the cluster did not converge on a step in time; "" if it always did.
+	stuck string
+}
+
+func (r *clusterRun) decommissions() int {
+	n := 0
+	for _, s := range r.steps {
+		if !s.End.IsZero() && s.To < s.From {
+			n += int(s.From - s.To)
+		}
+	}
+	return n
+}
+
+func newBrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
+	return &v1alpha1.BrokerCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: v1alpha1.BrokerClusterSpec{
+			Replicas:     replicas,
+			Image:        "registry.invalid/broker:soak",
+			Storage:      v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
+			AdminAPI:     v1alpha1.AdminAPISpec{Port: 9644},
+			NodeSelector: framework.FakeNodeSelector(),
+			Tolerations:  framework.FakeNodeTolerations(),
+		},
+	}
+}
+
+// drive runs one cluster until stop is set: create it, wait until it is ready, then set each of
+// the targets drawn from rng (scale-downs by one broker with scale-ups mixed in, as the race
+// experiment draws them) and wait for each to converge. A step that does not converge within
+// stepTimeout leaves the cluster stuck, and its run ends there. Writes by the harness are retried
+// until they succeed or the step's time is up: the apiserver may be down.
+func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
+	run := &clusterRun{name: name}
+	sched := race.NewSchedule(rng, 1<<20)
+	create := func(ctx context.Context) error {
+		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, sched.Initial), metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // an earlier try went through, but its answer was lost
+		}
+		return err
+	}
+	run.marks = append(run.marks, Mark{time.Now(), sched.Initial})
+	if err := retry(ctx, h.s.bringUp, create); err != nil {
+		run.stuck = "create: " + err.Error()
+		return run
+	}
+	if ok, why := h.world.await(ctx, name, sched.Initial, h.s.bringUp); !ok {
+		run.stuck = fmt.Sprintf("bring-up to %d: %s", sched.Initial, why)
+		return run
+	}
+	cur := sched.Initial
+	for _, target := range sched.Targets {
+		if stop.Load() || ctx.Err() != nil {
+			return run
+		}
+		step := Step{Start: time.Now(), From: cur, To: target}
+		run.marks = append(run.marks, Mark{step.Start, target})
+		patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
+		err := retry(ctx, h.s.stepTimeout, func(ctx context.Context) error {
+			_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		})
+		if err != nil {
+			run.steps = append(run.steps, step)
+			run.stuck = fmt.Sprintf("step %d (%d to %d): %v", len(run.steps), cur, target, err)
+			return run
+		}
+		ok, why := h.world.await(ctx, name, target, h.s.stepTimeout)
+		if !ok {
+			run.steps = append(run.steps, step)
+			if ctx.Err() == nil {
+				run.stuck = fmt.Sprintf("step %d (%d to %d): %s", len(run.steps), cur, target, why)
+			}
+			return run
+		}
+		step.End = time.Now()
+		run.steps = append(run.steps, step)
+		cur = target
+	}
+	return run
+}
+
+// retry calls f until it succeeds, ctx ends or limit passes.
+func retry(ctx context.Context, limit time.Duration, f func(context.Context) error) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
+		callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		last = f(callCtx)
+		return last == nil, nil
+	})
+	if err != nil && last != nil {
+		return last
+	}
+	return err
+}

@@ -1,0 +1,158 @@
+//go:build e2e
+
+package soak
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+)
+
+// faultKind is one kind of trouble the soak injects. inject does it and says what it did; it may
+// return before the trouble is over (a window of lag or of admin faults ends by itself).
+type faultKind struct {
+	name, what string
+	inject     func(ctx context.Context, h *harness) (string, error)
+}
+
+// faultKinds are the kinds injected, in report order. New kinds plug in here.
+func faultKinds() []faultKind {
+	return []faultKind{
+		{"apiserver-restart", "kube-apiserver killed with SIGKILL and started again on the same port; every watch breaks and resumes against a fresh watch cache", injectAPIServerRestart},
+		{"watch-cut-compact", "etcd compacted to its current revision, then every watch stream of the operator cut at the proxy", injectWatchCut},
+		{"leader-sigkill", "the leading operator killed with SIGKILL while a broker is being decommissioned; the standby takes the Lease over", injectLeaderKill},
+		{"sigterm-restart", "the leading operator sent SIGTERM (it finishes its reconciles, releases the Lease and exits; its replica starts again)", injectSigterm},
+		{"watch-lag", "every chunk of the operator's watch streams delayed by 0-100 ms for a window", injectLag},
+		{"admin-5xx", "the admin API of a few clusters answers 500 to its next requests", injectAdmin5xx},
+		{"admin-timeout", "the admin API of a few clusters holds its next requests unanswered until the operator's client gives up", injectAdminTimeout},
+		{"slow-drain", "decommissions of a few clusters drain for 10 s instead of the usual time, for a window", injectSlowDrain},
+	}
+}
+
+func injectAPIServerRestart(ctx context.Context, h *harness) (string, error) {
+	start := time.Now()
+	if err := h.cp.RestartAPIServer(ctx); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("apiserver back in %s", time.Since(start).Round(time.Millisecond)), nil
+}
+
+func injectWatchCut(ctx context.Context, h *harness) (string, error) {
+	rev, err := h.cp.CompactEtcd(ctx)
+	if err != nil {
+		return "", err
+	}
+	cut := 0
+	for _, r := range h.replicas {
+		if p := r.current(); p != nil {
+			cut += p.proxy.CutWatches()
+		}
+	}
+	return fmt.Sprintf("compacted at revision %d, cut %d watches", rev, cut), nil
+}
+
+func injectLeaderKill(ctx context.Context, h *harness) (string, error) {
+	// Wait (up to two fault intervals) for a decommission in progress, so that the standby must
+	// take it over.
+	var mid string
+	deadline := time.NewTimer(h.s.faultEvery * 2)
+	defer deadline.Stop()
+wait:
+	for {
+		changed := h.world.changes()
+		if bc, ok := h.world.decommissioning(); ok {
+			mid = fmt.Sprintf(" while %s decommissioned node %s", bc.Name, nodeString(bc.Status.DecommissioningBroker))
+			break
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			break wait
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	p := h.leader(30 * time.Second)
+	if p == nil {
+		return "", fmt.Errorf("no operator leads")
+	}
+	p.signal(syscall.SIGKILL)
+	<-p.exited
+	return fmt.Sprintf("killed %s%s", p.name, mid), nil
+}
+
+func injectSigterm(ctx context.Context, h *harness) (string, error) {
+	p := h.leader(30 * time.Second)
+	if p == nil {
+		return "", fmt.Errorf("no operator leads")
+	}
+	start := time.Now()
+	p.signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(time.Minute):
+		return "", fmt.Errorf("%s did not exit within a minute of SIGTERM", p.name)
+	}
+	return fmt.Sprintf("%s exited %s after SIGTERM", p.name, time.Since(start).Round(time.Millisecond)), nil
+}
+
+func injectLag(ctx context.Context, h *harness) (string, error) {
+	h.setLag(true)
+	go func() {
+		select {
+		case <-time.After(h.s.faultWindow):
+		case <-ctx.Done():
+		}
+		h.setLag(false)
+	}()
+	return fmt.Sprintf("lag %s for %s", h.s.lag, h.s.faultWindow), nil
+}
+
+func injectAdmin5xx(ctx context.Context, h *harness) (string, error) {
+	return h.adminFault(ctx, admintest.Fault{Status: http.StatusInternalServerError, Times: 3}, "500 to the next 3 requests")
+}
+
+func injectAdminTimeout(ctx context.Context, h *harness) (string, error) {
+	return h.adminFault(ctx, admintest.Fault{Hang: true, Times: 2}, "the next 2 requests held until the client gives up")
+}
+
+// adminFault sets f on a few clusters drawn at random, and clears what is left of it after the
+// fault window.
+func (h *harness) adminFault(ctx context.Context, f admintest.Fault, what string) (string, error) {
+	names := h.pick(max(1, len(h.names)/4))
+	for _, name := range names {
+		h.sim.Cluster(h.ns, name).SetFault(f)
+	}
+	go func() {
+		select {
+		case <-time.After(h.s.faultWindow):
+		case <-ctx.Done():
+		}
+		for _, name := range names {
+			h.sim.Cluster(h.ns, name).SetFault(admintest.Fault{})
+		}
+	}()
+	return fmt.Sprintf("%v: %s", names, what), nil
+}
+
+func injectSlowDrain(ctx context.Context, h *harness) (string, error) {
+	const slow = 10 * time.Second
+	names := h.pick(max(1, len(h.names)/4))
+	for _, name := range names {
+		h.sim.Cluster(h.ns, name).SetDrainTime(slow)
+	}
+	go func() {
+		select {
+		case <-time.After(h.s.faultWindow):
+		case <-ctx.Done():
+		}
+		for _, name := range names {
+			h.sim.Cluster(h.ns, name).SetDrainTime(h.s.drain)
+		}
+	}()
+	return fmt.Sprintf("%v drain for %s", names, slow), nil
+}

@@ -1,0 +1,259 @@
+package soak
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"io"
+	"log"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/broker-operator/broker-operator/test/race"
+)
+
+// Proxy stands between one operator process and the apiserver, on an https listener on
+// 127.0.0.1 with its own self-signed certificate (CAPEM). The operator's bearer token passes
+// through (client-go sends none over plain http). It asks the apiserver for JSON, so that
+// it can read the resourceVersion of each write's answer.
+type Proxy struct {
+	srv    *httptest.Server
+	writes *WriteLog
+
+	lag   race.Lag
+	lagOn atomic.Bool
+	rngMu sync.Mutex
+	rng   *rand.Rand
+
+	mu       sync.Mutex
+	requests map[string]int // by verb
+	listings map[string]int // by resource: lists and watches with initial events
+	gone     int            // 410 Gone answers and watch events
+	leases   int            // requests to Leases: leader election
+	watches  map[*cutBody]struct{}
+	cuts     int
+}
+
+// ProxyStats is what a Proxy counted.
+type ProxyStats struct {
+	// Requests counts requests by verb.
+	Requests map[string]int
+	// Listings counts, by resource, the requests that read a whole collection.
+	Listings map[string]int
+	// Gone counts 410 Gone answers, whole or inside a watch stream.
+	Gone int
+	// Leases counts the requests to Leases (leader election), of every verb.
+	Leases int
+	// WatchesCut counts the watch streams CutWatches ended.
+	WatchesCut int
+}
+
+// Total sums Requests.
+func (s ProxyStats) Total() int {
+	n := 0
+	for _, c := range s.Requests {
+		n += c
+	}
+	return n
+}
+
+// Work counts the requests that are neither watches nor leader election: what reconciles cost.
+func (s ProxyStats) Work() int { return s.Total() - s.Requests["watch"] - s.Leases }
+
+// Relists counts the listings beyond the first of each resource.
+func (s ProxyStats) Relists() int {
+	n := 0
+	for _, c := range s.Listings {
+		n += max(c-1, 0)
+	}
+	return n
+}
+
+// StartProxy listens on 127.0.0.1 and forwards to upstream through rt (which must trust the
+// apiserver's certificate and add no credentials). lag is the delay of each watch chunk while
+// SetLag(true); seed draws the delays.
+func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64) (*Proxy, error) {
+	target, err := url.Parse(upstream)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{
+		writes: NewWriteLog(),
+		lag:    lag, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = target.Host
+			pr.Out.Header.Set("Accept", "application/json")
+		},
+		Transport:     roundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
+		FlushInterval: -1, // watch events go out as they come
+		// Errors reaching the apiserver are the faults at work; the operator sees them as 502s.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	p.srv = httptest.NewUnstartedServer(rp)
+	p.srv.EnableHTTP2 = true // as client-go talks to an apiserver
+	p.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	p.srv.StartTLS()
+	return p, nil
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// URL is the proxy's address, https://127.0.0.1:PORT.
+func (p *Proxy) URL() string { return p.srv.URL }
+
+// CAPEM is the certificate a client must trust to reach the proxy.
+func (p *Proxy) CAPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw})
+}
+
+// Client returns an http.Client that trusts the proxy.
+func (p *Proxy) Client() *http.Client { return p.srv.Client() }
+
+// Writes is the log of the process's successful writes.
+func (p *Proxy) Writes() *WriteLog { return p.writes }
+
+// SetLag turns the watch lag on or off; it applies at once to open streams too.
+func (p *Proxy) SetLag(on bool) { p.lagOn.Store(on) }
+
+// CutWatches ends every open watch stream, as a broken connection would, and returns how many.
+func (p *Proxy) CutWatches() int {
+	p.mu.Lock()
+	open := make([]*cutBody, 0, len(p.watches))
+	for b := range p.watches {
+		open = append(open, b)
+	}
+	p.cuts += len(open)
+	p.mu.Unlock()
+	for _, b := range open {
+		b.cut()
+	}
+	return len(open)
+}
+
+// Stats returns a copy of the counts so far.
+func (p *Proxy) Stats() ProxyStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return ProxyStats{Requests: maps.Clone(p.requests), Listings: maps.Clone(p.listings), Gone: p.gone, Leases: p.leases, WatchesCut: p.cuts}
+}
+
+// Close stops the listener and ends every open stream.
+func (p *Proxy) Close() {
+	p.CutWatches()
+	p.srv.CloseClientConnections()
+	p.srv.Close()
+}
+
+func (p *Proxy) delay() time.Duration {
+	if !p.lagOn.Load() || p.lag.IsZero() {
+		return 0
+	}
+	p.rngMu.Lock()
+	defer p.rngMu.Unlock()
+	return p.lag.Min + time.Duration(p.rng.Int64N(int64(p.lag.Max-p.lag.Min)+1))
+}
+
+func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
+	info := classify(r)
+	p.mu.Lock()
+	p.requests[info.verb]++
+	if info.listing {
+		p.listings[info.resource]++
+	}
+	if info.resource == "leases" {
+		p.leases++
+	}
+	p.mu.Unlock()
+
+	resp, err := rt.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	if resp.StatusCode == http.StatusGone {
+		p.mu.Lock()
+		p.gone++
+		p.mu.Unlock()
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, nil
+	}
+	switch {
+	case info.verb == "watch":
+		b := &cutBody{src: resp.Body, p: p}
+		p.mu.Lock()
+		p.watches[b] = struct{}{}
+		p.mu.Unlock()
+		resp.Body = race.NewLateBody(b, p.delay, clock.RealClock{})
+	case info.changesObject():
+		body, readErr := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if readErr != nil {
+			return resp, readErr
+		}
+		var obj struct {
+			Metadata struct{ Name, Namespace, ResourceVersion string } `json:"metadata"`
+		}
+		_ = json.Unmarshal(body, &obj)
+		p.writes.Record(info.resource, obj.Metadata.Namespace, obj.Metadata.Name, obj.Metadata.ResourceVersion, time.Now())
+	}
+	return resp, nil
+}
+
+// cutBody is a watch stream that CutWatches can end, and that counts 410 Gone events in it.
+type cutBody struct {
+	src  io.ReadCloser
+	p    *Proxy
+	once sync.Once
+	cutB atomic.Bool
+}
+
+var errCut = errors.New("soak: watch cut")
+
+// goneEvent is how a 410 inside a watch stream reads: an ERROR event carrying a Status.
+var goneEvent = []byte(`"code":410`)
+
+func (b *cutBody) Read(buf []byte) (int, error) {
+	n, err := b.src.Read(buf)
+	if n > 0 && bytes.Contains(buf[:n], goneEvent) {
+		b.p.mu.Lock()
+		b.p.gone++
+		b.p.mu.Unlock()
+	}
+	if b.cutB.Load() {
+		return n, errCut
+	}
+	return n, err
+}
+
+func (b *cutBody) cut() {
+	b.cutB.Store(true)
+	_ = b.Close()
+}
+
+func (b *cutBody) Close() error {
+	var err error
+	b.once.Do(func() {
+		b.p.mu.Lock()
+		delete(b.p.watches, b)
+		b.p.mu.Unlock()
+		err = b.src.Close()
+	})
+	return err
+}

@@ -1,0 +1,177 @@
+package soak
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// FaultStats is what one kind of fault did over a run.
+type FaultStats struct {
+	Kind string
+	// What says what the fault does.
+	What string
+	// Injected counts the injections; Notes are what each reported (the first few are shown).
+	Injected int
+	Notes    []string
+	// Relists and Gone are the relists and 410 Gone answers the operator saw from the injection
+	// until the next fault.
+	Relists, Gone int
+	// Converge are the times, after each injection, until the steps then in progress converged.
+	Converge []time.Duration
+}
+
+// Result is one run of the soak.
+type Result struct {
+	Mode    string
+	Command string
+	Seed    uint64
+	Started time.Time
+	Took    time.Duration
+
+	Clusters, Steps, Decommissions, ScaleUps int
+	// Reads counts the reconciles whose reads were judged; StaleReads those older than the
+	// process's own finished write.
+	Reads, StaleReads                          int
+	DoubleDecommissions, Untargeted, LeftEarly int
+	Stuck                                      int
+	Requests                                   map[string]int
+	Relists, Gone, WatchesCut                  int
+	LeaderChanges, OperatorStarts              int
+	StepP50, StepP99, StepMax                  time.Duration
+	Faults                                     []FaultStats
+}
+
+// Violations sums what must never happen.
+func (r Result) Violations() int {
+	return r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck
+}
+
+// TotalRequests sums Requests.
+func (r Result) TotalRequests() int {
+	n := 0
+	for _, c := range r.Requests {
+		n += c
+	}
+	return n
+}
+
+// WriteReport writes a run as markdown: the command and seed, the counts, and one row per fault
+// kind.
+func WriteReport(w io.Writer, r Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run: %s mode, seed %d, started %s, took %s.\n\n", r.Mode, r.Seed, r.Started.UTC().Format(time.RFC3339), r.Took.Round(time.Second))
+	fmt.Fprintf(&b, "```sh\n%s\n```\n\n", r.Command)
+	b.WriteString("| what | count |\n| --- | --- |\n")
+	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
+	row("BrokerClusters", r.Clusters)
+	row("scaling steps converged", r.Steps)
+	row("decommissions (scale-down by one broker)", r.Decommissions)
+	row("scale-ups", r.ScaleUps)
+	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))
+	row("**stale reads** (of reconciles judged)", fmt.Sprintf("**%d** (of %d)", r.StaleReads, r.Reads))
+	row("**double decommissions**", fmt.Sprintf("**%d**", r.DoubleDecommissions))
+	row("**untargeted decommissions**", fmt.Sprintf("**%d**", r.Untargeted))
+	row("**brokers that left early**", fmt.Sprintf("**%d**", r.LeftEarly))
+	row("**stuck clusters**", fmt.Sprintf("**%d**", r.Stuck))
+	var verbs []string
+	for _, v := range Verbs {
+		if n := r.Requests[v]; n > 0 {
+			verbs = append(verbs, fmt.Sprintf("%s %d", v, n))
+		}
+	}
+	row("operator API requests", fmt.Sprintf("%d (%s)", r.TotalRequests(), strings.Join(verbs, ", ")))
+	row("relists seen (listings beyond each informer's first)", r.Relists)
+	row("410 Gone seen by the operator", r.Gone)
+	row("watch streams cut", r.WatchesCut)
+	row("leader changes (Lease holder)", r.LeaderChanges)
+	row("operator processes started", r.OperatorStarts)
+	b.WriteString("\n| fault | injected | relists / 410s after | converge after p50 / p99 / max | what it does | what it did (first) |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, f := range r.Faults {
+		note := ""
+		if len(f.Notes) > 0 {
+			note = f.Notes[0]
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d / %d | %s / %s / %s | %s | %s |\n", f.Kind, f.Injected, f.Relists, f.Gone,
+			Quantile(f.Converge, 0.5).Round(time.Millisecond), Quantile(f.Converge, 0.99).Round(time.Millisecond), Quantile(f.Converge, 1).Round(time.Millisecond),
+			strings.ReplaceAll(f.What, "|", "/"), strings.ReplaceAll(note, "|", "/"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ScaleRow is what one operator process, with one read strategy, cost at one number of clusters.
+type ScaleRow struct {
+	Clusters int
+	Strategy string
+	// BringUp is how long the size's new clusters took to be ready (on the size's first row).
+	BringUp time.Duration
+	// RSS and Heap (Go heap in use), in bytes, at the end of the quiet window.
+	RSS, Heap float64
+	// QuietPerMin is the requests per minute at steady state beyond watches and leader election.
+	QuietPerMin float64
+	// The busy phase: one scale-down of every cluster. Its requests (beyond watches and leader
+	// election), CPU seconds, duration, decommissions accepted by the brokers, reconcile
+	// durations (seconds, bucket upper bounds) and the deepest the workqueue got.
+	BusyRequests  int
+	BusyCPU       float64
+	Busy          time.Duration
+	Decommissions int
+	P50, P99      float64
+	MaxDepth      float64
+}
+
+// WriteScaleTable writes the growth table of the first strategy measured, then every strategy's
+// costs as ratios to the first's at the same size.
+func WriteScaleTable(w io.Writer, rows []ScaleRow) {
+	if len(rows) == 0 {
+		return
+	}
+	first := rows[0].Strategy
+	mib := func(b float64) string { return fmt.Sprintf("%.1f", b/(1<<20)) }
+	ms := func(s float64) string { return fmt.Sprintf("%.0f", s*1000) }
+	fmt.Fprintf(w, "Growth (%s):\n\n", first)
+	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | heap MiB | heap KiB per cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rows {
+		if r.Strategy != first {
+			continue
+		}
+		perDecom := func(v float64) string {
+			if r.Decommissions == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", v/float64(r.Decommissions))
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %.1f | %.1f | %d | %s | %.1f | %s | %s / %s | %.0f | %s |\n",
+			r.Clusters, r.BringUp.Round(time.Second), mib(r.RSS), mib(r.Heap), r.Heap/1024/float64(r.Clusters), r.QuietPerMin,
+			r.BusyRequests, perDecom(float64(r.BusyRequests)), r.BusyCPU, perDecom(r.BusyCPU*1000), ms(r.P50), ms(r.P99), r.MaxDepth, r.Busy.Round(time.Second))
+	}
+	fmt.Fprintf(w, "\nRead strategies, as ratios to %s at the same size:\n\n", first)
+	fmt.Fprintln(w, "| clusters | strategy | quiet requests/min | busy requests | busy CPU | heap | RSS |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
+	base := map[int]ScaleRow{}
+	for _, r := range rows {
+		if r.Strategy == first {
+			base[r.Clusters] = r
+		}
+	}
+	ratio := func(a, b float64) string {
+		if b == 0 {
+			if a == 0 {
+				return "1.00 (0 / 0)"
+			}
+			return fmt.Sprintf("%.0f / 0", a)
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	for _, r := range rows {
+		b, ok := base[r.Clusters]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Clusters, r.Strategy, ratio(r.QuietPerMin, b.QuietPerMin),
+			ratio(float64(r.BusyRequests), float64(b.BusyRequests)), ratio(r.BusyCPU, b.BusyCPU), ratio(r.Heap, b.Heap), ratio(r.RSS, b.RSS))
+	}
+}

@@ -1,0 +1,303 @@
+//go:build e2e
+
+package soak
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+var (
+	flagScale      = flag.String("scale", "", "TestSoakScale: numbers of BrokerClusters to measure at, ascending, comma-separated (e.g. 100,300,1000); empty skips it")
+	flagStrategies = flag.String("strategies", "writeback,cache,uncached", "TestSoakScale: read strategies to compare at each size")
+	flagQuiet      = flag.Duration("quiet", time.Minute, "TestSoakScale: the quiet window at steady state, per size and strategy")
+)
+
+// TestSoakScale brings up BrokerClusters of 3 brokers in stages and, at each size, runs the
+// operator once per read strategy: it measures memory and requests at steady state, then scales
+// every cluster down by one broker and measures requests, CPU, reconcile latency and queue depth.
+func TestSoakScale(t *testing.T) {
+	if *flagScale == "" {
+		t.Skip("scale mode runs by hand: -scale=100,300,1000 (see docs/soak.md)")
+	}
+	var stages []int
+	for _, f := range strings.Split(*flagScale, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || (len(stages) > 0 && n <= stages[len(stages)-1]) {
+			t.Fatalf("-scale=%q: want ascending positive numbers", *flagScale)
+		}
+		stages = append(stages, n)
+	}
+	strategies := strings.Split(*flagStrategies, ",")
+	s, err := parseSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.bringUp = 30 * time.Minute
+	started := time.Now()
+	h := setUp(t, s)
+	var rows []ScaleRow
+	for _, n := range stages {
+		begin := time.Now()
+		if err := h.bringUp(n); err != nil {
+			t.Fatalf("bring-up to %d clusters: %v", n, err)
+		}
+		bringUp := time.Since(begin)
+		t.Logf("%d clusters up in %s", n, bringUp.Round(time.Second))
+		for i, strategy := range strategies {
+			row, err := h.measure(n, strategy)
+			if err != nil {
+				t.Fatalf("%d clusters, %s: %v", n, strategy, err)
+			}
+			if i == 0 {
+				row.BringUp = bringUp
+			}
+			t.Logf("%+v", row)
+			rows = append(rows, row)
+		}
+	}
+	var b strings.Builder
+	WriteScaleTable(&b, rows)
+	fmt.Fprintf(&b, "\nCommand: `go test -tags e2e ./test/soak -run TestSoakScale -count=1 -v -timeout=%s -args -scale=%s -strategies=%s -quiet=%s -seed=%d`; took %s.\n",
+		flag.Lookup("test.timeout").Value, *flagScale, *flagStrategies, *flagQuiet, s.seed, time.Since(started).Round(time.Second))
+	t.Logf("scale:\n%s", b.String())
+}
+
+// bringUp creates clusters until there are n, with a writeback operator running, and waits
+// until every one is ready at 3 brokers.
+func (h *harness) bringUp(n int) error {
+	p, _, err := h.startMeasured("writeback", fmt.Sprintf("bringup-%d", n))
+	if err != nil {
+		return err
+	}
+	defer h.stopProc(p)
+	first := len(h.names)
+	for i := first; i < n; i++ {
+		h.names = append(h.names, fmt.Sprintf("bc-%04d", i))
+	}
+	sem := make(chan struct{}, 20)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for _, name := range h.names[first:] {
+		wg.Go(func() {
+			sem <- struct{}{}
+			err := retry(h.ctx, time.Minute, func(ctx context.Context) error {
+				_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, 3), metav1.CreateOptions{})
+				return err
+			})
+			<-sem
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return h.awaitAll(3)
+}
+
+// awaitAll waits until every cluster is steady at target brokers.
+func (h *harness) awaitAll(target int32) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var stuck []string
+	for _, name := range h.names {
+		wg.Go(func() {
+			if ok, why := h.world.await(h.ctx, name, target, h.s.bringUp); !ok {
+				mu.Lock()
+				stuck = append(stuck, name+": "+why)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(stuck) > 0 {
+		slices.Sort(stuck)
+		return fmt.Errorf("%d clusters not at %d brokers, e.g. %s", len(stuck), target, stuck[0])
+	}
+	return nil
+}
+
+// scaleAll sets every cluster's spec.replicas.
+func (h *harness) scaleAll(target int32) error {
+	patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
+	sem := make(chan struct{}, 20)
+	var wg sync.WaitGroup
+	var failed error
+	var mu sync.Mutex
+	for _, name := range h.names {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			err := retry(h.ctx, time.Minute, func(ctx context.Context) error {
+				_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+				return err
+			})
+			if err != nil {
+				mu.Lock()
+				failed = err
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return failed
+}
+
+// startMeasured starts a single operator process with a read strategy and a metrics endpoint,
+// and returns it with the endpoint's URL.
+func (h *harness) startMeasured(strategy, name string) (*proc, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p, err := h.startProc(name, []string{"--read-strategy=" + strategy, "--metrics-bind-address=" + addr, "--workers=4", "-v=1"})
+	return p, "http://" + addr + "/metrics", err
+}
+
+func (h *harness) stopProc(p *proc) {
+	p.signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.signal(syscall.SIGKILL)
+		<-p.exited
+	}
+}
+
+// measure runs one operator with strategy over the n clusters: it waits until the operator has
+// settled (its queue empty and no reconcile request for 5 s), measures a quiet window, then one
+// scale-down of every cluster, then scales them back up unmeasured.
+func (h *harness) measure(n int, strategy string) (ScaleRow, error) {
+	row := ScaleRow{Clusters: n, Strategy: strategy}
+	p, url, err := h.startMeasured(strategy, fmt.Sprintf("%s-%d", strategy, n))
+	if err != nil {
+		return row, err
+	}
+	defer h.stopProc(p)
+	if err := h.settle(p, url); err != nil {
+		return row, err
+	}
+	st0 := p.proxy.Stats()
+	select {
+	case <-time.After(*flagQuiet):
+	case <-h.ctx.Done():
+		return row, h.ctx.Err()
+	}
+	m1, err := scrape(h.ctx, url)
+	if err != nil {
+		return row, err
+	}
+	st1 := p.proxy.Stats()
+	row.QuietPerMin = float64(st1.Work()-st0.Work()) / flagQuiet.Minutes()
+	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_memstats_heap_alloc_bytes")
+
+	calls := h.decommissionCalls()
+	begin := time.Now()
+	depthCtx, stopDepth := context.WithCancel(h.ctx)
+	depth := make(chan float64, 1)
+	go func() { depth <- maxDepth(depthCtx, url) }()
+	if err := h.scaleAll(2); err != nil {
+		stopDepth()
+		return row, err
+	}
+	err = h.awaitAll(2)
+	stopDepth()
+	row.MaxDepth = <-depth
+	if err != nil {
+		return row, err
+	}
+	row.Busy = time.Since(begin)
+	m2, err := scrape(h.ctx, url)
+	if err != nil {
+		return row, err
+	}
+	st2 := p.proxy.Stats()
+	row.BusyRequests = st2.Work() - st1.Work()
+	row.BusyCPU = m2.Sum("process_cpu_seconds_total") - m1.Sum("process_cpu_seconds_total")
+	row.P50 = m2.Quantile("workqueue_work_duration_seconds", 0.5, m1)
+	row.P99 = m2.Quantile("workqueue_work_duration_seconds", 0.99, m1)
+	row.Decommissions = h.decommissionCalls() - calls
+
+	if err := h.scaleAll(3); err != nil {
+		return row, err
+	}
+	return row, h.awaitAll(3)
+}
+
+// settle waits until the operator's queue is empty and it has sent no reconcile request for 5 s.
+func (h *harness) settle(p *proc, url string) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	last, since := -1, time.Now()
+	for time.Now().Before(deadline) {
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-h.ctx.Done():
+			return h.ctx.Err()
+		}
+		m, err := scrape(h.ctx, url)
+		if err != nil {
+			continue // not serving yet
+		}
+		work := p.proxy.Stats().Work()
+		if work != last || m.Sum("workqueue_depth") > 0 {
+			last, since = work, time.Now()
+			continue
+		}
+		if time.Since(since) >= 5*time.Second {
+			return nil
+		}
+	}
+	return fmt.Errorf("the operator did not settle within 10 minutes")
+}
+
+func maxDepth(ctx context.Context, url string) float64 {
+	peak := 0.0
+	for {
+		if m, err := scrape(ctx, url); err == nil {
+			peak = math.Max(peak, m.Sum("workqueue_depth"))
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return peak
+		}
+	}
+}
+
+func scrape(ctx context.Context, url string) (Metrics, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return Metrics{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Metrics{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Metrics{}, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return ParseMetrics(resp.Body)
+}
