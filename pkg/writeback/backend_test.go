@@ -135,7 +135,8 @@ func newHarnessFor(t *testing.T, b *backend) *harness {
 	return newHarness(t)
 }
 
-// runContract runs each contract test as a subtest with b as its backend.
+// runContract runs each contract test as a subtest with b as its backend. A contract test
+// must call newHarness with the t it is given (not a subtest's), which is how it finds b.
 func runContract(t *testing.T, b *backend, tests []func(*testing.T)) {
 	for _, test := range tests {
 		name := runtime.FuncForPC(reflect.ValueOf(test).Pointer()).Name()
