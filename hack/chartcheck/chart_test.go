@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
 )
 
 // With default values the chart renders what deploy/ holds, object for object: the same RBAC
@@ -279,6 +280,32 @@ func TestChartRejectsBadValues(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %q does not mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A chart whose links to deploy/rbac lead nowhere (copied out of the repository) fails to render
+// rather than granting nothing.
+func TestChartWithoutItsRBACFilesFails(t *testing.T) {
+	for _, path := range []string{"files/cluster_role.yaml", "files/leader_election_role.yaml"} {
+		t.Run(path, func(t *testing.T) {
+			chrt, err := loader.Load(chartDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range chrt.Files {
+				if f.Name == path {
+					f.Data, found = nil, true
+				}
+			}
+			if !found {
+				t.Fatalf("the loaded chart has no %s", path)
+			}
+			_, err = render(chrt, nil)
+			if err == nil || !strings.Contains(err.Error(), path+" holds no RBAC rules") {
+				t.Fatalf("render without %s: %v", path, err)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -45,6 +46,10 @@ func renderChart(vals map[string]any) (map[string]object, error) {
 	if err != nil {
 		return nil, err
 	}
+	return render(chrt, vals)
+}
+
+func render(chrt *chart.Chart, vals map[string]any) (map[string]object, error) {
 	install := action.NewInstall(&action.Configuration{})
 	install.DryRun = true
 	install.ClientOnly = true

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# kwok) and the real test node's kubelet and kube-proxy from the Go module proxy into _output/bin,
-# and kwok's stage config into _output/kwok.
+# kwok), the real test node's kubelet and kube-proxy, and helm (which installs the chart on that
+# node) from the Go module proxy into _output/bin, and kwok's stage config into _output/kwok.
 # A binary is rebuilt only when its stamp (module files, Go version, build flags) changes.
 #
 # Usage: hack/controlplane/build.sh [binary ...]    (default: all of them)
@@ -30,6 +30,7 @@ targets=(
   "kwok|kwok|sigs.k8s.io/kwok/cmd/kwok|${base_ldflags}"
   "kubelet|node|k8s.io/kubernetes/cmd/kubelet|${kube_ldflags}"
   "kube-proxy|node|k8s.io/kubernetes/cmd/kube-proxy|${kube_ldflags}"
+  "helm|helm|helm.sh/helm/v3/cmd/helm|${base_ldflags}"
 )
 # kwok's default behaviour (kwokctl's defaults), taken from the kwok module source.
 kwok_stages=(
@@ -92,9 +93,10 @@ for t in "${targets[@]}"; do
     kwok) hint="1.5-4 min cold" ;;
     kubelet) hint="about 1 min after the other Kubernetes binaries, 7 min cold" ;;
     kube-proxy) hint="under a minute after kubelet" ;;
+    helm) hint="1-3 min" ;;
   esac
   if [[ ${built} -eq 0 ]]; then
-    log "building what is missing; from a cold cache this takes 15-25 min on 2 cores (modules are downloaded too)"
+    log "building what is missing; from a cold cache this takes 20-30 min on 2 cores (modules are downloaded too)"
   fi
   log "${name}: building (${hint})"
   started=$(date +%s)

@@ -222,7 +222,7 @@ func TestOversizedBodyIsABadResponse(t *testing.T) {
 func TestGetFailsOverToTheNextBroker(t *testing.T) {
 	failing, failingURL := newBroker(t, http.StatusInternalServerError, `{"message":"boom","code":500}`)
 	healthy, healthyURL := newBroker(t, http.StatusOK, `[]`)
-	c := mustClient(t, Config{URLs: []string{refusingURL(t), hangingBroker(t), failingURL, healthyURL}, Timeout: 100 * time.Millisecond})
+	c := mustClient(t, Config{URLs: []string{refusingURL(t), hangingBroker(t), failingURL, healthyURL}, Timeout: time.Second})
 
 	if _, err := c.Brokers(context.Background()); err != nil {
 		t.Fatalf("Brokers: %v", err)
@@ -280,7 +280,8 @@ func TestPutFailsOverOnlyWhenTheBrokerCertainlyDidNotAct(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			firstURL, first := tc.first(t)
 			second, secondURL := newBroker(t, http.StatusOK, ``)
-			c := mustClient(t, Config{URLs: []string{firstURL, secondURL}, Timeout: 100 * time.Millisecond})
+			// Long enough for a loaded machine to answer, short enough for the hanging broker to time out.
+			c := mustClient(t, Config{URLs: []string{firstURL, secondURL}, Timeout: time.Second})
 			err := c.Decommission(context.Background(), 9)
 			if tc.failsOver {
 				if err != nil || second.count() != 1 {

@@ -133,3 +133,47 @@ func TestDecodeRejectsWhatTheAPINeverSends(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDecodeHealthOverview(f *testing.F) {
+	for _, seed := range []string{
+		`{"is_healthy":true,"unhealthy_reasons":[],"controller_id":1,"all_nodes":[1,2],"nodes_down":[],"leaderless_partitions":[],"leaderless_count":0,"under_replicated_partitions":[],"under_replicated_count":0,"bytes_in_cloud_storage":-1}`,
+		`{"is_healthy":false,"unhealthy_reasons":["nodes_down"],"controller_id":-1,"nodes_down":[2]}`,
+		`{"is_healthy":true,"controller_id":-2}`, `{"is_healthy":true,"all_nodes":[-1]}`, `{"is_healthy":true,"leaderless_count":-1}`,
+		`{}`, `null`, `[]`, ``, `{"is_healthy":tru`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := decodeHealthOverview(bytes.NewReader(data), fuzzLimit)
+		if err != nil {
+			return
+		}
+		if h.ControllerID < -1 || h.LeaderlessCount < len(h.LeaderlessPartitions) || h.UnderReplicatedCount < len(h.UnderReplicatedPartitions) {
+			t.Fatalf("inconsistent overview accepted: %+v", h)
+		}
+		for _, id := range slices.Concat(h.AllNodes, h.NodesDown, h.NodesInRecoveryMode) {
+			if id < 0 {
+				t.Fatalf("negative node ID accepted: %+v", h)
+			}
+		}
+	})
+}
+
+func FuzzDecodeNodeConfig(f *testing.F) {
+	for _, seed := range []string{
+		`{"node_id":3,"advertised_rpc_api":{"address":"127.0.0.1","port":33145},"data_directory":{"data_directory":"/var/lib/redpanda/data"}}`,
+		`{"node_id":null}`, `{"node_id":-1}`, `{"node_id":3,"advertised_rpc_api":{"port":70000}}`, `{"node_id":3,"advertised_rpc_api":null}`,
+		`{}`, `null`, `[]`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nc, err := decodeNodeConfig(bytes.NewReader(data), fuzzLimit)
+		if err != nil {
+			return
+		}
+		if nc.NodeID < 0 || nc.NodeID > math.MaxInt32 || nc.AdvertisedRPCPort < 0 || nc.AdvertisedRPCPort > 65535 {
+			t.Fatalf("invalid node config accepted: %+v", nc)
+		}
+	})
+}

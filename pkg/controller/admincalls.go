@@ -50,7 +50,11 @@ func (c *Controller) adminClient(ctx context.Context, bc *v1alpha1.BrokerCluster
 	if err != nil {
 		return nil, err
 	}
-	return c.admin.forCluster(bc, bc.Status.CurrentReplicas, sec)
+	client, err := c.admin.forCluster(bc, bc.Status.CurrentReplicas, sec)
+	if err != nil {
+		return nil, err
+	}
+	return boundByDeadline(ctx, client), nil
 }
 
 // waitsOnAdmin reports whether err means the admin API cannot be reached as configured: it did
@@ -58,7 +62,9 @@ func (c *Controller) adminClient(ctx context.Context, bc *v1alpha1.BrokerCluster
 // Degraded until that changes; other errors are retried with backoff.
 func waitsOnAdmin(err error) bool {
 	var se *secretError
-	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.Is(err, admin.ErrForbidden) || errors.As(err, &se)
+	// DeadlineExceeded: the reconcile's admin deadline passed (the worker's own context has none).
+	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.Is(err, admin.ErrForbidden) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &se)
 }
 
 // adminProblem names a Degraded reason and a sentence for an admin error that waitsOnAdmin.

@@ -17,7 +17,11 @@ import (
 
 // Defaults applied by NewController to zero Config fields.
 const (
-	DefaultAdminTimeout      = 5 * time.Second
+	// DefaultAdminTimeout is at least what Redpanda itself may take to answer a decommission:
+	// node_management_operation_timeout_ms (5 s) plus forwarding to the controller leader.
+	DefaultAdminTimeout = admin.DefaultTimeout
+	// DefaultAdminDeadline bounds all the admin calls of one reconcile together.
+	DefaultAdminDeadline     = 30 * time.Second
 	DefaultDrainPollInterval = 10 * time.Second
 )
 
@@ -38,6 +42,10 @@ type Config struct {
 	AdminAddressTemplate string
 	// AdminTimeout bounds each admin API request to one broker. Zero means DefaultAdminTimeout.
 	AdminTimeout time.Duration
+	// AdminDeadline bounds all the admin API calls of one reconcile together, so that brokers
+	// that time out one after another cannot hold a worker for long. Zero means
+	// DefaultAdminDeadline; it must not be shorter than AdminTimeout.
+	AdminDeadline time.Duration
 
 	// ReadStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from.
 	// The zero value is ReadWriteback.
@@ -109,6 +117,13 @@ func (cfg Config) withDefaults() (Config, error) {
 		errs = append(errs, fmt.Errorf("AdminTimeout %v is negative", cfg.AdminTimeout))
 	} else if cfg.AdminTimeout == 0 {
 		cfg.AdminTimeout = DefaultAdminTimeout
+	}
+	if cfg.AdminDeadline < 0 {
+		errs = append(errs, fmt.Errorf("AdminDeadline %v is negative", cfg.AdminDeadline))
+	} else if cfg.AdminDeadline == 0 {
+		cfg.AdminDeadline = max(DefaultAdminDeadline, cfg.AdminTimeout)
+	} else if cfg.AdminDeadline < cfg.AdminTimeout {
+		errs = append(errs, fmt.Errorf("AdminDeadline %v is shorter than AdminTimeout %v", cfg.AdminDeadline, cfg.AdminTimeout))
 	}
 	if !cfg.ReadStrategy.valid() {
 		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.ReadStrategy), readStrategyNames))

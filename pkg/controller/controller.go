@@ -26,6 +26,7 @@ type Controller struct {
 	caches  map[string]*namespaceCache
 	queue   workqueue.TypedRateLimitingInterface[string]
 	admin   *adminClients
+	drains  *drainTracker
 	metrics *metrics
 }
 
@@ -54,6 +55,7 @@ func NewController(cfg Config) (*Controller, error) {
 			clients:  map[string]cachedAdminClient{},
 			requests: m.adminRequests,
 		},
+		drains:  &drainTracker{drains: map[string]*drainProgress{}},
 		metrics: m,
 	}
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)

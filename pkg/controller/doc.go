@@ -34,20 +34,47 @@
 //
 // # Brokers and pods
 //
-// A broker's ID is not its pod's ordinal. The controller maps ordinal to ID through the admin
-// API's broker list (internal RPC address = the pod's stable host name) and records the ID on
-// the pod in the annotation broker-operator.dev/node-id. With the admin check off, that
-// annotation is what names a broker that has already left the cluster, which is how the seed's
-// double decommission happens; with the check on, the annotation is informational only.
+// The broker pods run Redpanda (podspec.go, nodeconfig.go; docs/broker-pod.md explains each
+// setting): the first pods of a new cluster are its seeds, the count recorded on the
+// StatefulSet (AnnotationSeeds) so that scaling never changes the pod template.
+//
+// A broker's ID is not its pod's ordinal. The controller asks each pod's own admin API for
+// /v1/node_config (admin.Client.NodeConfig); when that cannot answer, it uses the ID recorded on
+// the pod (annotation broker-operator.dev/node-id), then a member of the broker list whose
+// internal RPC address is the pod's stable host name (brokers.go, identify). IDs found are
+// recorded on the pods. The next broker to go is asked every time. Its decommission is skipped
+// only when its ID is known and the list no longer has it, or when every listed member is known
+// to run on another pod; a broker that cannot be named makes the scale-down wait
+// (WaitForBrokerID, Degraded BrokerIDUnknown): unknown is not absent.
+//
+// # Admin API security
+//
+// spec.adminAPI.tls and spec.adminAPI.auth name Secrets (adminsecurity.go). They are read with a
+// GET by name on every reconcile of the cluster (never listed or watched); with TLS the admin
+// URLs are https. A Secret that is missing, forbidden or malformed, or credentials the brokers
+// refuse (401, 403), set Degraded with reasons AdminAPISecretMissing, AdminAPISecretForbidden,
+// AdminAPISecretInvalid, AdminAPIUnauthorized, AdminAPIForbidden and a Warning event; the
+// reconcile waits with backoff. Messages name the Secret, the field and the key, never a value;
+// no credential is logged at any verbosity.
+//
+// # Admin calls
+//
+// Each request times out after Config.AdminTimeout (default 10 s); all the admin calls of one
+// reconcile share Config.AdminDeadline (default 30 s). A recommission keeps B until the list
+// shows the broker active again (Redpanda refuses a recommission late in a drain). While B
+// drains, each poll asks for its decommission status: replicas_left and allocation_failures go
+// into the Scaling condition; allocation failures, or replicas_left unchanged for three polls,
+// set Degraded DrainStalled and send one Warning event (drainprogress.go).
 //
 // # Decisions
 //
 //   - The admin API is asked only when a decision needs the brokers' view: a scale-down is
 //     pending or under way, or a ready pod's broker ID is not recorded yet. A steady cluster
-//     makes no admin calls, so a broken admin API shows as Degraded only when it matters.
+//     makes no admin calls, so a broken admin API shows as Degraded only when it matters (the
+//     Secrets it names are read every time, so a broken Secret shows at once).
 //   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),
 //     emits a Warning event and returns an error, so the queue backs off; nothing else is
-//     written. A scale-up does not need the brokers and goes ahead.
+//     written. A scale-up does not need the brokers and goes ahead (Degraded stays set).
 //   - Config.Guards is a plain struct: its zero value turns both guards off. Callers start
 //     from DefaultGuards(); Run logs a line when either is off.
 //   - The status write that starts, adopts or skips a decommission carries the precondition;

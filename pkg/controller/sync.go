@@ -34,12 +34,13 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return result{}, nil // a namespace the controller does not watch
 	}
 	logger := klog.FromContext(ctx).WithValues("brokercluster", klog.KRef(ns, name))
-	ctx = klog.NewContext(ctx, logger)
+	ctx = withAdminDeadline(klog.NewContext(ctx, logger), time.Now().Add(c.cfg.AdminDeadline))
 
 	bc, err := c.readBrokerCluster(ctx, nc, ns, name)
 	if apierrors.IsNotFound(err) {
 		c.readHook("brokerclusters", ns, name, "")
 		c.admin.forget(key)
+		c.drains.forget(key)
 		logger.V(4).Info("BrokerCluster is gone; its owned objects go by garbage collection")
 		return result{}, nil
 	}
@@ -103,6 +104,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 		o.AdminUnavailable = true
 		return o, nil, err
 	}
+	client = boundByDeadline(ctx, client)
 	list, err := client.Brokers(ctx)
 	if err != nil {
 		o.AdminUnavailable = true
@@ -189,6 +191,9 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	c.record(ctx, bc, s)
 
 	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), adminErr, c.cfg.Clock.Now())
+	if s.Kind == stepWaitDrain {
+		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
+	}
 	if patch := statusPatch(bc.Status, next, precondition); patch != nil {
 		updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 		if err != nil {

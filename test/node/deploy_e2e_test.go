@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/broker-operator/broker-operator/test/brokersim"
 )
@@ -36,11 +35,7 @@ func (s *suite) deploy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	repo, tag, _ := strings.Cut(s.image[strings.LastIndex(s.image, "/")+1:], ":")
-	repo = s.image[:strings.LastIndex(s.image, "/")+1] + repo
-	if tag == "" {
-		tag = "latest"
-	}
+	repo, tag := splitImage(s.image)
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(overlay(base, repo, tag, s.sim.AddressTemplate())), 0o644); err != nil {
 		return err
 	}

@@ -40,17 +40,22 @@ func kubectl(t *testing.T, args ...string) string {
 	return out
 }
 
+// install is one installation of the operator: deploy/'s, or the chart's.
+type install struct{ namespace, deployment string }
+
+var kustomized = install{operatorNamespace, operatorDeployment}
+
 // awaitRolledOut waits until the operator's Deployment has rolled out completely: two Pods of the
 // current template, both Ready, and no other Pod left, terminating or not. It returns the Pods.
-func awaitRolledOut(t *testing.T) []corev1.Pod {
+func awaitRolledOut(t *testing.T, in install) []corev1.Pod {
 	t.Helper()
-	kubectl(t, "-n", operatorNamespace, "rollout", "status", "deployment/"+operatorDeployment, "--timeout="+rolloutTimeout)
+	kubectl(t, "-n", in.namespace, "rollout", "status", "deployment/"+in.deployment, "--timeout="+rolloutTimeout)
 	var (
 		pods []corev1.Pod
 		last string
 	)
 	err := wait.PollUntilContextTimeout(t.Context(), poll, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		list, err := env.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
+		list, err := env.kube.CoreV1().Pods(in.namespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
 		if err != nil {
 			last = err.Error()
 			return false, nil
@@ -73,8 +78,8 @@ func awaitRolledOut(t *testing.T) []corev1.Pod {
 
 // leaseHolder returns the Pod named by the Lease's holder identity (the operator's identity is
 // its hostname, the Pod's name, and a suffix), and the Lease's duration.
-func leaseHolder(ctx context.Context) (pod string, duration time.Duration, err error) {
-	lease, err := env.kube.CoordinationV1().Leases(operatorNamespace).Get(ctx, leaseName, metav1.GetOptions{})
+func leaseHolder(ctx context.Context, namespace string) (pod string, duration time.Duration, err error) {
+	lease, err := env.kube.CoordinationV1().Leases(namespace).Get(ctx, leaseName, metav1.GetOptions{})
 	if err != nil {
 		return "", 0, err
 	}
@@ -93,7 +98,7 @@ func awaitLeader(t *testing.T, pods []corev1.Pod) (leader, standby corev1.Pod) {
 	t.Helper()
 	var last string
 	err := wait.PollUntilContextTimeout(t.Context(), poll, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		holder, _, err := leaseHolder(ctx)
+		holder, _, err := leaseHolder(ctx, pods[0].Namespace)
 		if err != nil {
 			last = err.Error()
 			return false, nil

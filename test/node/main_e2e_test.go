@@ -193,7 +193,7 @@ func (s *suite) checkNoForbiddenRequests() error {
 	}
 	var errs []error
 	for _, r := range forbidden {
-		if r.User == operatorUser {
+		if r.User == operatorUser || r.User == chartUser {
 			errs = append(errs, errors.New(r.String()))
 		}
 	}

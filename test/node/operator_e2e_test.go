@@ -27,7 +27,7 @@ import (
 // as the image's non-root user with a read-only root filesystem.
 func TestReplicasRunReadyUnderRestrictedPodSecurity(t *testing.T) {
 	s := requireNode(t)
-	pods := awaitRolledOut(t)
+	pods := awaitRolledOut(t, kustomized)
 
 	ns, err := s.kube.CoreV1().Namespaces().Get(t.Context(), operatorNamespace, metav1.GetOptions{})
 	if err != nil {
@@ -99,7 +99,7 @@ func rootReadOnly(t *testing.T, pid int) bool {
 // the Pods learnt from POD_NAMESPACE, and only the leader's log says it leads.
 func TestOneReplicaLeads(t *testing.T) {
 	requireNode(t)
-	pods := awaitRolledOut(t)
+	pods := awaitRolledOut(t, kustomized)
 	leader, standby := awaitLeader(t, pods)
 	if logs := kubectl(t, "-n", operatorNamespace, "logs", standby.Name); strings.Contains(logs, `"Started leading"`) {
 		t.Errorf("standby %s says it leads too:\n%s", standby.Name, logs)
@@ -111,7 +111,7 @@ func TestOneReplicaLeads(t *testing.T) {
 // kubelet: its start-up line with the version, and the leader's line.
 func TestOperatorLogsComeFromKubectlLogs(t *testing.T) {
 	requireNode(t)
-	pods := awaitRolledOut(t)
+	pods := awaitRolledOut(t, kustomized)
 	leader, standby := awaitLeader(t, pods)
 	for _, p := range []corev1.Pod{leader, standby} {
 		awaitLog(t, p.Name, `"Starting" version="broker-operator `)
@@ -137,7 +137,7 @@ func awaitLog(t *testing.T, pod, text string) {
 // decommissions each surplus broker once, highest ordinal first, before its Pod goes.
 func TestScaleDownDecommissionsFromPods(t *testing.T) {
 	requireNode(t)
-	awaitLeader(t, awaitRolledOut(t))
+	awaitLeader(t, awaitRolledOut(t, kustomized))
 	ns := newNamespace(t)
 	const name = "scaledown"
 	createCluster(t, ns, name, 3, 500*time.Millisecond)
@@ -152,7 +152,7 @@ func TestScaleDownDecommissionsFromPods(t *testing.T) {
 // on their metrics port, at the Pod IP; the leader's metrics count its reconciles.
 func TestMetricsAndReadyzAnswerOnPodPorts(t *testing.T) {
 	requireNode(t)
-	leader, standby := awaitLeader(t, awaitRolledOut(t))
+	leader, standby := awaitLeader(t, awaitRolledOut(t, kustomized))
 	ns := newNamespace(t)
 	createCluster(t, ns, "metrics", 1, 0)
 	awaitConverged(t, ns, "metrics", 1)
@@ -175,7 +175,7 @@ func TestMetricsAndReadyzAnswerOnPodPorts(t *testing.T) {
 // duration, finishes the scale-down, and no broker is decommissioned twice.
 func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	s := requireNode(t)
-	leader, _ := awaitLeader(t, awaitRolledOut(t))
+	leader, _ := awaitLeader(t, awaitRolledOut(t, kustomized))
 	ns := newNamespace(t)
 	const name = "handover"
 	createCluster(t, ns, name, 4, 3*time.Second)
@@ -195,7 +195,7 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	)
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
 		var err error
-		holder, duration, err = leaseHolder(ctx)
+		holder, duration, err = leaseHolder(ctx, operatorNamespace)
 		took = time.Since(deleted)
 		return err == nil && holder != leader.Name, nil
 	})
@@ -211,7 +211,7 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	}
 	awaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[3], ids[2], ids[1]})
-	awaitRolledOut(t)
+	awaitRolledOut(t, kustomized)
 }
 
 // TestRollingUpdateDecommissionsOnce rolls the operator's Deployment to a new image tag while a
@@ -219,8 +219,8 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 // decommissioned exactly once across the change of leader.
 func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	s := requireNode(t)
-	before := awaitRolledOut(t)
-	repo := s.image[:strings.LastIndex(s.image, ":")]
+	before := awaitRolledOut(t, kustomized)
+	repo, _ := splitImage(s.image)
 	next := repo + ":rollout-" + fmt.Sprint(time.Now().Unix())
 	if err := s.node.TagImage(t.Context(), s.image, next); err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	awaitDraining(t, ns, name)
 
 	kubectl(t, "-n", operatorNamespace, "set", "image", "deployment/"+operatorDeployment, operatorContainer+"="+next)
-	after := awaitRolledOut(t)
+	after := awaitRolledOut(t, kustomized)
 	for _, p := range after {
 		for _, old := range before {
 			if p.Name == old.Name {

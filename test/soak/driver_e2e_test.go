@@ -40,14 +40,16 @@ func (r *clusterRun) decommissions() int {
 	return n
 }
 
-func newBrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
+// newBrokerCluster is a BrokerCluster whose admin port is the first of its simulated cluster's own
+// ports, so that the simulator's BrokerAddressTemplate reaches each broker's listener.
+func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.BrokerCluster {
 	return &v1alpha1.BrokerCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: v1alpha1.BrokerClusterSpec{
 			Replicas:     replicas,
 			Image:        "registry.invalid/broker:soak",
 			Storage:      v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
-			AdminAPI:     v1alpha1.AdminAPISpec{Port: 9644},
+			AdminAPI:     v1alpha1.AdminAPISpec{Port: int32(adminPort)},
 			NodeSelector: framework.FakeNodeSelector(),
 			Tolerations:  framework.FakeNodeTolerations(),
 		},
@@ -63,7 +65,7 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 	run := &clusterRun{name: name}
 	sched := race.NewSchedule(rng, 1<<20)
 	create := func(ctx context.Context) error {
-		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, sched.Initial), metav1.CreateOptions{})
+		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, sched.Initial, h.sim.Cluster(h.ns, name).AdminPort()), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil // an earlier try went through, but its answer was lost
 		}
@@ -74,15 +76,19 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		run.stuck = "create: " + err.Error()
 		return run
 	}
-	if ok, why := h.world.await(ctx, name, sched.Initial, h.s.bringUp); !ok {
+	if ok, why, _ := h.world.await(ctx, name, sched.Initial, h.s.bringUp, nil); !ok {
 		run.stuck = fmt.Sprintf("bring-up to %d: %s", sched.Initial, why)
 		return run
 	}
 	cur := sched.Initial
-	for _, target := range sched.Targets {
+	targets := sched.Targets
+	var restore func() // set while a scale-up asked for by the stuck-drain fault runs
+	for len(targets) > 0 {
 		if stop.Load() || ctx.Err() != nil {
 			return run
 		}
+		target := targets[0]
+		targets = targets[1:]
 		step := Step{Start: time.Now(), From: cur, To: target}
 		run.marks = append(run.marks, Mark{step.Start, target})
 		patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
@@ -95,7 +101,15 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 			run.stuck = fmt.Sprintf("step %d (%d to %d): %v", len(run.steps), cur, target, err)
 			return run
 		}
-		ok, why := h.world.await(ctx, name, target, h.s.stepTimeout)
+		ok, why, nudged := h.world.await(ctx, name, target, h.s.stepTimeout, h.nudges[name])
+		if nudged != nil {
+			// A drain stuck on purpose: scale up by one broker from where the step began, then
+			// carry on with the schedule.
+			run.steps = append(run.steps, step) // interrupted: neither converged nor stuck
+			targets = append([]int32{min(max(cur, target)+1, maxReplicas)}, targets...)
+			restore = nudged
+			continue
+		}
 		if !ok {
 			run.steps = append(run.steps, step)
 			if ctx.Err() == nil {
@@ -106,9 +120,16 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		step.End = time.Now()
 		run.steps = append(run.steps, step)
 		cur = target
+		if restore != nil {
+			restore()
+			restore = nil
+		}
 	}
 	return run
 }
+
+// maxReplicas is the most brokers a cluster is scaled to, as the race experiment's schedules.
+const maxReplicas = 7
 
 // retry calls f until it succeeds, ctx ends or limit passes.
 func retry(ctx context.Context, limit time.Duration, f func(context.Context) error) error {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // faultKind is one kind of trouble the soak injects. inject does it and says what it did; it may
@@ -30,6 +31,10 @@ func faultKinds() []faultKind {
 		{"admin-5xx", "the admin API of a few clusters answers 500 to its next requests", injectAdmin5xx},
 		{"admin-timeout", "the admin API of a few clusters holds its next requests unanswered until the operator's client gives up", injectAdminTimeout},
 		{"slow-drain", "decommissions of a few clusters drain for 10 s instead of the usual time, for a window", injectSlowDrain},
+		{"admin-redirect", "the admin API of a few clusters answers its next 3 requests with 307 to the controller leader's URL, without acting", injectAdminRedirect},
+		{"admin-504", "the admin API of a few clusters holds its next 2 requests for node_management_operation_timeout (1 s here), then answers 504 without acting", injectAdmin504},
+		{"health-missing", "a few clusters answer GET /v1/brokers with 503 \"Unable to get cluster health\" while their health report is missing, for a window", injectHealthMissing},
+		{"stuck-drain", "a cluster whose broker is draining gets a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
 	}
 }
 
@@ -59,22 +64,8 @@ func injectLeaderKill(ctx context.Context, h *harness) (string, error) {
 	// Wait (up to two fault intervals) for a decommission in progress, so that the standby must
 	// take it over.
 	var mid string
-	deadline := time.NewTimer(h.s.faultEvery * 2)
-	defer deadline.Stop()
-wait:
-	for {
-		changed := h.world.changes()
-		if bc, ok := h.world.decommissioning(); ok {
-			mid = fmt.Sprintf(" while %s decommissioned node %s", bc.Name, nodeString(bc.Status.DecommissioningBroker))
-			break
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			break wait
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
+	if bc := h.awaitDecommissioning(ctx, 2*h.s.faultEvery); bc != nil {
+		mid = fmt.Sprintf(" while %s decommissioned node %s", bc.Name, nodeString(bc.Status.DecommissioningBroker))
 	}
 	p := h.leader(30 * time.Second)
 	if p == nil {
@@ -155,4 +146,77 @@ func injectSlowDrain(ctx context.Context, h *harness) (string, error) {
 		}
 	}()
 	return fmt.Sprintf("%v drain for %s", names, slow), nil
+}
+
+func injectAdminRedirect(ctx context.Context, h *harness) (string, error) {
+	return h.adminFault(ctx, admintest.Fault{Redirect: true, Times: 3}, "307 to the leader for the next 3 requests")
+}
+
+func injectAdmin504(ctx context.Context, h *harness) (string, error) {
+	return h.adminFault(ctx, admintest.Fault{Timeout: true, Times: 2}, "504 after 1 s for the next 2 requests")
+}
+
+func injectHealthMissing(ctx context.Context, h *harness) (string, error) {
+	names := h.pick(max(1, len(h.names)/4))
+	for _, name := range names {
+		h.sim.Cluster(h.ns, name).SetHealthReportMissing(true)
+	}
+	go func() {
+		select {
+		case <-time.After(h.s.faultWindow):
+		case <-ctx.Done():
+		}
+		for _, name := range names {
+			h.sim.Cluster(h.ns, name).SetHealthReportMissing(false)
+		}
+	}()
+	return fmt.Sprintf("%v: health report missing for %s", names, h.s.faultWindow), nil
+}
+
+func injectStuckDrain(ctx context.Context, h *harness) (string, error) {
+	bc := h.awaitDecommissioning(ctx, 2*h.s.faultEvery)
+	if bc == nil {
+		return "no decommission in progress to stick", nil
+	}
+	c := h.sim.Cluster(h.ns, bc.Name)
+	rf := int(bc.Status.CurrentReplicas)
+	c.SetReplicationFactor(rf)
+	restore := func() { c.SetReplicationFactor(1) }
+	select {
+	case <-time.After(h.s.faultWindow):
+	case <-ctx.Done():
+		restore()
+		return "", ctx.Err()
+	}
+	// The driver scales the cluster up by one and, once that converged, restores the factor.
+	select {
+	case h.nudges[bc.Name] <- restore:
+	case <-time.After(h.s.stepTimeout):
+		restore()
+		return fmt.Sprintf("%s: drain of node %s stuck at replication factor %d; its driver took no scale-up", bc.Name, nodeString(bc.Status.DecommissioningBroker), rf), nil
+	case <-ctx.Done():
+		restore()
+		return "", ctx.Err()
+	}
+	return fmt.Sprintf("%s: drain of node %s stuck at replication factor %d for %s, then a scale-up", bc.Name, nodeString(bc.Status.DecommissioningBroker), rf, h.s.faultWindow), nil
+}
+
+// awaitDecommissioning waits up to limit for a BrokerCluster whose status records a decommission
+// in progress.
+func (h *harness) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1alpha1.BrokerCluster {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		changed := h.world.changes()
+		if bc, ok := h.world.decommissioning(); ok {
+			return bc
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }

@@ -47,9 +47,10 @@ func TestSoakScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.bringUp = 30 * time.Minute
+	s.bringUp, s.scale = 30*time.Minute, true
 	started := time.Now()
 	h := setUp(t, s)
+	h.names = nil // bringUp names the clusters, size by size
 	var rows []ScaleRow
 	for _, n := range stages {
 		begin := time.Now()
@@ -96,7 +97,7 @@ func (h *harness) bringUp(n int) error {
 		wg.Go(func() {
 			sem <- struct{}{}
 			err := retry(h.ctx, time.Minute, func(ctx context.Context) error {
-				_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, 3), metav1.CreateOptions{})
+				_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, 3, h.sim.Cluster(h.ns, name).AdminPort()), metav1.CreateOptions{})
 				return err
 			})
 			<-sem
@@ -120,7 +121,7 @@ func (h *harness) awaitAll(target int32) error {
 	var stuck []string
 	for _, name := range h.names {
 		wg.Go(func() {
-			if ok, why := h.world.await(h.ctx, name, target, h.s.bringUp); !ok {
+			if ok, why, _ := h.world.await(h.ctx, name, target, h.s.bringUp, nil); !ok {
 				mu.Lock()
 				stuck = append(stuck, name+": "+why)
 				mu.Unlock()

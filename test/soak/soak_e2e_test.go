@@ -58,6 +58,7 @@ type settings struct {
 	drain, stepTimeout      time.Duration
 	bringUp                 time.Duration
 	out                     string
+	scale                   bool // TestSoakScale
 }
 
 func parseSettings() (settings, error) {
@@ -133,8 +134,11 @@ type harness struct {
 	replicas      []*replica
 	procCount     atomic.Int64
 	lagOn         atomic.Bool
-	rngMu         sync.Mutex
-	rng           *rand.Rand
+	// nudges asks a cluster's driver to scale up now, and to call the function once that
+	// converged (the stuck-drain fault).
+	nudges map[string]chan func()
+	rngMu  sync.Mutex
+	rng    *rand.Rand
 
 	// relistsSeen and goneSeen are the totals at the last attribute call.
 	relistsSeen, goneSeen int
@@ -187,7 +191,7 @@ func (h *harness) operatorFlags(kubeconfig string) []string {
 		"--leader-elect-retry-period=500ms",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-		"--admin-address-template=" + h.sim.AddressTemplate(),
+		"--admin-address-template=" + h.sim.BrokerAddressTemplate(),
 		"--admin-timeout=2s",
 		"--drain-poll-interval=200ms",
 		"--shutdown-timeout=10s",
@@ -407,8 +411,11 @@ func (h *harness) decommissionCalls() int {
 func setUp(t *testing.T, s settings) *harness {
 	ctx := t.Context()
 	h := &harness{t: t, ctx: ctx, s: s, ns: "soak", leaseName: "broker-operator-soak", rng: rand.New(rand.NewPCG(s.seed, 0x50a6))}
+	h.nudges = map[string]chan func(){}
 	for i := range s.clusters {
-		h.names = append(h.names, fmt.Sprintf("bc-%03d", i))
+		name := fmt.Sprintf("bc-%03d", i)
+		h.names = append(h.names, name)
+		h.nudges[name] = make(chan func())
 	}
 	var err error
 	if h.dir, err = os.MkdirTemp("", "soak-operators-"); err != nil {
@@ -458,7 +465,14 @@ func setUp(t *testing.T, s settings) *harness {
 		t.Fatal(err)
 	}
 
-	if h.sim, err = admintest.Start(admintest.Options{DrainTime: s.drain}); err != nil {
+	// Each cluster reserves a block of loopback ports, one per pod ordinal: the soak's clusters
+	// reach 7 brokers, the scale mode's 3. The simulated node_management_operation_timeout is
+	// under the operator's --admin-timeout, so that the 504 reaches it.
+	ports := maxReplicas + 1
+	if s.scale {
+		ports = 4
+	}
+	if h.sim, err = admintest.Start(admintest.Options{DrainTime: s.drain, PortsPerCluster: ports, NodeOperationTimeout: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.sim.Close)

@@ -154,8 +154,9 @@ func (w *world) converged(name string, target int32) (bool, string) {
 
 // await waits until the cluster converges at target, and reports false with the last reason it
 // had not if timeout passes first. It looks again on every BrokerCluster event and every change
-// of the broker pods, and once a second in case a drain ended with nothing else changing.
-func (w *world) await(ctx context.Context, name string, target int32, timeout time.Duration) (bool, string) {
+// of the broker pods, and once a second in case a drain ended with nothing else changing. A value
+// from nudges (nil: none) ends the wait at once and is returned.
+func (w *world) await(ctx context.Context, name string, target int32, timeout time.Duration, nudges <-chan func()) (bool, string, func()) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(time.Second)
@@ -164,16 +165,18 @@ func (w *world) await(ctx context.Context, name string, target int32, timeout ti
 		bcChanged, podsChanged := w.changes(), w.pods.Changes()
 		ok, why := w.converged(name, target)
 		if ok {
-			return true, ""
+			return true, "", nil
 		}
 		select {
 		case <-bcChanged:
 		case <-podsChanged:
 		case <-tick.C:
+		case n := <-nudges:
+			return false, "nudged", n
 		case <-deadline.C:
-			return false, why
+			return false, why, nil
 		case <-ctx.Done():
-			return false, "stopped: " + why
+			return false, "stopped: " + why, nil
 		}
 	}
 }

@@ -29,3 +29,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "broker-operator.image" -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
+
+{{/* The rules of the Role or ClusterRole in a file of files/; a missing or ruleless file (a
+chart copied without the deploy/rbac its links point to) fails the render. */}}
+{{- define "broker-operator.rules" -}}
+{{- $role := .Files.Get .path | fromYaml -}}
+{{- if or (not $role) (hasKey $role "Error") (not $role.rules) -}}
+{{- fail (printf "%s holds no RBAC rules: it links to deploy/rbac, so install the chart from a checkout of the repository or from helm package" .path) -}}
+{{- end -}}
+{{- toYaml $role.rules -}}
+{{- end -}}

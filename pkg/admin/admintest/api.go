@@ -50,8 +50,12 @@ func errorReply(status int, format string, args ...any) reply {
 	return reply{status: status, body: map[string]any{"message": fmt.Sprintf(format, args...), "code": status}}
 }
 
-// handle applies one admin API request to the cluster, as Redpanda's admin server does.
-// Callers hold s.mu.
+// handle applies one admin API request to the cluster, as Redpanda's admin server does
+// (src/v/redpanda/admin/server.cc; routes as api-doc/broker.json, cluster.json and
+// partition.json declare them). Decommission and recommission follow decomission_broker_handler
+// and recomission_broker_handler, their errors throw_on_error, their state rules
+// src/v/cluster/members_table.cc (decommission needs an active broker, recommission a draining
+// one); a non-integer ID is parse_broker_id's 400. Callers hold s.mu.
 func (c *Cluster) handle(req request, method string) reply {
 	switch {
 	case req.rest == "/v1/brokers" && method == http.MethodGet:
@@ -296,8 +300,12 @@ func (c *Cluster) controllerPartition() reply {
 	}}
 }
 
-// controllerID is the controller leader: the lowest alive member. Callers hold s.mu.
+// controllerID is the controller leader: the broker SetControllerLeader chose while it is an
+// alive member, else the lowest alive member. Callers hold s.mu.
 func (c *Cluster) controllerID() int {
+	if m := c.members[c.leaderNodeID]; c.leaderNodeID >= 0 && m != nil && m.status != admin.MembershipRemoved && c.alive(m) {
+		return m.nodeID
+	}
 	for _, m := range c.brokersLocked() {
 		if m.status != admin.MembershipRemoved && c.alive(m) {
 			return m.nodeID
@@ -332,6 +340,9 @@ func (c *Cluster) listBrokers() reply {
 	return reply{status: http.StatusOK, body: list}
 }
 
+// decommissionStatus answers GET /v1/brokers/{id}/decommission as server.cc
+// get_decommission_progress_handler does (finished for a removed broker, per
+// src/v/cluster/controller_api.cc; "ns/topic/partition" allocation failures).
 func (c *Cluster) decommissionStatus(nodeID int, m *member) reply {
 	switch {
 	case m == nil:

@@ -38,6 +38,8 @@ type Cluster struct {
 	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
 	podVersion map[int]string
 	podVolume  map[int]string
+	// leaderNodeID is the controller leader SetControllerLeader chose, -1 for none.
+	leaderNodeID int
 	// advertiseLoopback: Options.AdvertiseLoopback for this cluster alone.
 	advertiseLoopback bool
 	// podDown marks ordinals whose pod stopped for now (Down), not for good (Leave).
@@ -162,6 +164,19 @@ func (c *Cluster) SetMaintenanceDrainTime(d time.Duration) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.maintenanceDrainTime = d
+}
+
+// SetControllerLeader moves controller leadership to the broker the pod with this ordinal runs
+// (while it is an alive member); a negative ordinal goes back to the default, the lowest alive
+// member. The leader is what health_overview's controller_id, the controller partition and a
+// Redirect fault name.
+func (c *Cluster) SetControllerLeader(ordinal int) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.leaderNodeID = -1
+	if m := c.byOrdinal[ordinal]; ordinal >= 0 && m != nil {
+		c.leaderNodeID = m.nodeID
+	}
 }
 
 // SetAdvertiseLoopback makes this cluster's brokers advertise 127.0.0.1 as their internal RPC

@@ -42,7 +42,8 @@
 //   - GET /v1/node_config: the node ID of the broker the addressed pod runs (null when it runs
 //     none), advertised_rpc_api, data_directory.
 //   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
-//     lowest alive member, -1 and "no_elected_controller" when none), leaderless partitions
+//     lowest alive member unless Cluster.SetControllerLeader chose another; -1 and
+//     "no_elected_controller" when none), leaderless partitions
 //     when a broker is down at replication factor 1, under-replicated ones when a broker is down
 //     at a higher factor or fewer brokers are alive than the factor, "no_health_report".
 //   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.

@@ -229,6 +229,7 @@ func (s *Server) cluster(namespace, name string, sec Security, mustBeNew bool) (
 		s: s, Namespace: namespace, Name: name, sec: sec,
 		drainTime:    s.opts.DrainTime,
 		rf:           s.opts.ReplicationFactor,
+		leaderNodeID: -1,
 		nextNodeID:   firstNodeID,
 		members:      make(map[int]*member),
 		byOrdinal:    make(map[int]*member),

@@ -337,3 +337,26 @@ func TestOneSecureClusterBesidePlainOnes(t *testing.T) {
 		t.Errorf("secure cluster without credentials: %v, want 403", err)
 	}
 }
+
+func TestControllerLeaderCanMove(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	ids := joinAll(c, 3)
+	c.SetControllerLeader(2)
+	cl := clientFor(t, c, 3)
+	if h, _ := cl.HealthOverview(context.Background()); h.ControllerID != ids[2] {
+		t.Fatalf("controller = %d, want %d", h.ControllerID, ids[2])
+	}
+	c.SetBrokerFault(0, admintest.Fault{Redirect: true})
+	if err := cl.EnableMaintenance(context.Background(), ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Calls()
+	if last := calls[len(calls)-1]; last.Ordinal != 2 || last.Status != 200 {
+		t.Errorf("last call %v, want the redirect followed to the new leader, ordinal 2", last)
+	}
+	c.Down(2)
+	if h, _ := cl.HealthOverview(context.Background()); h.ControllerID != ids[0] {
+		t.Errorf("with the chosen leader down: controller %d, want the lowest alive %d", h.ControllerID, ids[0])
+	}
+}

@@ -1,0 +1,134 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// ReasonDrainStalled: a decommission has made no progress for drainStallPolls polls, or
+// Redpanda reports partitions it cannot place elsewhere (allocation_failures): for example a
+// replication factor larger than the brokers that would remain. Raising spec.replicas back
+// recommissions the broker.
+const ReasonDrainStalled = "DrainStalled"
+
+// drainStallPolls is how many poll intervals replicas_left may stay the same before the drain is
+// reported stalled. Moving a large partition can take a few polls.
+const drainStallPolls = 3
+
+// drainProgress is what was last seen of one cluster's drain.
+type drainProgress struct {
+	broker       int32
+	replicasLeft int
+	changedAt    time.Time // when replicasLeft last went down (or the drain was first seen)
+	reported     bool      // the stall event was sent
+}
+
+// drainTracker remembers each cluster's drain between reconciles.
+type drainTracker struct {
+	mu     sync.Mutex
+	drains map[string]*drainProgress
+}
+
+func (d *drainTracker) forget(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.drains, key)
+}
+
+// drainReport is one look at a drain, for the status and an event.
+type drainReport struct {
+	status admin.DecommissionStatus
+	// stalled: allocation failures, or no progress for drainStallPolls polls.
+	stalled bool
+	// newlyStalled: stalled, and not reported before.
+	newlyStalled bool
+}
+
+// checkDrain asks Redpanda how the drain of broker id goes. It returns nil when the status
+// cannot be had: the drain goes on, and the next poll looks again.
+func (c *Controller) checkDrain(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) *drainReport {
+	client, err := c.adminClient(ctx, bc)
+	if err != nil {
+		return nil
+	}
+	st, err := client.DecommissionStatus(ctx, int(id))
+	if err != nil {
+		klog.FromContext(ctx).V(4).Info("No decommission status", "broker", id, "err", err)
+		return nil
+	}
+	now := c.cfg.Clock.Now()
+	key := clusterKey(bc)
+	c.drains.mu.Lock()
+	defer c.drains.mu.Unlock()
+	p := c.drains.drains[key]
+	if p == nil || p.broker != id || st.ReplicasLeft < p.replicasLeft {
+		reported := p != nil && p.broker == id && p.reported && len(st.AllocationFailures) > 0
+		p = &drainProgress{broker: id, replicasLeft: st.ReplicasLeft, changedAt: now, reported: reported}
+		c.drains.drains[key] = p
+	}
+	r := &drainReport{status: st}
+	r.stalled = len(st.AllocationFailures) > 0 || now.Sub(p.changedAt) >= drainStallPolls*c.cfg.DrainPollInterval
+	if r.stalled && !p.reported {
+		p.reported, r.newlyStalled = true, true
+	}
+	if !r.stalled {
+		p.reported = false
+	}
+	return r
+}
+
+// describe says how far the drain is, in a sentence.
+func (r *drainReport) describe(id int32, since time.Duration) string {
+	st := r.status
+	msg := fmt.Sprintf("broker %d: %d partition replicas left, %d moving", id, st.ReplicasLeft, st.MovingPartitions)
+	if n := len(st.AllocationFailures); n > 0 {
+		shown := st.AllocationFailures[:min(n, 5)]
+		msg += fmt.Sprintf(", %d cannot be placed on another broker (allocation failures: %s", n, strings.Join(shown, ", "))
+		if n > len(shown) {
+			msg += ", ..."
+		}
+		msg += ")"
+	}
+	if r.stalled {
+		msg += fmt.Sprintf("; the drain makes no progress (%s): raise spec.replicas to recommission the broker, or add brokers or lower replication factors", since.Round(time.Second))
+	}
+	return msg
+}
+
+// reportDrain writes a drain's progress into the Scaling condition, marks the cluster Degraded
+// while the drain is stalled, and sends an event when it stalls.
+func (c *Controller) reportDrain(bc *v1alpha1.BrokerCluster, st *v1alpha1.BrokerClusterStatus, id int32, r *drainReport) {
+	if r == nil {
+		return
+	}
+	var since time.Duration
+	c.drains.mu.Lock()
+	if p := c.drains.drains[clusterKey(bc)]; p != nil {
+		since = c.cfg.Clock.Since(p.changedAt)
+	}
+	c.drains.mu.Unlock()
+	msg := r.describe(id, since)
+	if cond := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionScaling); cond != nil {
+		cond.Message = fmt.Sprintf("decommissioning %s (current %d, desired %d)", msg, st.CurrentReplicas, bc.Spec.Replicas)
+	}
+	if r.stalled {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonDrainStalled,
+			Message: msg, ObservedGeneration: bc.Generation, LastTransitionTime: metav1.NewTime(c.cfg.Clock.Now()),
+		})
+	}
+	if r.newlyStalled {
+		c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, msg)
+	}
+}
