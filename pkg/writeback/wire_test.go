@@ -169,7 +169,7 @@ func dryRunDeleteLeavesNoTombstone(t *testing.T, h *harness, del func(context.Co
 	if err := del(h.ctx, "a", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatal(err)
 	}
-	if e := h.overlay.snap.Load().get("ns/a"); e == nil || e.tombstone() {
+	if e := h.overlay.entries.get("ns/a"); e == nil || e.tombstone() {
 		t.Fatalf("entry %+v after a dry-run delete, want the patch's entry, not a tombstone", e)
 	}
 }
