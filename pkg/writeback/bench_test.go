@@ -223,6 +223,7 @@ func printBenchReport() {
 	report("List 10,000 from the indexer (baseline: informer indexer)", indexerListOp(f.indexer), []row{
 		{"overlay, 100 pending updates", "<= 1.3", indexerListOp(busy)},
 	})
+	printWriteReport()
 }
 
 // newCreatingOverlay has benchPending-1 pending updates and one pending create, which sends

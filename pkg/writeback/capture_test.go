@@ -166,7 +166,7 @@ func TestDryRunWritesAreNotRecorded(t *testing.T) {
 	dry := []string{metav1.DryRunAll}
 	empty := func(what string) {
 		t.Helper()
-		if n := h.overlay.snap.Load().len(); n != 0 {
+		if n := h.overlay.entries.len(); n != 0 {
 			t.Fatalf("dry-run %s recorded: %d entries", what, n)
 		}
 	}

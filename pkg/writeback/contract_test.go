@@ -51,7 +51,7 @@ func TestNewerInformerCopyWinsOverEntry(t *testing.T) {
 	theirs := h.update(h.external, ours, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
 	h.catchUp(2)
 
-	if n := noHandler.snap.Load().len(); n != 1 {
+	if n := noHandler.entries.len(); n != 1 {
 		t.Fatalf("the handler-less overlay should still hold its entry, holds %d", n)
 	}
 	obj, exists, err := noHandler.GetByKey("ns/a")
@@ -324,7 +324,7 @@ func TestDeleteUsesPreconditionUID(t *testing.T) {
 	if err := h.client.Delete(h.ctx, "a", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
 		t.Fatal(err)
 	}
-	e := h.overlay.snap.Load().get("ns/a")
+	e := h.overlay.entries.get("ns/a")
 	if e == nil || !e.tombstone() || e.uid != uid || e.rv != cm.ResourceVersion {
 		t.Fatalf("tombstone %+v, want UID %s and last resourceVersion %s", e, uid, cm.ResourceVersion)
 	}
@@ -332,7 +332,7 @@ func TestDeleteUsesPreconditionUID(t *testing.T) {
 	// not the one deleted, so nothing is hidden.
 	h.create(h.client, "b", nil)
 	h.overlay.RecordDelete(testNamespace, "b", types.UID("someone-else"))
-	if e := h.overlay.snap.Load().get("ns/b"); e == nil || e.tombstone() {
+	if e := h.overlay.entries.get("ns/b"); e == nil || e.tombstone() {
 		t.Fatalf("entry %+v, want the created object kept", e)
 	}
 	if h.get("b") == nil {

@@ -1,6 +1,7 @@
 package writeback
 
 import (
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,9 +32,18 @@ type entry struct {
 	recorded time.Time
 	expires  time.Time
 
-	// stalled is set, under Overlay.mu, once the entry has outlived the TTL. Readers never
-	// look at it.
+	// beaten is the informer copy (its data word) that a read last found older than this
+	// entry: a read that finds the same object again skips comparing resourceVersions. Store
+	// objects are immutable, and the pointer keeps the object alive, so equal means same.
+	beaten atomic.Pointer[byte]
+
+	// Writers' bookkeeping, under Overlay.mu; readers never look at it.
+	// stalled is set once the entry has outlived the TTL.
 	stalled bool
+	// heapIndex is the entry's place in Overlay.pending, or -1.
+	heapIndex int
+	// older and newer link the entries in the order they were recorded (Overlay.aging).
+	older, newer *entry
 }
 
 func (e *entry) tombstone() bool { return e.obj == nil }

@@ -23,6 +23,11 @@ func pointerOf(item interface{}) uintptr {
 	return uintptr((*emptyInterface)(unsafe.Pointer(&item)).data)
 }
 
+// dataOf is pointerOf as a pointer, for holding on to the object.
+func dataOf(item interface{}) *byte {
+	return (*byte)((*emptyInterface)(unsafe.Pointer(&item)).data)
+}
+
 func identityBit(p uintptr) (word, bit uint) {
 	h := uint64(p>>4) * 0x9E3779B97F4A7C15
 	b := uint(h >> 52) // 12 bits

@@ -11,8 +11,7 @@ import (
 // ByIndex returns the served objects whose index values, computed on the served copy, include
 // indexedValue.
 func (o *Overlay) ByIndex(indexName, indexedValue string) ([]interface{}, error) {
-	s := o.snap.Load()
-	if s.len() == 0 {
+	if o.entries.len() == 0 {
 		return o.inner.ByIndex(indexName, indexedValue)
 	}
 	indexFunc, err := o.indexFunc(indexName)
@@ -25,7 +24,7 @@ func (o *Overlay) ByIndex(indexName, indexedValue string) ([]interface{}, error)
 		items, fetchErr = o.inner.ByIndex(indexName, indexedValue)
 		return items
 	}
-	items := o.merged(s, fetch, func(obj interface{}) bool {
+	items := o.merged(fetch, func(obj interface{}) bool {
 		values, err := indexFunc(obj)
 		return err == nil && slices.Contains(values, indexedValue)
 	})
@@ -37,7 +36,7 @@ func (o *Overlay) ByIndex(indexName, indexedValue string) ([]interface{}, error)
 
 // Index returns the served objects that share a value of the named index with obj.
 func (o *Overlay) Index(indexName string, obj interface{}) ([]interface{}, error) {
-	if o.snap.Load().len() == 0 {
+	if o.entries.len() == 0 {
 		return o.inner.Index(indexName, obj)
 	}
 	indexFunc, err := o.indexFunc(indexName)
@@ -72,7 +71,7 @@ func (o *Overlay) Index(indexName string, obj interface{}) ([]interface{}, error
 
 // IndexKeys returns the keys of ByIndex.
 func (o *Overlay) IndexKeys(indexName, indexedValue string) ([]string, error) {
-	if o.snap.Load().len() == 0 {
+	if o.entries.len() == 0 {
 		return o.inner.IndexKeys(indexName, indexedValue)
 	}
 	items, err := o.ByIndex(indexName, indexedValue)
@@ -87,8 +86,7 @@ func (o *Overlay) IndexKeys(indexName, indexedValue string) ([]string, error) {
 // that follow up with ByIndex get the exact answer.
 func (o *Overlay) ListIndexFuncValues(indexName string) []string {
 	values := o.inner.ListIndexFuncValues(indexName)
-	s := o.snap.Load()
-	if s.len() == 0 {
+	if o.entries.len() == 0 {
 		return values
 	}
 	indexFunc, err := o.indexFunc(indexName)
@@ -96,7 +94,7 @@ func (o *Overlay) ListIndexFuncValues(indexName string) []string {
 		return values
 	}
 	all := sets.New(values...)
-	for _, e := range s.byKey {
+	for _, e := range o.entries.all() {
 		served, found, err := o.GetByKey(e.key)
 		if err != nil || !found {
 			continue

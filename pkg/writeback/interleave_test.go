@@ -227,7 +227,7 @@ func TestRecordRacingItsOwnEventLeavesNothing(t *testing.T) {
 				_ = base.Update(copied)
 				// The handler takes no lock while nothing is published: run it right here,
 				// before Record goes on. Otherwise it waits for Record and then finds the entry.
-				if o.snap.Load().len() == 0 {
+				if o.entries.len() == 0 {
 					o.observed(copied, false)
 				} else {
 					handler.Go(func() { o.observed(copied, false) })
@@ -245,7 +245,7 @@ func TestRecordRacingItsOwnEventLeavesNothing(t *testing.T) {
 				deliver() // an early delivery cut Record short: deliver after it returns
 			}
 			handler.Wait()
-			if n := o.snap.Load().len(); n != 0 {
+			if n := o.entries.len(); n != 0 {
 				t.Errorf("update %v, delivery after call %d of %d: %d entries left after the informer delivered the write", update, at, calls, n)
 			}
 			if got := valueOf(t, o.metrics.entries); got != 0 {
@@ -274,7 +274,7 @@ func TestRecordDeleteRacingItsOwnEventLeavesNothing(t *testing.T) {
 			gone := live.DeepCopy()
 			gone.ResourceVersion = "11"
 			_ = base.Delete(gone)
-			if o.snap.Load().len() == 0 {
+			if o.entries.len() == 0 {
 				o.observed(gone, true)
 			} else {
 				handler.Go(func() { o.observed(gone, true) })
@@ -292,7 +292,7 @@ func TestRecordDeleteRacingItsOwnEventLeavesNothing(t *testing.T) {
 			deliver()
 		}
 		handler.Wait()
-		if n := o.snap.Load().len(); n != 0 {
+		if n := o.entries.len(); n != 0 {
 			t.Errorf("delivery after call %d of %d: %d entries left after the informer delivered the delete", at, calls, n)
 		}
 		if _, found, _ := o.GetByKey(testNamespace + "/a"); found {

@@ -40,6 +40,7 @@ func TestLogsRecordsEvictionsAndOverlayReads(t *testing.T) {
 
 	logger, logs = capturingLogger(5)
 	o.logger = logger
+	o.logReads.Store(true) // as the next write would find
 	_, _, _ = o.GetByKey("ns/cm-00001")
 	got := logs()
 	if !strings.Contains(got, "Write-back served a read") || !strings.Contains(got, `"overlayRV"="20"`) || !strings.Contains(got, `"informerRV"="10"`) {

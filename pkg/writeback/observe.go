@@ -50,7 +50,7 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 	if !ok {
 		return
 	}
-	if o.snap.Load().len() == 0 {
+	if o.entries.len() == 0 {
 		return // the common case: nothing pending
 	}
 	o.mu.Lock()
@@ -59,7 +59,7 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 	// The event moved the informer's progress: that evicts every entry it passed, whatever
 	// its key, including those whose own event a relist skipped.
 	o.catchUpLocked(now)
-	if e := o.snap.Load().lookup(m.GetNamespace(), m.GetName()); e != nil {
+	if e := o.entries.lookup(m.GetNamespace(), m.GetName()); e != nil {
 		if reason := evictionReason(e, m, deleted); reason != "" {
 			o.evictLocked(e, reason, now)
 		}

@@ -1,6 +1,7 @@
 package writeback
 
 import (
+	"container/heap"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,8 @@ type Options struct {
 	// Metrics receives this overlay's measurements. Nil means no metrics.
 	Metrics *Metrics
 	// Logger receives the overlay's log lines: -v=4 each record and eviction, -v=5 each read the
-	// overlay changed. The zero value means klog.Background().
+	// overlay changed. The zero value means klog.Background(). Whether -v=5 is on is looked up
+	// when the overlay is made and again at each write and informer event, not on every read.
 	Logger klog.Logger
 }
 
@@ -44,18 +46,21 @@ type Overlay struct {
 	metrics  *resourceMetrics
 	logger   klog.Logger
 
-	// snap is read without locks on every read.
-	snap atomic.Pointer[snapshot]
+	// entries are read without locks on every read.
+	entries entries
 	// mu serialises writers: recording and eviction. The fields below are guarded by it.
 	mu sync.Mutex
 	// pending orders the entries with comparable resourceVersions for eviction by progress.
 	pending pendingHeap
-	// aging holds the entries in the order they were recorded, for the stall check.
-	aging agingQueue
+	// aging links the entries in the order they were recorded, for the stall check.
+	aging agingList
 	// progress is the highest resourceVersion the informer's store has reported.
 	progress string
 	// stalled counts the entries that outlived the TTL.
 	stalled int
+
+	// logReads caches whether the logger logs reads (-v=5): asking costs a read a sixth.
+	logReads atomic.Bool
 
 	// observedHook, when set (by tests), runs after each informer event is handled.
 	observedHook func(obj interface{})
@@ -88,7 +93,8 @@ func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *O
 		o.logger = klog.Background()
 	}
 	o.logger = o.logger.WithValues("resource", resource)
-	o.snap.Store(emptySnapshot)
+	o.logReads.Store(o.logger.V(5).Enabled())
+	o.entries.init()
 	return o
 }
 
@@ -96,7 +102,7 @@ func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *O
 // It first evicts the entries the informer's progress has passed since its last event (a
 // watch bookmark moves it without any event).
 func (o *Overlay) Len() int {
-	if o.snap.Load().len() == 0 {
+	if o.entries.len() == 0 {
 		return 0
 	}
 	o.mu.Lock()
@@ -104,19 +110,44 @@ func (o *Overlay) Len() int {
 	now := o.clock.Now()
 	o.catchUpLocked(now)
 	o.sweepLocked(now)
-	return o.snap.Load().len()
+	return o.entries.len()
 }
 
 // Resource is the name given to NewOverlay.
 func (o *Overlay) Resource() string { return o.resource }
 
-// publishLocked makes s the snapshot readers see. Callers hold o.mu.
-//
-// The entries gauge moves by the difference rather than being set, so that several overlays of
-// one resource (one per watched namespace, say) add up instead of overwriting each other.
-func (o *Overlay) publishLocked(s *snapshot) {
-	prev := o.snap.Swap(s)
-	if o.metrics != nil {
-		o.metrics.entries.Add(float64(s.len() - prev.len()))
+// putLocked publishes e for its key, files it for eviction and the stall check, and returns
+// the entry it replaced. Callers hold o.mu.
+func (o *Overlay) putLocked(e *entry, now time.Time) {
+	old := o.entries.putLocked(e)
+	e.heapIndex = -1
+	if e.rvComparable {
+		heap.Push(&o.pending, e)
 	}
+	o.aging.push(e)
+	if old != nil {
+		o.untrackLocked(old, now)
+	} else if o.metrics != nil {
+		o.metrics.entries.Inc()
+	}
+}
+
+// removeLocked takes e out of the overlay. Callers hold o.mu.
+func (o *Overlay) removeLocked(e *entry, now time.Time) {
+	if !o.entries.removeLocked(e) {
+		return
+	}
+	o.untrackLocked(e, now)
+	if o.metrics != nil {
+		o.metrics.entries.Dec()
+	}
+}
+
+// untrackLocked forgets the bookkeeping of an entry that left (removed or replaced).
+func (o *Overlay) untrackLocked(e *entry, now time.Time) {
+	if e.heapIndex >= 0 {
+		heap.Remove(&o.pending, e.heapIndex)
+	}
+	o.aging.remove(e)
+	o.forgetLocked(e, now)
 }

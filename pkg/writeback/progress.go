@@ -24,6 +24,7 @@ func (o *Overlay) progressOf() string { return o.inner.LastStoreSyncResourceVers
 // catchUpLocked evicts every entry the informer's progress has passed, and drops them all when
 // the progress went back. Callers hold o.mu.
 func (o *Overlay) catchUpLocked(now time.Time) {
+	o.logReads.Store(o.logger.V(5).Enabled())
 	p := o.progressOf()
 	if !comparableRV(p) {
 		return // not synced yet: nothing to learn
@@ -34,18 +35,12 @@ func (o *Overlay) catchUpLocked(now time.Time) {
 		}
 	}
 	o.progress = p
-	var drop []*entry
-	var reasons []string
-	cur := o.snap.Load()
 	for len(o.pending) > 0 {
 		e := o.pending[0]
 		if c, _ := compareRV(e.rv, p); c > 0 {
 			break
 		}
 		heap.Pop(&o.pending)
-		if cur.byKey[e.key] != e {
-			continue // replaced or evicted since
-		}
 		reason := EvictObserved
 		if e.tombstone() {
 			// The delete itself has a newer resourceVersion than the tombstone knows; the
@@ -55,19 +50,7 @@ func (o *Overlay) catchUpLocked(now time.Time) {
 				continue
 			}
 		}
-		drop = append(drop, e)
-		reasons = append(reasons, reason)
-	}
-	if len(drop) == 0 {
-		return
-	}
-	keys := make(map[string]bool, len(drop))
-	for _, e := range drop {
-		keys[e.key] = true
-	}
-	o.publishLocked(cur.without(keys))
-	for i, e := range drop {
-		o.countEviction(e, reasons[i], now)
+		o.evictLocked(e, reason, now)
 	}
 }
 
@@ -121,23 +104,20 @@ func (o *Overlay) tombstoneObserved(t *entry) string {
 // p, so the entries' resourceVersions belong to a history that no longer exists and comparing
 // them with the store's would serve writes that were undone.
 func (o *Overlay) resetLocked(p string, now time.Time) {
-	cur := o.snap.Load()
+	all := o.entries.all()
 	o.logger.Error(nil, "Write-back dropped every entry: the informer's resourceVersion went back (etcd restored?), so they belong to a history that no longer exists",
-		"from", o.progress, "to", p, "entries", cur.len())
-	o.publishLocked(emptySnapshot)
-	for _, e := range cur.list {
+		"from", o.progress, "to", p, "entries", len(all))
+	o.entries.clearLocked()
+	if o.metrics != nil {
+		o.metrics.entries.Sub(float64(len(all)))
+	}
+	for _, e := range all {
+		e.heapIndex = -1
+		o.forgetLocked(e, now)
 		o.countEviction(e, EvictReset, now)
 	}
 	o.pending = o.pending[:0]
-	o.aging = agingQueue{}
-}
-
-// trackLocked files a newly published entry for eviction by progress and for the stall check.
-func (o *Overlay) trackLocked(e *entry) {
-	if e.rvComparable {
-		heap.Push(&o.pending, e)
-	}
-	o.aging.push(e)
+	o.aging = agingList{}
 }
 
 // pendingHeap orders entries by resourceVersion, oldest first. Replaced and evicted entries

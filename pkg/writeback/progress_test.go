@@ -51,7 +51,7 @@ func TestRelistThatSkipsAnObjectsLifeEvictsItsEntry(t *testing.T) {
 	o.Record(configMap(3, 24))           // created by us and still there
 
 	relist(o, store, "30", configMap(1, 23), configMap(3, 24))
-	if n := o.snap.Load().len(); n != 0 {
+	if n := o.entries.len(); n != 0 {
 		t.Fatalf("%d entries left after a relist past every write", n)
 	}
 	if _, found, _ := o.GetByKey("ns/cm-00002"); found {

@@ -9,20 +9,21 @@ import (
 // entry for key it costs one atomic load and a bit test more than the informer's own GetByKey.
 // It neither allocates nor copies.
 func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
-	s := o.snap.Load()
-	if len(s.byKey) == 0 {
-		return o.inner.GetByKey(key) // nothing pending: the common case, kept free of calls
+	if o.entries.n.Load() == 0 || !o.entries.keys.mayContain(key) {
+		return o.inner.GetByKey(key) // most keys: nothing pending, or one bit test says no entry
 	}
-	if !s.keys.mayContain(key) {
-		return o.inner.GetByKey(key) // most keys: one bit test says no entry
-	}
-	e := s.byKey[key]
+	e := o.entries.table.Load().get(key)
 	if e == nil {
 		return o.inner.GetByKey(key)
 	}
 	item, exists, err := o.inner.GetByKey(key)
 	if err != nil {
 		return item, exists, err
+	}
+	if exists && e.beaten.Load() == dataOf(item) {
+		// The very informer copy this entry was found newer than before: same answer.
+		o.noteRead(e, item, exists, fromOverlay)
+		return e.obj, true, nil
 	}
 	var progress string
 	if !exists && !e.tombstone() {
@@ -34,6 +35,9 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 		}
 	}
 	got, found, src := o.resolve(e, item, exists, progress)
+	if src == fromOverlay && exists {
+		e.beaten.Store(dataOf(item))
+	}
 	o.noteRead(e, item, exists, src)
 	return got, found, nil
 }
@@ -55,6 +59,9 @@ func (o *Overlay) noteRead(e *entry, item interface{}, exists bool, src source) 
 	if o.metrics != nil {
 		o.metrics.served.Inc()
 	}
+	if !o.logReads.Load() {
+		return
+	}
 	if v := o.logger.V(5); v.Enabled() {
 		informerRV := ""
 		if m, ok := item.(metav1.Object); ok && exists {
@@ -67,23 +74,22 @@ func (o *Overlay) noteRead(e *entry, item interface{}, exists bool, src source) 
 // List returns the informer's objects with each one replaced by a newer overlay copy, objects
 // created by the controller added, and deleted ones removed.
 func (o *Overlay) List() []interface{} {
-	s := o.snap.Load()
-	if s.len() == 0 {
+	if o.entries.len() == 0 {
 		return o.inner.List()
 	}
-	return o.merged(s, o.inner.List, nil)
+	return o.merged(o.inner.List, nil)
 }
 
 // ListKeys returns the keys of List.
 func (o *Overlay) ListKeys() []string {
-	if o.snap.Load().len() == 0 {
+	if o.entries.len() == 0 {
 		return o.inner.ListKeys()
 	}
 	return keysOf(o.List())
 }
 
 // merged fetches items from the informer's store with fetch (a fresh slice, which it rewrites)
-// and lays the entries of s over them. keep, when not nil, filters the copies that come from
+// and lays the entries over them, as they were before the store was read. keep, when not nil, filters the copies that come from
 // entries: selectors and index values are judged on the copy that is served, not the stale one.
 //
 // The fast way finds each entry's stale informer copy in items by pointer identity, without
@@ -92,30 +98,31 @@ func (o *Overlay) ListKeys() []string {
 //
 // before, the store's progress, is read first: every lookup made afterwards may be judged by
 // it (see resolve).
-func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(interface{}) bool) []interface{} {
+func (o *Overlay) merged(fetch func() []interface{}, keep func(interface{}) bool) []interface{} {
+	list := o.entries.all()
 	before := o.progressOf()
-	stale := make([]interface{}, len(s.list))
-	for i, e := range s.list {
+	stale := make([]interface{}, len(list))
+	for i, e := range list {
 		stale[i], _, _ = o.inner.GetByKey(e.key)
 	}
 	items := fetch()
-	if !o.unchangedSince(s, stale, before) {
-		return o.mergeByName(s, items, keep, before)
+	if !o.unchangedSince(list, stale, before) {
+		return o.mergeByName(list, items, keep, before)
 	}
 	var where identitySet
 	for i, item := range stale {
 		if item != nil && !where.add(item, i) {
-			return o.mergeByName(s, items, keep, before)
+			return o.mergeByName(list, items, keep, before)
 		}
 	}
 	created := 0
-	for i, e := range s.list {
+	for i, e := range list {
 		if stale[i] == nil && !e.tombstone() {
 			created++
 		}
 	}
 	out := rewritable(items, created)
-	seen := make([]bool, len(s.list))
+	seen := make([]bool, len(list))
 	for _, it := range items {
 		i, ok := where.find(it)
 		if !ok {
@@ -123,14 +130,14 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 			continue
 		}
 		seen[i] = true
-		e := s.list[i]
+		e := list[i]
 		got, found, src := o.resolve(e, it, true, before)
 		o.noteRead(e, it, true, src)
 		if found && (src == fromInformer || keep == nil || keep(got)) {
 			out = append(out, got)
 		}
 	}
-	for i, e := range s.list {
+	for i, e := range list {
 		if seen[i] {
 			continue
 		}
@@ -151,9 +158,9 @@ func (o *Overlay) merged(s *snapshot, fetch func() []interface{}, keep func(inte
 // objects are never reused). A key without one proves nothing by itself, as its object may
 // have come in between; the store's resourceVersion, which moves with every object the store
 // takes in, must then be where it was before (before is read ahead of stale).
-func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}, before string) bool {
+func (o *Overlay) unchangedSince(list []*entry, stale []interface{}, before string) bool {
 	anyAbsent := false
-	for i, e := range s.list {
+	for i, e := range list {
 		if stale[i] == nil {
 			anyAbsent = true
 			continue
@@ -168,22 +175,38 @@ func (o *Overlay) unchangedSince(s *snapshot, stale []interface{}, before string
 
 // mergeByName lays the entries over items by reading each item's namespace and name: always
 // right, but it touches every object. before is the store's progress read ahead of items.
-func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interface{}) bool, before string) []interface{} {
+func (o *Overlay) mergeByName(list []*entry, items []interface{}, keep func(interface{}) bool, before string) []interface{} {
+	// The entries as they were before the store was read, by name: an entry that left since
+	// must still be compared with the (older) items fetched while it was there.
+	byName := make(map[string][]*entry, len(list))
+	var names bitFilter
+	for _, e := range list {
+		byName[e.name] = append(byName[e.name], e)
+		names.add(e.name)
+	}
+	lookup := func(namespace, name string) *entry {
+		for _, e := range byName[name] {
+			if e.namespace == namespace {
+				return e
+			}
+		}
+		return nil
+	}
 	out := items[:0]
-	var seen map[*entry]bool
+	seen := make(map[*entry]bool, len(list))
 	for _, it := range items {
 		m, ok := it.(metav1.Object)
 		if !ok {
 			out = append(out, it)
 			continue
 		}
-		e := s.lookup(m.GetNamespace(), m.GetName())
+		var e *entry
+		if names.mayContain(m.GetName()) {
+			e = lookup(m.GetNamespace(), m.GetName())
+		}
 		if e == nil {
 			out = append(out, it)
 			continue
-		}
-		if seen == nil {
-			seen = make(map[*entry]bool, s.len())
 		}
 		seen[e] = true
 		got, found, src := o.resolve(e, it, true, before)
@@ -192,7 +215,7 @@ func (o *Overlay) mergeByName(s *snapshot, items []interface{}, keep func(interf
 			out = append(out, got)
 		}
 	}
-	for _, e := range s.list {
+	for _, e := range list {
 		if seen[e] {
 			continue
 		}

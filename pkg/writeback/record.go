@@ -45,8 +45,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 		expires:   now.Add(o.ttl),
 	}
 	e.rvComparable = comparableRV(e.rv)
-	cur := o.snap.Load()
-	old := cur.byKey[e.key]
+	old := o.entries.table.Load().get(e.key)
 	if old != nil && !supersedes(e, old) {
 		o.logger.V(4).Info("Write-back ignored a write result older than the one it holds", "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
 		return
@@ -59,11 +58,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 		}
 		return
 	}
-	o.publishLocked(cur.with(e.key, e))
-	o.trackLocked(e)
-	if old != nil {
-		o.forgetLocked(old, now)
-	}
+	o.putLocked(e, now)
 	o.logger.V(4).Info("Write-back recorded a write", "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
 	// The informer may have stored the write and run its handler between the check and the
 	// publish; the handler then found nothing to evict. Anything stored after this second
@@ -102,14 +97,13 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	now := o.clock.Now()
 	o.catchUpLocked(now)
 
-	cur := o.snap.Load()
 	progress := o.progressOf()
 	item, exists, err := o.inner.GetByKey(key)
 	if err != nil {
 		return
 	}
 	served, found := item, exists
-	old := cur.byKey[key]
+	old := o.entries.table.Load().get(key)
 	if old != nil {
 		served, found, _ = o.resolve(old, item, exists, progress)
 	}
@@ -136,11 +130,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 		expires:   now.Add(o.ttl),
 	}
 	t.rvComparable = comparableRV(t.rv)
-	o.publishLocked(cur.with(key, t))
-	o.trackLocked(t)
-	if old != nil {
-		o.forgetLocked(old, now)
-	}
+	o.putLocked(t, now)
 	o.logger.V(4).Info("Write-back recorded a delete", "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
 	// As for Record: the delete event may have been stored and handled before the publish.
 	if reason := o.tombstoneObserved(t); reason != "" {
@@ -161,14 +151,16 @@ func isNilPointer(obj runtime.Object) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// evictLocked drops e, which must be the published entry for its key.
+// evictLocked drops e, if it is still the entry for its key.
 func (o *Overlay) evictLocked(e *entry, reason string, now time.Time) {
-	o.publishLocked(o.snap.Load().with(e.key, nil))
+	if o.entries.get(e.key) != e {
+		return
+	}
+	o.removeLocked(e, now)
 	o.countEviction(e, reason, now)
 }
 
 func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
-	o.forgetLocked(e, now)
 	if o.metrics != nil {
 		o.metrics.evictions[reason].Inc()
 		if reason == EvictObserved && !e.tombstone() {

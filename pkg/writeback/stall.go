@@ -12,20 +12,12 @@ import "time"
 // sweepLocked marks the entries that outlived the TTL. It runs on writes, informer events and
 // Len; reads never look at the clock. Callers hold o.mu.
 func (o *Overlay) sweepLocked(now time.Time) {
-	cur := o.snap.Load()
 	for {
-		e := o.aging.front()
-		if e == nil {
+		e := o.aging.oldest
+		if e == nil || now.Before(e.expires) {
 			return
 		}
-		if cur.byKey[e.key] != e {
-			o.aging.pop() // replaced or evicted
-			continue
-		}
-		if now.Before(e.expires) {
-			return
-		}
-		o.aging.pop()
+		o.aging.remove(e) // stays in the overlay; it is looked at once
 		e.stalled = true
 		o.stalled++
 		if o.metrics != nil {
@@ -49,29 +41,36 @@ func (o *Overlay) forgetLocked(e *entry, now time.Time) {
 	o.logger.Info("Write-back: the informer caught up with a write after a stall", "key", e.key, "resourceVersion", e.rv, "held", now.Sub(e.recorded))
 }
 
-// agingQueue holds entries in the order they were recorded, so that the stall check looks only
-// at the oldest. Entries that left are skipped when they reach the front.
-type agingQueue struct {
-	items []*entry
-	head  int
+// agingList links entries in the order they were recorded, so that the stall check looks only
+// at the oldest, and an entry that leaves is unlinked at once.
+type agingList struct {
+	oldest, newest *entry
 }
 
-func (q *agingQueue) push(e *entry) { q.items = append(q.items, e) }
-
-func (q *agingQueue) front() *entry {
-	if q.head == len(q.items) {
-		return nil
+func (l *agingList) push(e *entry) {
+	e.older, e.newer = l.newest, nil
+	if l.newest != nil {
+		l.newest.newer = e
+	} else {
+		l.oldest = e
 	}
-	return q.items[q.head]
+	l.newest = e
 }
 
-func (q *agingQueue) pop() {
-	q.items[q.head] = nil
-	q.head++
-	if q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
-	} else if q.head > 1024 && q.head > len(q.items)/2 {
-		q.items = append(q.items[:0], q.items[q.head:]...)
-		q.head = 0
+// remove unlinks e; it does nothing for an entry not in the list.
+func (l *agingList) remove(e *entry) {
+	if e.older == nil && e.newer == nil && l.oldest != e {
+		return
 	}
+	if e.older != nil {
+		e.older.newer = e.newer
+	} else {
+		l.oldest = e.newer
+	}
+	if e.newer != nil {
+		e.newer.older = e.older
+	} else {
+		l.newest = e.older
+	}
+	e.older, e.newer = nil, nil
 }
