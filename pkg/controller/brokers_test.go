@@ -77,7 +77,7 @@ func TestNodeConfigNamesTheBrokerWhateverItAdvertises(t *testing.T) {
 	if !v.IDKnown || v.ID != 12 || v.Status != memberActive {
 		t.Fatalf("victim %+v, want broker 12, active", v)
 	}
-	if s := decide(observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true}); s.Kind != stepStartDecommission || *s.Broker != 12 {
+	if s := decide(observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true, Health: health{Known: true}}); s.Kind != stepStartDecommission || *s.Broker != 12 {
 		t.Errorf("decided %s on %v, want %s of 12", s.Kind, s.Broker, stepStartDecommission)
 	}
 }

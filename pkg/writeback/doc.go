@@ -5,15 +5,29 @@
 // This package keeps the result of every successful write the controller makes in an Overlay
 // laid over the informer's indexer, and serves whichever copy is newer, at the cost of a map
 // lookup and with no extra API call and no waiting. It knows nothing about any particular
-// resource: it works for any type with generated typed clients and listers.
+// resource: it works for any type with generated typed clients and listers, and for the
+// dynamic and metadata clients.
 //
 // # Use
 //
 //	informer := factory.Apps().V1().StatefulSets().Informer()
-//	overlay := writeback.NewOverlay("statefulsets", informer.GetIndexer(), writeback.Options{Metrics: metrics})
-//	if _, err := overlay.Observe(informer); err != nil { ... }
+//	overlay, overlaySynced, err := writeback.NewObserving("statefulsets", informer, writeback.Options{Metrics: metrics})
 //	lister := appslisters.NewStatefulSetLister(overlay)                          // reads
 //	client := writeback.Wrap(clientset.AppsV1().StatefulSets(ns), ns, overlay) // writes
+//
+// NewObserving is NewOverlay and Observe in one call; it returns the HasSynced of the
+// observer's registration, to wait for beside the informer's. ExampleNewObserving shows a
+// sample-controller-style controller adopting it, and examples/configmap-counter is a whole
+// one.
+//
+// Controllers over many kinds: NewDynamic takes a dynamicinformer factory and a resource, and
+// reads go through dynamiclister.New(overlay, gvr) (*unstructured.Unstructured), writes through
+// WrapDynamic; NewMetadata takes a metadatainformer factory, reads go through
+// metadatalister.New(overlay, gvr) (*metav1.PartialObjectMetadata), writes through
+// WrapMetadata (Patch and Delete, all the metadata API has). Both overlays convert a write
+// result of another type (a typed client's, wrapped with Wrap) to what their informer holds.
+// The contract below holds for all three; the same contract tests run over each
+// (TestContractDynamic, TestContractMetadata).
 //
 // # The contract
 //
@@ -109,6 +123,12 @@
 // the object, so there is nothing to serve; a minimum-resourceVersion marker could only make
 // reads refuse or wait, which this package never does. A controller that needs to read its own
 // replica changes writes spec.replicas with Update, Patch or Apply, which are captured.
+//
+// WrapDynamic and WrapMetadata capture the same way: every write method of
+// dynamic.ResourceInterface (Create, Update and Patch with a subresource whose answer is the
+// object, UpdateStatus, Apply, ApplyStatus, Delete) and of metadata.ResourceInterface (Patch,
+// Delete); dry runs and other subresources (a create of pods/eviction, say) go through
+// unrecorded; DeleteCollection is not captured.
 //
 // # Tests
 //

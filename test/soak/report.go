@@ -132,12 +132,20 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 	mib := func(b float64) string { return fmt.Sprintf("%.1f", b/(1<<20)) }
 	ms := func(s float64) string { return fmt.Sprintf("%.0f", s*1000) }
 	fmt.Fprintf(w, "Growth (%s):\n\n", first)
-	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | heap MiB | heap KiB per cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
+	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | heap MiB | heap KiB per added cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	var prev *ScaleRow
 	for _, r := range rows {
 		if r.Strategy != first {
 			continue
 		}
+		// Memory per cluster is the slope between sizes: what the clusters added since the size
+		// before cost; the first size's share includes the process's fixed cost.
+		slope := r.Heap / 1024 / float64(r.Clusters)
+		if prev != nil {
+			slope = (r.Heap - prev.Heap) / 1024 / float64(r.Clusters-prev.Clusters)
+		}
+		prev = &r
 		perDecom := func(v float64) string {
 			if r.Decommissions == 0 {
 				return "-"
@@ -145,7 +153,7 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 			return fmt.Sprintf("%.1f", v/float64(r.Decommissions))
 		}
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %.1f | %.1f | %d | %s | %.1f | %s | %s / %s | %.0f | %s |\n",
-			r.Clusters, r.BringUp.Round(time.Second), mib(r.RSS), mib(r.Heap), r.Heap/1024/float64(r.Clusters), r.QuietPerMin,
+			r.Clusters, r.BringUp.Round(time.Second), mib(r.RSS), mib(r.Heap), slope, r.QuietPerMin,
 			r.BusyRequests, perDecom(float64(r.BusyRequests)), r.BusyCPU, perDecom(r.BusyCPU*1000), ms(r.P50), ms(r.P99), r.MaxDepth, r.Busy.Round(time.Second))
 	}
 	fmt.Fprintf(w, "\nRead strategies, as ratios to %s at the same size:\n\n", first)

@@ -35,12 +35,14 @@ func TestWriteScaleTable(t *testing.T) {
 	rows := []ScaleRow{
 		{Clusters: 100, Strategy: "writeback", BringUp: time.Minute, RSS: 40 << 20, Heap: 10 << 20, QuietPerMin: 0, BusyRequests: 800, BusyCPU: 2, Decommissions: 100, P50: 0.005, P99: 0.05, MaxDepth: 30, Busy: time.Minute},
 		{Clusters: 100, Strategy: "uncached", RSS: 40 << 20, Heap: 10 << 20, QuietPerMin: 0, BusyRequests: 2000, BusyCPU: 3},
+		{Clusters: 300, Strategy: "writeback", RSS: 60 << 20, Heap: 30 << 20, Decommissions: 300},
 	}
 	var b strings.Builder
 	WriteScaleTable(&b, rows)
 	for _, want := range []string{
 		"| 100 | 1m0s | 40.0 | 10.0 | 102.4 | 0.0 | 800 | 8.0 | 2.0 | 20.0 | 5 / 50 | 30 | 1m0s |",
 		"| 100 | uncached | 1.00 (0 / 0) | 2.50 | 1.50 | 1.00 | 1.00 |",
+		"| 300 | 0s | 60.0 | 30.0 | 102.4 | 0.0 | 0 | 0.0 |", // 20 MiB more for 200 more clusters
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())

@@ -70,13 +70,25 @@ func TestSoakScale(t *testing.T) {
 			t.Logf("%+v", row)
 			rows = append(rows, row)
 		}
+		// Each size's results are kept as soon as they are in: a larger size may not finish.
+		var b strings.Builder
+		WriteScaleTable(&b, rows)
+		fmt.Fprintf(&b, "\nCommand: `go test -tags e2e ./test/soak -run TestSoakScale -count=1 -v -timeout=%s -args -scale=%s -strategies=%s -quiet=%s -seed=%d`; sizes done: %d of %d, after %s.\n",
+			flag.Lookup("test.timeout").Value, *flagScale, *flagStrategies, *flagQuiet, s.seed, len(rows)/len(strategies), len(stages), time.Since(started).Round(time.Second))
+		t.Logf("scale:\n%s", b.String())
+		if s.out != "" {
+			if err := writeBetween(s.out, scaleBegin, scaleEnd, b.String()); err != nil {
+				t.Error(err)
+			}
+		}
 	}
-	var b strings.Builder
-	WriteScaleTable(&b, rows)
-	fmt.Fprintf(&b, "\nCommand: `go test -tags e2e ./test/soak -run TestSoakScale -count=1 -v -timeout=%s -args -scale=%s -strategies=%s -quiet=%s -seed=%d`; took %s.\n",
-		flag.Lookup("test.timeout").Value, *flagScale, *flagStrategies, *flagQuiet, s.seed, time.Since(started).Round(time.Second))
-	t.Logf("scale:\n%s", b.String())
 }
+
+// Markers around the scale tables in a markdown file written with -out.
+const (
+	scaleBegin = "<!-- scale-table:begin -->"
+	scaleEnd   = "<!-- scale-table:end -->"
+)
 
 // bringUp creates clusters until there are n, with a writeback operator running, and waits
 // until every one is ready at 3 brokers.

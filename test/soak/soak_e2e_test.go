@@ -350,7 +350,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("report:\n%s", report.String())
 	if s.out != "" {
-		if err := writeOut(s.out, report.String()); err != nil {
+		if err := writeBetween(s.out, reportBegin, reportEnd, report.String()); err != nil {
 			t.Error(err)
 		}
 	}
@@ -527,9 +527,9 @@ const (
 	reportEnd   = "<!-- soak-table:end -->"
 )
 
-// writeOut puts the report into path (relative to the repository root): between the markers if
-// the file has them, else as the whole file.
-func writeOut(path, report string) error {
+// writeBetween puts text into path (relative to the repository root): between the markers begin
+// and end if the file has them, else as the whole file.
+func writeBetween(path, begin, end, report string) error {
 	if !filepath.IsAbs(path) {
 		root, err := repositoryRoot()
 		if err != nil {
@@ -542,10 +542,10 @@ func writeOut(path, report string) error {
 		return err
 	}
 	text := string(old)
-	before, rest, hasBegin := strings.Cut(text, reportBegin)
-	_, after, hasEnd := strings.Cut(rest, reportEnd)
+	before, rest, hasBegin := strings.Cut(text, begin)
+	_, after, hasEnd := strings.Cut(rest, end)
 	if hasBegin && hasEnd {
-		text = before + reportBegin + "\n" + report + reportEnd + after
+		text = before + begin + "\n" + report + end + after
 	} else {
 		text = report
 	}

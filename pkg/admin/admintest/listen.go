@@ -30,8 +30,8 @@ const (
 // one broker on each. Callers hold s.mu.
 func (s *Server) listenCluster(c *Cluster) error {
 	n := s.opts.PortsPerCluster
-	if n == 0 {
-		return nil
+	if n == 0 || s.closed {
+		return nil // a closed server serves nothing new
 	}
 	for range reserveAttempts {
 		base := lowestPort + mathrand.IntN(highestPort-lowestPort-n)
