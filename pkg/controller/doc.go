@@ -77,9 +77,10 @@
 // Each request times out after Config.AdminTimeout (default 10 s); all the admin calls of one
 // reconcile share Config.AdminDeadline (default 30 s). A recommission keeps B until the list
 // shows the broker active again (Redpanda refuses a recommission late in a drain). While B
-// drains, each poll asks for its decommission status: replicas_left and allocation_failures go
-// into the Scaling condition; allocation failures, or replicas_left unchanged for three polls,
-// set Degraded DrainStalled and send one Warning event (drainprogress.go).
+// drains, each poll asks for its decommission status. Allocation failures, or replicas_left
+// unchanged for three polls, put replicas_left and allocation_failures into the Scaling
+// condition, set Degraded DrainStalled and send one Warning event (drainprogress.go); a drain
+// that progresses writes nothing.
 //
 // # Decisions
 //
