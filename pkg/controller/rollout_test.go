@@ -83,6 +83,7 @@ func (h *harness) podUIDs() map[string]types.UID {
 func (h *harness) rollOut(max int, image string) {
 	h.t.Helper()
 	for range max {
+		h.simClock.Advance(pollInterval) // the requeue's wait: a drain makes progress meanwhile
 		if _, err := h.reconcile(); err != nil {
 			h.t.Logf("reconcile: %v", err)
 		}
@@ -260,6 +261,7 @@ func TestRolloutNeverRepeatsAStepOnAStaleRead(t *testing.T) {
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 			h.holding = true
 			for range 40 {
+				h.simClock.Advance(pollInterval)
 				if _, err := h.reconcile(); err != nil {
 					t.Logf("reconcile: %v", err)
 				}
