@@ -60,7 +60,7 @@ verify: ## Generated code, go.mod tidiness, formatting and vet.
 	$(GO) vet ./...
 
 .PHONY: bench
-bench: ## Write-back store benchmarks against the plain informer and MutationCache, printed side by side as ratios.
+bench: ## Write-back store benchmarks: reads against the plain informer and MutationCache, and write cost by pending-set size, printed as ratios.
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
 
 .PHONY: bench-peers

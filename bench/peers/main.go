@@ -11,7 +11,7 @@
 // what a busy apiserver or network does to a controller.
 //
 //	make bench-peers
-//	go run . -objects 60 -writes 10 -namespaces 3 -lag 5ms-50ms
+//	go run . -objects 90 -writes 10 -namespaces 3 -lag 5ms-50ms
 package main
 
 import (
@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	objects := flag.Int("objects", 60, "ConfigMaps patched by each strategy")
+	objects := flag.Int("objects", 90, "ConfigMaps patched by each strategy")
 	writes := flag.Int("writes", 10, "patches of each ConfigMap, each read back at once")
 	namespaces := flag.Int("namespaces", 3, "namespaces the ConfigMaps are spread over")
 	lagFlag := flag.String("lag", "5ms-50ms", "watch delay of the lagged rows (MIN-MAX)")

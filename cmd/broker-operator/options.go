@@ -30,6 +30,7 @@ type options struct {
 	healthProbeBindAddr  string
 	adminAddressTemplate string
 	adminTimeout         time.Duration
+	adminDeadline        time.Duration
 	drainPollInterval    time.Duration
 	readStrategy         string
 	writebackTTL         time.Duration
@@ -49,6 +50,7 @@ func defaultOptions() *options {
 		healthProbeBindAddr:  ":8081",
 		adminAddressTemplate: admin.DefaultAddressTemplate,
 		adminTimeout:         10 * time.Second,
+		adminDeadline:        controller.DefaultAdminDeadline,
 		drainPollInterval:    controller.DefaultDrainPollInterval,
 		readStrategy:         controller.ReadWriteback.String(),
 		writebackTTL:         5 * time.Minute,
@@ -83,6 +85,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Go template of a broker's admin API base URL, over .Namespace, .Name, .Ordinal and .Port.")
 	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
 		"Timeout of each admin API request.")
+	fs.DurationVar(&o.adminDeadline, "admin-deadline", o.adminDeadline,
+		"Time all the admin API requests of one reconcile may take together; at least --admin-timeout.")
 	fs.DurationVar(&o.drainPollInterval, "drain-poll-interval", o.drainPollInterval,
 		"How often a draining broker is checked on.")
 	fs.StringVar(&o.readStrategy, "read-strategy", o.readStrategy,
@@ -136,6 +140,9 @@ func (o *options) validate() error {
 	}
 	if o.adminTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--admin-timeout must be positive, got %s", o.adminTimeout))
+	}
+	if o.adminDeadline < o.adminTimeout {
+		errs = append(errs, fmt.Errorf("--admin-deadline %s is shorter than --admin-timeout %s", o.adminDeadline, o.adminTimeout))
 	}
 	if o.drainPollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--drain-poll-interval must be positive, got %s", o.drainPollInterval))

@@ -51,6 +51,7 @@ func TestInvalidFlagsAreRejectedWithAClearMessage(t *testing.T) {
 		{[]string{"--read-strategy=eventually"}, "--read-strategy"},
 		{[]string{"--writeback-ttl=0s"}, "--writeback-ttl must be positive"},
 		{[]string{"--admin-timeout=-1s"}, "--admin-timeout must be positive"},
+		{[]string{"--admin-deadline=5s"}, "--admin-deadline 5s is shorter than --admin-timeout 10s"},
 		{[]string{"--drain-poll-interval=0s"}, "--drain-poll-interval must be positive"},
 		{[]string{"--shutdown-timeout=0s"}, "--shutdown-timeout must be positive"},
 	}

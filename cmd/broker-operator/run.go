@@ -74,6 +74,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		Namespaces:           opts.namespaces,
 		AdminAddressTemplate: opts.adminAddressTemplate,
 		AdminTimeout:         opts.adminTimeout,
+		AdminDeadline:        opts.adminDeadline,
 		DrainPollInterval:    opts.drainPollInterval,
 		ReadStrategy:         strategy,
 		Guards:               controller.DefaultGuards(),

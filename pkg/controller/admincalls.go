@@ -100,5 +100,5 @@ func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1
 	}
 	_, why := adminProblem(err)
 	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: %s", s.Kind, why)}
-	return c.act(ctx, nc, bc, wait, nil, nil, err)
+	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
 }

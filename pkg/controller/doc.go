@@ -32,6 +32,21 @@
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
 // fails with a Conflict instead of starting an irreversible action.
 //
+// # Rollouts, health gate, volumes and ghost brokers
+//
+// The StatefulSet uses OnDelete; each pod carries a hash of the template it was made from
+// (AnnotationTemplateHash). The rollout (rolling.go) restarts the outdated brokers one at a
+// time, highest ordinal first: health gate, maintenance mode on, wait until leadership has
+// drained, delete the pod (with its UID as a precondition), wait until the new pod is Ready and
+// its broker alive, maintenance mode off. status.restart records the broker and its step
+// before each call, under the resourceVersion precondition. A decommission under way and a
+// restart under way each finish before anything else starts; between two brokers scaling goes
+// first. The health gate (health.go) asks health_overview before a decommission or a restart
+// starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (ghosts.go) are reported by any
+// reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
+// Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
+// StatefulSet's claim retention policy.
+//
 // # Brokers and pods
 //
 // The broker pods run Redpanda (podspec.go, nodeconfig.go; docs/broker-pod.md explains each
@@ -62,16 +77,19 @@
 // Each request times out after Config.AdminTimeout (default 10 s); all the admin calls of one
 // reconcile share Config.AdminDeadline (default 30 s). A recommission keeps B until the list
 // shows the broker active again (Redpanda refuses a recommission late in a drain). While B
-// drains, each poll asks for its decommission status: replicas_left and allocation_failures go
-// into the Scaling condition; allocation failures, or replicas_left unchanged for three polls,
-// set Degraded DrainStalled and send one Warning event (drainprogress.go).
+// drains, each poll asks for its decommission status. Allocation failures, or replicas_left
+// unchanged for three polls, put replicas_left and allocation_failures into the Scaling
+// condition, set Degraded DrainStalled and send one Warning event (drainprogress.go); a drain
+// that progresses writes nothing.
 //
 // # Decisions
 //
-//   - The admin API is asked only when a decision needs the brokers' view: a scale-down is
-//     pending or under way, or a ready pod's broker ID is not recorded yet. A steady cluster
-//     makes no admin calls, so a broken admin API shows as Degraded only when it matters (the
-//     Secrets it names are read every time, so a broken Secret shows at once).
+//   - The admin API is asked only when a decision needs the brokers' view: a scale-down or a
+//     rollout is pending or under way, ghost brokers were reported, or a ready pod's broker ID
+//     is not recorded yet. health_overview is asked only when a decommission or a restart may
+//     start next. A steady cluster makes no admin calls, so a broken admin API shows as
+//     Degraded only when it matters (the Secrets it names are read every time, so a broken
+//     Secret shows at once).
 //   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),
 //     emits a Warning event and returns an error, so the queue backs off; nothing else is
 //     written. A scale-up does not need the brokers and goes ahead (Degraded stays set).
@@ -82,9 +100,10 @@
 //     admin API reports now rather than from status alone.
 //   - The StatefulSet uses Parallel pod management (replicas move one at a time anyway) and
 //     keeps its volume claim templates once created: a StatefulSet does not let them change,
-//     so spec.storage applies to new clusters only. Other spec changes are rolled into the
-//     StatefulSet, Service and PodDisruptionBudget, detected by a hash of what the operator
-//     wrote (AnnotationSpecHash) so that apiserver defaults never cause rewrites.
+//     so spec.storage's size and class apply to new clusters only. Other spec changes are
+//     written into the StatefulSet, Service and PodDisruptionBudget, detected by a hash of what
+//     the operator wrote (AnnotationSpecHash) so that apiserver defaults never cause rewrites;
+//     the pods pick up a new template through the rollout.
 //   - A deleted BrokerCluster is left to garbage collection through the owner references;
 //     brokers are not decommissioned on deletion.
 //   - Pods are mapped to their BrokerCluster by the app.kubernetes.io/instance label, since
@@ -95,6 +114,7 @@
 // klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
 // resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
-// result (adminmetrics.go); every known label value starts at 0. The write-back overlays export
+// result (adminmetrics.go), and gauge the ghost brokers of each cluster; every known label value
+// starts at 0. The write-back overlays export
 // their own.
 package controller

@@ -88,8 +88,9 @@ func (c *Controller) checkDrain(ctx context.Context, bc *v1alpha1.BrokerCluster,
 	return r
 }
 
-// describe says how far the drain is, in a sentence.
-func (r *drainReport) describe(id int32, since time.Duration) string {
+// describe says how far the drain is, in a sentence that stays the same while the drain does,
+// so that a stalled drain does not rewrite the status on every poll.
+func (r *drainReport) describe(id int32) string {
 	st := r.status
 	msg := fmt.Sprintf("broker %d: %d partition replicas left, %d moving", id, st.ReplicasLeft, st.MovingPartitions)
 	if n := len(st.AllocationFailures); n > 0 {
@@ -100,34 +101,24 @@ func (r *drainReport) describe(id int32, since time.Duration) string {
 		}
 		msg += ")"
 	}
-	if r.stalled {
-		msg += fmt.Sprintf("; the drain makes no progress (%s): raise spec.replicas to recommission the broker, or add brokers or lower replication factors", since.Round(time.Second))
-	}
-	return msg
+	return msg + "; the drain makes no progress: raise spec.replicas to recommission the broker, or add brokers or lower replication factors"
 }
 
-// reportDrain writes a drain's progress into the Scaling condition, marks the cluster Degraded
-// while the drain is stalled, and sends an event when it stalls.
+// reportDrain shows a stalled drain: Redpanda's numbers go into the Scaling condition, the
+// cluster is Degraded (DrainStalled) while it lasts, and one event says it stalled. A drain that
+// progresses changes nothing, so polls write no status.
 func (c *Controller) reportDrain(bc *v1alpha1.BrokerCluster, st *v1alpha1.BrokerClusterStatus, id int32, r *drainReport) {
-	if r == nil {
+	if r == nil || !r.stalled {
 		return
 	}
-	var since time.Duration
-	c.drains.mu.Lock()
-	if p := c.drains.drains[clusterKey(bc)]; p != nil {
-		since = c.cfg.Clock.Since(p.changedAt)
-	}
-	c.drains.mu.Unlock()
-	msg := r.describe(id, since)
+	msg := r.describe(id)
 	if cond := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionScaling); cond != nil {
 		cond.Message = fmt.Sprintf("decommissioning %s (current %d, desired %d)", msg, st.CurrentReplicas, bc.Spec.Replicas)
 	}
-	if r.stalled {
-		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonDrainStalled,
-			Message: msg, ObservedGeneration: bc.Generation, LastTransitionTime: metav1.NewTime(c.cfg.Clock.Now()),
-		})
-	}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonDrainStalled,
+		Message: msg, ObservedGeneration: bc.Generation, LastTransitionTime: metav1.NewTime(c.cfg.Clock.Now()),
+	})
 	if r.newlyStalled {
 		c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, msg)
 	}

@@ -27,11 +27,15 @@ func TestStalledDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 	if _, err := h.reconcile(); err != nil { // first look at the drain
 		t.Fatal(err)
 	}
-	scaling := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionScaling)
-	if scaling == nil || !strings.Contains(scaling.Message, "partition replicas left") {
-		t.Errorf("Scaling %+v, want the drain's replicas_left in its message", scaling)
-	}
 	h.events()
+	progressing := h.stored().ResourceVersion
+	h.simClock.Advance(10 * time.Minute) // the drain moves on: a poll that sees progress writes nothing
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if rv := h.stored().ResourceVersion; rv != progressing {
+		t.Errorf("a poll of a progressing drain wrote the status (resourceVersion %s to %s)", progressing, rv)
+	}
 
 	// The simulator's drain stands still while the operator's clock moves on.
 	for range drainStallPolls + 1 {
@@ -41,6 +45,10 @@ func TestStalledDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 		}
 	}
 	st := h.stored().Status
+	scaling := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionScaling)
+	if scaling == nil || !strings.Contains(scaling.Message, "partition replicas left") {
+		t.Errorf("Scaling %+v, want the drain's replicas_left in its message", scaling)
+	}
 	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
 	if degraded == nil || degraded.Status != metav1.ConditionTrue || degraded.Reason != ReasonDrainStalled ||
 		!strings.Contains(degraded.Message, "partition replicas left") || !strings.Contains(degraded.Message, "raise spec.replicas") {
@@ -77,8 +85,8 @@ func TestStalledDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 
 func TestStalledDrainDescribesAllocationFailures(t *testing.T) {
 	r := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 9, AllocationFailures: []string{"kafka/a/0", "kafka/a/1", "kafka/b/0", "kafka/b/1", "kafka/b/2", "kafka/c/0"}}, stalled: true}
-	msg := r.describe(7, time.Minute)
-	for _, want := range []string{"broker 7", "9 partition replicas left", "6 cannot be placed", "kafka/a/0", "kafka/b/2, ...", "no progress (1m0s)"} {
+	msg := r.describe(7)
+	for _, want := range []string{"broker 7", "9 partition replicas left", "6 cannot be placed", "kafka/a/0", "kafka/b/2, ...", "no progress"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}

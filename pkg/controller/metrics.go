@@ -21,6 +21,8 @@ const (
 var decisionKinds = []stepKind{
 	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
 	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
+	stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
+	stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepDecommissionGhost,
 }
 
 // metrics are the controller's own Prometheus metrics.
@@ -30,6 +32,9 @@ type metrics struct {
 	decisions         *prometheus.CounterVec // by step kind
 	guardFired        *prometheus.CounterVec // by guard
 	adminRequests     *prometheus.CounterVec // by operation and result
+	// ghostBrokers is the number of ghost brokers of each cluster (ghosts.go), as of the last
+	// reconcile that asked the admin API.
+	ghostBrokers *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -56,12 +61,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "admin_requests_total",
 			Help: "Calls to the brokers' admin API by operation and result: success, the kind of error (e.g. already_decommissioned, unavailable, bad_response), canceled (the reconcile ended) or error.",
 		}, []string{"operation", "result"}),
+		ghostBrokers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "broker_operator", Name: "ghost_brokers",
+			Help: "Brokers the admin API lists as active but not alive that no pod of the cluster runs, by BrokerCluster.",
+		}, []string{"namespace", "name"}),
 	}
 	if reg != nil {
 		m.reconciles = register(reg, m.reconciles)
 		m.reconcileDuration = register(reg, m.reconcileDuration)
 		m.decisions = register(reg, m.decisions)
 		m.guardFired = register(reg, m.guardFired)
+		m.ghostBrokers = register(reg, m.ghostBrokers)
 		m.adminRequests = register(reg, m.adminRequests)
 	}
 	// Export zeros, so that rates start at 0 instead of appearing with the first event.

@@ -30,6 +30,10 @@ const (
 	// AnnotationSpecHash holds a hash of the spec the operator wrote, so that fields the
 	// apiserver defaults never make it rewrite an unchanged object.
 	AnnotationSpecHash = "broker-operator.dev/spec-hash"
+	// AnnotationTemplateHash is set in the pod template and so on every pod: a hash of the
+	// template the pod was made from. A pod whose hash is not status.updateRevision is restarted
+	// by the rollout (rolling.go).
+	AnnotationTemplateHash = "broker-operator.dev/template-hash"
 	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
 	// are the brokers' seed servers, which must not change while the cluster lives.
 	AnnotationSeeds = "broker-operator.dev/seeds"
@@ -123,36 +127,88 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.S
 	sts := &appsv1.StatefulSet{
 		ObjectMeta: ownedMeta(bc),
 		Spec: appsv1.StatefulSetSpec{
-			Replicas:             ptr.To(replicas),
-			ServiceName:          bc.Name,
-			PodManagementPolicy:  appsv1.ParallelPodManagement,
-			Selector:             &metav1.LabelSelector{MatchLabels: podLabels},
-			UpdateStrategy:       appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
-			Template:             template,
-			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{claim},
+			Replicas:            ptr.To(replicas),
+			ServiceName:         bc.Name,
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: podLabels},
+			// The operator restarts the pods itself, one broker at a time behind maintenance
+			// mode and the health gate (rolling.go); the StatefulSet only recreates a deleted pod.
+			UpdateStrategy:                       appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
+			PersistentVolumeClaimRetentionPolicy: claimRetention(bc),
+			Template:                             template,
+			VolumeClaimTemplates:                 []corev1.PersistentVolumeClaim{claim},
 		},
 	}
 	sts.Annotations = map[string]string{AnnotationSeeds: strconv.Itoa(int(seeds))}
+	sts.Spec.Template.Annotations = withTemplateHash(sts.Spec.Template)
 	stampHash(&sts.ObjectMeta, struct {
 		Template    corev1.PodTemplateSpec
 		ServiceName string
 		Selector    *metav1.LabelSelector
-	}{sts.Spec.Template, sts.Spec.ServiceName, sts.Spec.Selector})
+		Strategy    appsv1.StatefulSetUpdateStrategy
+		Retention   *appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy
+	}{sts.Spec.Template, sts.Spec.ServiceName, sts.Spec.Selector, sts.Spec.UpdateStrategy, sts.Spec.PersistentVolumeClaimRetentionPolicy})
 	return sts
 }
 
+// claimRetention maps spec.storage.whenScaledDown onto the StatefulSet's claim retention
+// policy. With Delete, the StatefulSet controller makes a condemned pod the owner of its claim
+// when it scales down, and the garbage collector deletes the claim once the pod is gone; since
+// the StatefulSet shrinks only after the broker's decommission has finished, that is exactly
+// "after the decommission finished and the pod is gone". A deleted BrokerCluster keeps its
+// volumes (WhenDeleted: Retain).
+func claimRetention(bc *v1alpha1.BrokerCluster) *appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy {
+	whenScaled := appsv1.DeletePersistentVolumeClaimRetentionPolicyType
+	if bc.Spec.Storage.WhenScaledDown == v1alpha1.VolumeRetain {
+		whenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	return &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+		WhenScaled:  whenScaled,
+	}
+}
+
+// withTemplateHash returns the template's annotations with AnnotationTemplateHash set to a
+// hash of the template without it.
+func withTemplateHash(t corev1.PodTemplateSpec) map[string]string {
+	t = *t.DeepCopy()
+	delete(t.Annotations, AnnotationTemplateHash)
+	annotations := maps.Clone(t.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AnnotationTemplateHash] = hashOf(t)
+	return annotations
+}
+
+// templateRevision is the template hash of the pods bc's StatefulSet makes once the operator
+// has written it; existing gives the founding seeds, which the template names.
+func templateRevision(bc *v1alpha1.BrokerCluster, existing *appsv1.StatefulSet) string {
+	replicas := bc.Status.CurrentReplicas
+	return newStatefulSet(bc, replicas, foundingSeeds(existing, replicas)).Spec.Template.Annotations[AnnotationTemplateHash]
+}
+
+// podRevision is the template hash a pod was made from; "" for a pod made before the
+// operator set one.
+func podRevision(pod *corev1.Pod) string { return pod.Annotations[AnnotationTemplateHash] }
+
 // stampHash records a hash of spec in the object's annotations.
 func stampHash(m *metav1.ObjectMeta, spec any) {
-	data, err := json.Marshal(spec)
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[AnnotationSpecHash] = hashOf(spec)
+}
+
+// hashOf is a short hash of v's JSON form.
+func hashOf(v any) string {
+	data, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("controller: marshal spec for hashing: %v", err)) // our own types always marshal
 	}
 	h := fnv.New64a()
 	_, _ = h.Write(data)
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[AnnotationSpecHash] = fmt.Sprintf("%016x", h.Sum64())
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // specChanged reports whether existing was written from another spec than desired.

@@ -1,6 +1,10 @@
 package controller
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
 
 // The scaling state machine. C is status.currentReplicas, D is spec.replicas and B is
 // status.decommissioningBroker. The StatefulSet's replicas always follow C; C moves towards D
@@ -43,6 +47,15 @@ type observation struct {
 	AdminUnavailable bool
 	// AdminCheck is Guards.AdminCheck.
 	AdminCheck bool
+	// Health is the brokers' health_overview, read when a step behind the health gate may be
+	// next (health.go).
+	Health health
+	// SkipHealthGate is spec.unsafeSkipHealthGate.
+	SkipHealthGate bool
+	// Rollout is what a rollout decision rests on (rolling.go).
+	Rollout rollout
+	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
+	Ghosts []int32
 }
 
 // victim is what is known of the broker at ordinal C-1.
@@ -88,6 +101,9 @@ const (
 //	CancelDecommission B := nil                           -                 -
 //	WaitForAdminAPI    Degraded                           -                 error: backoff
 //	WaitForBrokerID    Degraded                           -                 requeue after poll
+//	WaitForHealthyCluster Degraded (ClusterUnhealthy)     -                 requeue after poll
+//
+// The rollout's steps are in rolling.go.
 
 // step is one decision.
 type step struct {
@@ -96,6 +112,8 @@ type step struct {
 	Broker *int32
 	// Reason explains the decision in a sentence, for logs and events.
 	Reason string
+	// Restart is the record a step that starts a broker's restart writes to status.restart.
+	Restart *v1alpha1.BrokerRestart
 }
 
 // transition is one row of the table: in State, when When holds, take Then.
@@ -147,16 +165,32 @@ var transitions = []transition{
 		return o.AdminCheck && o.Victim.Status == memberDraining
 	}, stepAdoptDrain},
 	{"ScalingDown", "broker ID not known", func(o observation) bool { return !o.Victim.IDKnown }, stepWaitBrokerID},
+	{"ScalingDown", "health gate closed", gateClosed, stepWaitHealthy},
 	{"ScalingDown", "next broker to go", func(observation) bool { return true }, stepStartDecommission},
 }
 
-// decide names the one step to take for o.
+// decide names the one step to take for o: a decommission under way goes first, then a
+// restart under way, then scaling, then the next restart of a rollout (rolling.go).
 func decide(o observation) step {
+	if o.Decommissioning == nil && o.Rollout.Restart != nil {
+		return decideRollout(o, restartTransitions)
+	}
+	if s := decideScale(o); s.Kind != stepNone {
+		return s
+	}
+	return decideRollout(o, rolloutTransitions)
+}
+
+// decideScale names the scaling step for o.
+func decideScale(o observation) step {
 	for _, t := range transitions {
 		if !t.match(o) {
 			continue
 		}
 		s := step{Kind: t.Then, Reason: fmt.Sprintf("%s: %s (current %d, desired %d)", t.State, t.When, o.Current, o.Desired)}
+		if t.Then == stepWaitHealthy {
+			s.Reason += ": " + o.Health.String()
+		}
 		switch {
 		case o.Decommissioning != nil:
 			s.Broker = o.Decommissioning

@@ -10,6 +10,8 @@ func TestDecide(t *testing.T) {
 	active := func(ordinal, id int32) victim {
 		return victim{Ordinal: ordinal, ID: id, IDKnown: true, Status: memberActive}
 	}
+	ok := health{Known: true}
+	sick := health{Known: true, Problems: []string{"brokers down: [101]"}}
 	tests := []struct {
 		name       string
 		o          observation
@@ -23,7 +25,15 @@ func TestDecide(t *testing.T) {
 		{"scale up with admin API down", observation{Desired: 5, Current: 3, AdminUnavailable: true}, stepScaleUp, nil},
 
 		{"scale down starts with the highest ordinal's broker",
-			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true}, stepStartDecommission, ptr.To[int32](102)},
+			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: ok}, stepStartDecommission, ptr.To[int32](102)},
+		{"scale down, a broker down: the health gate waits",
+			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: sick}, stepWaitHealthy, ptr.To[int32](102)},
+		{"scale down, health unknown: the health gate waits",
+			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true}, stepWaitHealthy, ptr.To[int32](102)},
+		{"scale down, unhealthy but the gate overridden",
+			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: sick, SkipHealthGate: true}, stepStartDecommission, ptr.To[int32](102)},
+		{"scale down, broker draining: no health gate to adopt the drain",
+			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberDraining}, AdminCheck: true, Health: sick}, stepAdoptDrain, ptr.To[int32](102)},
 		{"scale down, admin API down",
 			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2}, AdminCheck: true}, stepWaitAdmin, nil},
 		{"scale down, broker already left: guard skips it",
@@ -33,9 +43,9 @@ func TestDecide(t *testing.T) {
 		{"scale down, broker draining: guard adopts the drain",
 			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberDraining}, AdminCheck: true}, stepAdoptDrain, ptr.To[int32](102)},
 		{"unguarded: a broker that left is decommissioned again (the seed's bug)",
-			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberAbsent}}, stepStartDecommission, ptr.To[int32](102)},
+			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberAbsent}, Health: ok}, stepStartDecommission, ptr.To[int32](102)},
 		{"unguarded: a draining broker is decommissioned again",
-			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberDraining}}, stepStartDecommission, ptr.To[int32](102)},
+			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, ID: 102, IDKnown: true, Status: memberDraining}, Health: ok}, stepStartDecommission, ptr.To[int32](102)},
 		{"unguarded: no ID known",
 			observation{Desired: 2, Current: 3, Victim: victim{Ordinal: 2, Status: memberAbsent}}, stepWaitBrokerID, nil},
 
@@ -84,12 +94,15 @@ func TestTransitionsAllReachable(t *testing.T) {
 						for _, known := range []bool{false, true} {
 							for _, check := range []bool{false, true} {
 								for _, down := range []bool{false, true} {
-									o := observation{Desired: desired, Current: current, Decommissioning: b, Target: target,
-										Victim: victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, AdminCheck: check, AdminUnavailable: down}
-									for i, tr := range transitions {
-										if tr.match(o) {
-											seen[i] = true
-											break
+									for _, healthy := range []bool{false, true} {
+										o := observation{Desired: desired, Current: current, Decommissioning: b, Target: target,
+											Victim: victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, AdminCheck: check, AdminUnavailable: down,
+											Health: health{Known: healthy}}
+										for i, tr := range transitions {
+											if tr.match(o) {
+												seen[i] = true
+												break
+											}
 										}
 									}
 								}

@@ -28,12 +28,29 @@ const (
 	ReasonAdminAPIForbidden = "AdminAPIForbidden"
 	ReasonBrokerIDUnknown   = "BrokerIDUnknown"
 	ReasonAsExpected        = "AsExpected"
+	ReasonClusterUnhealthy  = "ClusterUnhealthy"
+	ReasonRollingOut        = "RollingOut"
+	ReasonAllUpdated        = "AllUpdated"
+	ReasonGhostBrokersFound = "GhostBrokersFound"
+	ReasonNoGhostBrokers    = "NoGhostBrokers"
 )
+
+// lifecycle is the part of the next status that the rollout, the health gate and the ghost
+// broker check decide.
+type lifecycle struct {
+	Restart         *v1alpha1.BrokerRestart
+	UpdateRevision  string
+	UpdatedReplicas int32
+	// Ghosts is what the admin API showed this reconcile; GhostsKnown is false when it was not
+	// asked, and the recorded ghosts stay as they are.
+	Ghosts      []int32
+	GhostsKnown bool
+}
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
 // generation, the ready pods and the three conditions. A step that waits on the admin API
 // changes nothing but the Degraded condition.
-func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioning *int32, readyReplicas int32, adminErr error, now time.Time) v1alpha1.BrokerClusterStatus {
+func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioning *int32, readyReplicas int32, lc lifecycle, adminErr error, now time.Time) v1alpha1.BrokerClusterStatus {
 	st := *bc.Status.DeepCopy()
 	at := metav1.NewTime(now)
 	if s.Kind == stepWaitAdmin {
@@ -49,7 +66,11 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	st.DecommissioningBroker = decommissioning
 	st.ReadyReplicas = readyReplicas
 	st.Selector = labels.SelectorFromSet(selectorLabels(bc)).String()
+	st.Restart = lc.Restart
+	st.UpdateRevision = lc.UpdateRevision
+	st.UpdatedReplicas = lc.UpdatedReplicas
 	desired := bc.Spec.Replicas
+	conditions := lifecycleConditions(lc, current)
 
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
 	if adminErr != nil && waitsOnAdmin(adminErr) {
@@ -60,6 +81,10 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	if s.Kind == stepWaitBrokerID {
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
 		degraded.Message = fmt.Sprintf("cannot tell which broker pod %s-%d runs: its /v1/node_config did not answer and no member advertises its name; unknown is not absent, so its broker is not skipped and the scale-down waits", bc.Name, current-1)
+	}
+	if s.Kind == stepWaitHealthy {
+		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonClusterUnhealthy
+		degraded.Message = "the health gate holds the next step back: " + s.Reason
 	}
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
 		Message: fmt.Sprintf("%d brokers, as desired", current)}
@@ -82,12 +107,40 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	case readyReplicas >= desired:
 		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
 	}
-	for _, c := range []metav1.Condition{ready, scaling, degraded} {
+	if lc.GhostsKnown {
+		st.GhostBrokers = lc.Ghosts
+	}
+	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, conditions...) {
 		c.ObservedGeneration = bc.Generation
 		c.LastTransitionTime = at
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
 	return st
+}
+
+// lifecycleConditions are the Restarting condition and, when the admin API was asked, the
+// GhostBrokers condition.
+func lifecycleConditions(lc lifecycle, current int32) []metav1.Condition {
+	restarting := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonAllUpdated,
+		Message: fmt.Sprintf("%d of %d brokers run the current pod template", lc.UpdatedReplicas, current)}
+	if r := lc.Restart; r != nil {
+		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
+		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s): %s; %d of %d brokers updated", r.NodeID, r.Pod, r.Step, lc.UpdatedReplicas, current)
+	} else if lc.UpdatedReplicas < current {
+		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
+		restarting.Message = fmt.Sprintf("%d of %d brokers updated", lc.UpdatedReplicas, current)
+	}
+	out := []metav1.Condition{restarting}
+	if lc.GhostsKnown {
+		ghosts := metav1.Condition{Type: v1alpha1.ConditionGhostBrokers, Status: metav1.ConditionFalse, Reason: ReasonNoGhostBrokers,
+			Message: "every active broker is alive or run by a pod of this cluster"}
+		if len(lc.Ghosts) > 0 {
+			ghosts.Status, ghosts.Reason = metav1.ConditionTrue, ReasonGhostBrokersFound
+			ghosts.Message = fmt.Sprintf("brokers %s are active members but not alive, and no pod of this cluster runs them", ghostList(lc.Ghosts))
+		}
+		out = append(out, ghosts)
+	}
+	return out
 }
 
 // statusPatch is a JSON merge patch for the status subresource that sets the fields of next
@@ -110,6 +163,18 @@ func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if old.Selector != next.Selector {
 		fields["selector"] = next.Selector
 	}
+	if !equality.Semantic.DeepEqual(old.Restart, next.Restart) {
+		fields["restart"] = next.Restart // nil clears it
+	}
+	if old.UpdateRevision != next.UpdateRevision {
+		fields["updateRevision"] = next.UpdateRevision
+	}
+	if old.UpdatedReplicas != next.UpdatedReplicas {
+		fields["updatedReplicas"] = next.UpdatedReplicas
+	}
+	if !equality.Semantic.DeepEqual(old.GhostBrokers, next.GhostBrokers) {
+		fields["ghostBrokers"] = next.GhostBrokers
+	}
 	if !equality.Semantic.DeepEqual(old.Conditions, next.Conditions) {
 		fields["conditions"] = next.Conditions
 	}
@@ -129,7 +194,7 @@ func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func eventType(k stepKind) string {
-	if k == stepWaitAdmin || k == stepWaitBrokerID {
+	if k == stepWaitAdmin || k == stepWaitBrokerID || k == stepWaitHealthy {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

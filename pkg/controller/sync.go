@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -40,6 +41,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	if apierrors.IsNotFound(err) {
 		c.readHook("brokerclusters", ns, name, "")
 		c.admin.forget(key)
+		c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
 		c.drains.forget(key)
 		logger.V(4).Info("BrokerCluster is gone; its owned objects go by garbage collection")
 		return result{}, nil
@@ -70,21 +72,23 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	}
 	pods := podsByOrdinal(podList, bc.Name)
 
-	obs, view, adminErr := c.observe(ctx, bc, pods)
+	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
 	s := explainWait(decide(obs), adminErr)
-	return c.act(ctx, nc, bc, s, pods, view, adminErr)
+	return c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
 }
 
 // observe gathers what decide needs. The admin API is asked only when a decision depends on
-// the brokers' view (a scale-down is pending or under way) or a ready pod's broker ID is not
-// recorded yet.
-func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
+// the brokers' view (a scale-down or a rollout is pending or under way, ghost brokers were
+// reported) or a ready pod's broker ID is not recorded yet.
+func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
 	st := bc.Status
 	o := observation{
 		Desired:         bc.Spec.Replicas,
 		Current:         st.CurrentReplicas,
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      c.cfg.Guards.AdminCheck,
+		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
+		Rollout:         observeRollout(bc, sts, pods),
 	}
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
@@ -96,7 +100,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 		o.AdminUnavailable = true
 		return o, nil, err
 	}
-	if !needsAdmin(bc, pods) {
+	if !needsAdmin(bc, pods, o.Rollout) {
 		return o, nil, nil
 	}
 	client, err := c.admin.forCluster(bc, st.CurrentReplicas, sec)
@@ -114,6 +118,10 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 	victimOrdinal := -1
 	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
 		victimOrdinal = int(o.Victim.Ordinal)
+	} else if st.DecommissioningBroker == nil && st.Restart == nil && st.CurrentReplicas == bc.Spec.Replicas && o.Rollout.Outdated > 0 {
+		// The next broker to restart is asked who it is, as the next to go is, before its
+		// irreversible step.
+		victimOrdinal = int(o.Rollout.Next.Ordinal)
 	}
 	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
 		o.AdminUnavailable = true
@@ -125,12 +133,46 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, po
 	if st.CurrentReplicas > 0 {
 		o.Victim = victimOf(o.Victim.Ordinal, view)
 	}
+	if o.Rollout.Outdated > 0 {
+		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, view)
+	}
+	if r := o.Rollout.Restart; r != nil {
+		b, listed := view.byID[int(r.NodeID)]
+		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
+		if r.Step == v1alpha1.RestartDraining {
+			m, err := c.readMaintenance(ctx, client, r.NodeID)
+			if err != nil {
+				o.AdminUnavailable = true
+				return o, &view, err
+			}
+			o.Rollout.Maintenance = m
+		}
+	}
+	if behindHealthGate(o) {
+		h, err := c.readHealth(ctx, client)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
+		}
+		o.Health = h
+	}
+	o.Ghosts = findGhosts(bc, view, pods)
 	return o, &view, nil
 }
 
-func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) bool {
+// behindHealthGate reports whether the next step may be one the health gate guards: a
+// decommission or a restart about to start. Only then is health_overview asked.
+func behindHealthGate(o observation) bool {
+	if o.Decommissioning != nil || o.Rollout.Restart != nil {
+		return false
+	}
+	return o.Current > o.Desired ||
+		(o.Current == o.Desired && o.Rollout.Outdated > 0 && o.Rollout.AllReady)
+}
+
+func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, r rollout) bool {
 	st := bc.Status
-	if st.DecommissioningBroker != nil || st.CurrentReplicas > bc.Spec.Replicas {
+	if st.DecommissioningBroker != nil || st.CurrentReplicas > bc.Spec.Replicas ||
+		r.Restart != nil || r.Outdated > 0 || len(st.GhostBrokers) > 0 {
 		return true
 	}
 	for _, p := range pods {
@@ -144,9 +186,13 @@ func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) bool {
 // act carries out step s: the status write first (it records a decision before any admin call
 // that cannot be undone), then the admin call, then the owned objects, which follow the new
 // currentReplicas.
-func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
+func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, obs observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
 	logger := klog.FromContext(ctx)
 	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
+	lc := lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
+		Ghosts: obs.Ghosts, GhostsKnown: view != nil}
+	ghost := c.ghostToDecommission(bc, s, obs)
+	ghostsBefore := bc.Status.GhostBrokers
 	precondition := ""
 	guarded := func() {
 		if c.cfg.Guards.Precondition {
@@ -162,6 +208,14 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		}
 	case stepRecommission:
 		if err := c.recommission(ctx, bc, *s.Broker); err != nil {
+			return c.adminFailed(ctx, nc, bc, s, err)
+		}
+	case stepEnableMaintenance:
+		if err := c.setMaintenance(ctx, bc, *s.Broker, true); err != nil {
+			return c.adminFailed(ctx, nc, bc, s, err)
+		}
+	case stepFinishRestart:
+		if err := c.setMaintenance(ctx, bc, *s.Broker, false); err != nil {
 			return c.adminFailed(ctx, nc, bc, s, err)
 		}
 	}
@@ -187,10 +241,24 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		// stepRecommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
 		// state transition), so B is cleared only once the admin API lists the broker as active
 		// again (stepCancel) or it has left (stepFinish).
+	case stepStartRestart, stepRestartAlone:
+		lc.Restart = s.Restart
+		guarded()
+	case stepRestartPod:
+		r := *bc.Status.Restart
+		r.Step = v1alpha1.RestartRestarting
+		lc.Restart = &r
+		guarded()
+	case stepFinishRestart:
+		lc.Restart = nil
+		guarded() // a stale R must not clear the record of the next broker's restart
+	}
+	if ghost != nil {
+		guarded() // the ghost list this reconcile read is recorded before the decommission
 	}
 	c.record(ctx, bc, s)
 
-	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), adminErr, c.cfg.Clock.Now())
+	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), lc, adminErr, c.cfg.Clock.Now())
 	if s.Kind == stepWaitDrain {
 		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
 	}
@@ -211,11 +279,26 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	}
 
 	// Admin calls that come after the status write: it is the record that they were made.
-	if s.Kind == stepStartDecommission {
+	switch s.Kind {
+	case stepStartDecommission:
 		if err := c.decommission(ctx, bc, *s.Broker); err != nil {
 			return result{}, err // B is recorded: the next reconcile decommissions or finishes
 		}
+	case stepStartRestart:
+		if err := c.setMaintenance(ctx, bc, *s.Broker, true); err != nil {
+			return result{}, err // R is recorded: the next reconcile turns maintenance on again
+		}
+	case stepRestartAlone, stepRestartPod, stepDeletePod:
+		if err := c.deleteRestartingPod(ctx, nc, bc); err != nil {
+			return result{}, err
+		}
 	}
+	if ghost != nil {
+		if err := c.decommissionGhost(ctx, bc, *ghost); err != nil {
+			return result{}, err
+		}
+	}
+	c.reportGhosts(ctx, bc, ghostsBefore, obs.Ghosts, view != nil)
 
 	if err := c.ensureOwned(ctx, nc, bc, current); err != nil {
 		return result{}, err
@@ -226,7 +309,9 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		}
 	}
 	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission:
+	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission,
+		stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
+		stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart:
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil

@@ -12,10 +12,10 @@ import (
 // Rule: the newer resourceVersion wins, so an update is read back before the informer sees it.
 func TestGetReturnsOwnUpdateBeforeInformerSeesIt(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 
-	updated := h.update(h.client, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "1" })
+	updated := h.update(h.writer, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "1" })
 	h.awaitHeld(1)
 	if got := h.informerCopy("a"); rvOf(got) != cm.ResourceVersion {
 		t.Fatalf("informer should still hold %s, holds %s", cm.ResourceVersion, rvOf(got))
@@ -32,7 +32,8 @@ func TestGetReturnsOwnUpdateBeforeInformerSeesIt(t *testing.T) {
 	if h.overlay.Len() != 0 {
 		t.Fatalf("overlay holds %d entries after the informer caught up, want 0", h.overlay.Len())
 	}
-	if got := h.get("a"); got != h.informerCopy("a") {
+	served, _, _ := h.overlay.GetByKey("ns/a")
+	if stored, _, _ := h.informer.GetIndexer().GetByKey("ns/a"); served != stored {
 		t.Fatal("after catch-up the read must be the informer's own object")
 	}
 }
@@ -41,14 +42,14 @@ func TestGetReturnsOwnUpdateBeforeInformerSeesIt(t *testing.T) {
 // has not run (handler order does not matter).
 func TestNewerInformerCopyWinsOverEntry(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 
 	// An overlay without its eviction handler: its entry stays, so only comparison decides.
 	noHandler := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock})
-	ours := h.update(h.client, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "ours" })
-	noHandler.Record(ours)
-	theirs := h.update(h.external, ours, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
+	ours := h.update(h.writer, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "ours" })
+	noHandler.Record(h.stored(ours))
+	theirs := h.update(h.others, ours, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
 	h.catchUp(2)
 
 	if n := noHandler.entries.len(); n != 1 {
@@ -58,7 +59,7 @@ func TestNewerInformerCopyWinsOverEntry(t *testing.T) {
 	if err != nil || !exists {
 		t.Fatalf("GetByKey: exists=%v err=%v", exists, err)
 	}
-	if got := obj.(*corev1.ConfigMap); got.ResourceVersion != theirs.ResourceVersion {
+	if got := h.view(obj); got.ResourceVersion != theirs.ResourceVersion {
 		t.Fatalf("read %s, want the newer informer copy %s", got.ResourceVersion, theirs.ResourceVersion)
 	}
 }
@@ -66,7 +67,7 @@ func TestNewerInformerCopyWinsOverEntry(t *testing.T) {
 // Rule: a create shows up in Get, List and the namespaced List before the watch delivers it.
 func TestCreateVisibleBeforeWatchDeliversIt(t *testing.T) {
 	h := newHarness(t)
-	created := h.create(h.client, "a", map[string]string{"app": "x"})
+	created := h.create(h.writer, "a", map[string]string{"app": "x"})
 	h.awaitHeld(1)
 	if h.informerCopy("a") != nil {
 		t.Fatal("informer should not have the object yet")
@@ -92,11 +93,11 @@ func TestCreateVisibleBeforeWatchDeliversIt(t *testing.T) {
 // Rule: a delete hides the object from Get, List and ByIndex before the informer sees it.
 func TestDeleteHidesObjectBeforeInformerSeesIt(t *testing.T) {
 	h := newHarness(t)
-	h.create(h.client, "a", map[string]string{"color": "red"})
-	h.create(h.client, "b", map[string]string{"color": "red"})
+	h.create(h.writer, "a", map[string]string{"color": "red"})
+	h.create(h.writer, "b", map[string]string{"color": "red"})
 	h.catchUp(2)
 
-	if err := h.client.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
+	if err := h.writer.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	h.awaitHeld(1)
@@ -120,22 +121,22 @@ func TestDeleteHidesObjectBeforeInformerSeesIt(t *testing.T) {
 // Rule: a re-created object (new UID) wins over the tombstone of the old one.
 func TestRecreatedObjectWinsOverTombstone(t *testing.T) {
 	h := newHarness(t)
-	old := h.create(h.client, "a", nil)
+	old := h.create(h.writer, "a", nil)
 	h.catchUp(1)
-	if err := h.client.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
+	if err := h.writer.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Someone else re-creates it; the informer sees the delete and the new object while the
 	// tombstone is still there (the tombstone-only overlay below has no handler).
 	tombstoneOnly := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock})
 	tombstoneOnly.RecordDelete(testNamespace, "a", old.UID)
-	recreated := h.create(h.external, "a", nil)
+	recreated := h.create(h.others, "a", nil)
 	if recreated.UID == old.UID {
 		t.Fatal("test needs a new UID")
 	}
 	h.catchUp(2)
 	obj, exists, _ := tombstoneOnly.GetByKey("ns/a")
-	if !exists || obj.(*corev1.ConfigMap).UID != recreated.UID {
+	if !exists || h.view(obj).UID != recreated.UID {
 		t.Fatalf("read exists=%v, want the re-created object", exists)
 	}
 	// And the overlay with a handler evicted its tombstone.
@@ -147,13 +148,13 @@ func TestRecreatedObjectWinsOverTombstone(t *testing.T) {
 // Rule: the informer's add of the re-created object evicts the tombstone by its new UID.
 func TestNewUIDEvictsTombstone(t *testing.T) {
 	h := newHarness(t)
-	old := h.create(h.client, "a", nil)
+	old := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 	h.overlay.RecordDelete(testNamespace, "a", old.UID) // as if we deleted; the server did not
-	if err := h.external.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
+	if err := h.others.Delete(h.ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.create(h.external, "a", nil)
+	h.create(h.others, "a", nil)
 	h.awaitHeld(2)
 	// Deliver only the delete: the tombstone must go on it (same UID).
 	h.release(1)
@@ -169,9 +170,9 @@ func TestNewUIDEvictsTombstone(t *testing.T) {
 // Rule: label selectors are judged on the copy that is served, not the stale one.
 func TestLabelSelectorJudgedOnServedCopy(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", map[string]string{"color": "red"})
+	cm := h.create(h.writer, "a", map[string]string{"color": "red"})
 	h.catchUp(1)
-	h.update(h.client, cm, func(cm *corev1.ConfigMap) { cm.Labels["color"] = "blue" })
+	h.update(h.writer, cm, func(cm *corev1.ConfigMap) { cm.Labels["color"] = "blue" })
 	h.awaitHeld(1)
 
 	red, _ := h.lister.List(labels.SelectorFromSet(labels.Set{"color": "red"}))
@@ -184,17 +185,17 @@ func TestLabelSelectorJudgedOnServedCopy(t *testing.T) {
 // Rule: indexers are judged on the copy that is served.
 func TestIndexJudgedOnServedCopy(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", map[string]string{"color": "red"})
-	h.create(h.client, "b", map[string]string{"color": "red"})
+	cm := h.create(h.writer, "a", map[string]string{"color": "red"})
+	h.create(h.writer, "b", map[string]string{"color": "red"})
 	h.catchUp(2)
-	h.update(h.client, cm, func(cm *corev1.ConfigMap) { cm.Labels["color"] = "blue" })
+	h.update(h.writer, cm, func(cm *corev1.ConfigMap) { cm.Labels["color"] = "blue" })
 	h.awaitHeld(1)
 
 	red, _ := h.overlay.ByIndex(byColor, "red")
 	blue, _ := h.overlay.ByIndex(byColor, "blue")
 	blueKeys, _ := h.overlay.IndexKeys(byColor, "blue")
 	sameAsB, _ := h.overlay.Index(byColor, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"color": "red"}}})
-	if len(red) != 1 || red[0].(*corev1.ConfigMap).Name != "b" {
+	if len(red) != 1 || h.view(red[0]).Name != "b" {
 		t.Fatalf("ByIndex red = %d objects, want only b", len(red))
 	}
 	if len(blue) != 1 || len(blueKeys) != 1 || blueKeys[0] != "ns/a" {
@@ -213,10 +214,10 @@ func TestIndexJudgedOnServedCopy(t *testing.T) {
 // event does not evict it.
 func TestOlderEventDoesNotEvict(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
-	theirs := h.update(h.external, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
-	ours := h.update(h.client, theirs, func(cm *corev1.ConfigMap) { cm.Data["v"] = "ours" })
+	theirs := h.update(h.others, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "theirs" })
+	ours := h.update(h.writer, theirs, func(cm *corev1.ConfigMap) { cm.Data["v"] = "ours" })
 	h.awaitHeld(2)
 	h.release(1) // the informer now has "theirs", older than ours
 	if h.overlay.Len() != 1 {
@@ -234,11 +235,11 @@ func TestOlderEventDoesNotEvict(t *testing.T) {
 // Rule: a late or out-of-order write result never rolls the overlay back.
 func TestLateWriteResultDoesNotRollBack(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
-	first := h.update(h.client, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "1" })
-	second := h.update(h.client, first, func(cm *corev1.ConfigMap) { cm.Data["v"] = "2" })
-	h.overlay.Record(first) // arrives late
+	first := h.update(h.writer, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "1" })
+	second := h.update(h.writer, first, func(cm *corev1.ConfigMap) { cm.Data["v"] = "2" })
+	h.record(first) // arrives late
 	if got := h.get("a"); rvOf(got) != second.ResourceVersion {
 		t.Fatalf("read %s after a late result, want %s", rvOf(got), second.ResourceVersion)
 	}
@@ -251,9 +252,9 @@ func TestLateWriteResultDoesNotRollBack(t *testing.T) {
 // Rule: a write result the informer already delivered is not stored (nothing would evict it).
 func TestWriteAlreadyObservedIsNotStored(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.external, "a", nil)
+	cm := h.create(h.others, "a", nil)
 	h.catchUp(1)
-	h.overlay.Record(cm)
+	h.record(cm)
 	if h.overlay.Len() != 0 {
 		t.Fatalf("stored a write the informer already holds")
 	}
@@ -263,16 +264,16 @@ func TestWriteAlreadyObservedIsNotStored(t *testing.T) {
 // event for the key, and it is served meanwhile.
 func TestIncomparableResourceVersionKeptUntilNextEvent(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 	odd := cm.DeepCopy()
 	odd.ResourceVersion = "not-a-revision"
 	odd.Data["v"] = "odd"
-	h.overlay.Record(odd)
+	h.record(odd)
 	if got := h.get("a"); got.Data["v"] != "odd" {
 		t.Fatal("entry with an incomparable resourceVersion must be served until an event arrives")
 	}
-	h.update(h.external, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "next" })
+	h.update(h.others, cm, func(cm *corev1.ConfigMap) { cm.Data["v"] = "next" })
 	h.catchUp(1)
 	if h.overlay.Len() != 0 {
 		t.Fatal("entry not evicted by the next event for its key")
@@ -286,14 +287,14 @@ func TestIncomparableResourceVersionKeptUntilNextEvent(t *testing.T) {
 // terminating, with a resourceVersion newer than the tombstone's.
 func TestTombstoneOfTerminatingObject(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 	h.overlay.RecordDelete(testNamespace, "a", "")
 	// The same tombstone in an overlay without handler: only reads decide there.
 	readsOnly := NewOverlay("configmaps", h.informer.GetIndexer(), Options{Clock: h.clock})
 	readsOnly.RecordDelete(testNamespace, "a", "")
 	// A lagging older-style event for the same UID without deletionTimestamp keeps it hidden.
-	h.update(h.external, cm, func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"x"} })
+	h.update(h.others, cm, func(cm *corev1.ConfigMap) { cm.Finalizers = []string{"x"} })
 	h.catchUp(1)
 	// (the update above is newer than the tombstone but carries no deletionTimestamp)
 	if got := h.get("a"); got != nil {
@@ -302,7 +303,7 @@ func TestTombstoneOfTerminatingObject(t *testing.T) {
 	terminating := h.informerCopy("a").DeepCopy()
 	now := metav1.Now()
 	terminating.DeletionTimestamp = &now
-	terminating = h.update(h.external, terminating, func(*corev1.ConfigMap) {})
+	terminating = h.update(h.others, terminating, func(*corev1.ConfigMap) {})
 	h.catchUp(1)
 	if h.overlay.Len() != 0 {
 		t.Fatal("tombstone not evicted by the terminating copy")
@@ -310,7 +311,7 @@ func TestTombstoneOfTerminatingObject(t *testing.T) {
 	if got := h.get("a"); rvOf(got) != terminating.ResourceVersion {
 		t.Fatalf("read %s, want the terminating object %s", rvOf(got), terminating.ResourceVersion)
 	}
-	if obj, ok, _ := readsOnly.GetByKey("ns/a"); !ok || obj.(*corev1.ConfigMap).DeletionTimestamp == nil {
+	if obj, ok, _ := readsOnly.GetByKey("ns/a"); !ok || h.view(obj).DeletionTimestamp == nil {
 		t.Fatal("a tombstone must let a newer terminating copy through")
 	}
 }
@@ -318,10 +319,10 @@ func TestTombstoneOfTerminatingObject(t *testing.T) {
 // Rule: Delete takes the tombstone's UID from the precondition when set.
 func TestDeleteUsesPreconditionUID(t *testing.T) {
 	h := newHarness(t)
-	cm := h.create(h.client, "a", nil)
+	cm := h.create(h.writer, "a", nil)
 	h.catchUp(1)
 	uid := cm.UID
-	if err := h.client.Delete(h.ctx, "a", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
+	if err := h.writer.Delete(h.ctx, "a", metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
 		t.Fatal(err)
 	}
 	e := h.overlay.entries.get("ns/a")
@@ -330,7 +331,7 @@ func TestDeleteUsesPreconditionUID(t *testing.T) {
 	}
 	// A precondition naming another incarnation than the one served: the served object was
 	// not the one deleted, so nothing is hidden.
-	h.create(h.client, "b", nil)
+	h.create(h.writer, "b", nil)
 	h.overlay.RecordDelete(testNamespace, "b", types.UID("someone-else"))
 	if e := h.overlay.entries.get("ns/b"); e == nil || e.tombstone() {
 		t.Fatalf("entry %+v, want the created object kept", e)

@@ -2,6 +2,7 @@ package writeback
 
 import (
 	"context"
+	"path"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,13 +32,14 @@ func WrapDynamic(inner dynamic.ResourceInterface, namespace string, o *Overlay) 
 }
 
 // Create creates obj and records the result. A create of a subresource (pods/eviction,
-// serviceaccounts/token) answers with another kind of object and is not recorded.
+// serviceaccounts/token) answers with another kind of object and is not recorded, nor is a dry
+// run, here or in any other method.
 func (c *DynamicClient) Create(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions, subresources ...string) (*unstructured.Unstructured, error) {
 	result, err := c.ResourceInterface.Create(ctx, obj, opts, subresources...)
 	return c.record(result, err, opts.DryRun, subresources)
 }
 
-// Update updates obj, or its status subresource, and records the result.
+// Update updates obj, or a subresource that answers with the object, and records the result.
 func (c *DynamicClient) Update(ctx context.Context, obj *unstructured.Unstructured, opts metav1.UpdateOptions, subresources ...string) (*unstructured.Unstructured, error) {
 	result, err := c.ResourceInterface.Update(ctx, obj, opts, subresources...)
 	return c.record(result, err, opts.DryRun, subresources)
@@ -49,7 +51,8 @@ func (c *DynamicClient) UpdateStatus(ctx context.Context, obj *unstructured.Unst
 	return c.record(result, err, opts.DryRun, nil)
 }
 
-// Patch patches the object, or its status subresource, and records the result.
+// Patch patches the object, or a subresource that answers with the object, and records the
+// result.
 func (c *DynamicClient) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*unstructured.Unstructured, error) {
 	result, err := c.ResourceInterface.Patch(ctx, name, pt, data, opts, subresources...)
 	return c.record(result, err, opts.DryRun, subresources)
@@ -84,16 +87,10 @@ func (c *DynamicClient) record(result *unstructured.Unstructured, err error, dry
 }
 
 // answersWithObject tells whether a write to these subresources answers with the object
-// itself: the object ("") and its status do; scale, eviction, token and the like answer with
-// another kind.
+// itself (objectSubresources: the object, status, resize...); scale, eviction, token and the
+// like answer with another kind. The client joins the arguments into one path.
 func answersWithObject(subresources []string) bool {
-	switch {
-	case len(subresources) == 0:
-		return true
-	case len(subresources) == 1:
-		return subresources[0] == "" || subresources[0] == "status"
-	}
-	return false
+	return objectSubresources[path.Join(subresources...)]
 }
 
 // recordDelete stores the tombstone of a successful, real (not dry-run) delete of the object.

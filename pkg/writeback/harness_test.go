@@ -8,12 +8,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/informers"
+	fakedynamic "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	fakemetadata "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/tools/cache"
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -26,11 +28,17 @@ type configMapClient = Client[*corev1.ConfigMap, *corev1.ConfigMapList, *applyco
 
 // harness is a fake clientset whose ConfigMap watch is held back by a Holder, a real
 // SharedIndexInformer, an overlay over its indexer, a lister on the overlay, and a capturing
-// client.
+// client. Its backend (typed unless the test runs under runContract) decides which client
+// family they are; cs, client and external exist only for the typed one.
 type harness struct {
 	t        *testing.T
 	ctx      context.Context
+	backend  *backend
 	cs       *fake.Clientset
+	dynamic  *fakedynamic.FakeDynamicClient
+	metadata *fakemetadata.FakeMetadataClient
+	writer   writer // records into the overlay
+	others   writer // another actor: the overlay does not see its writes
 	holder   *writebacktest.Holder
 	informer cache.SharedIndexInformer
 	overlay  *Overlay
@@ -45,8 +53,11 @@ type harness struct {
 const byColor = "byColor"
 
 func colorIndex(obj interface{}) ([]string, error) {
-	cm := obj.(*corev1.ConfigMap)
-	if c, ok := cm.Labels["color"]; ok {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := m.GetLabels()["color"]; ok {
 		return []string{c}, nil
 	}
 	return nil, nil
@@ -59,16 +70,13 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{
 		t:        t,
 		ctx:      ctx,
-		cs:       fake.NewClientset(),
+		backend:  backendOf(t),
 		holder:   writebacktest.NewHolder(),
 		clock:    testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		registry: prometheus.NewRegistry(),
 		observed: make(chan runtime.Object, 100000),
 	}
-	tracker := writebacktest.StampServerFields(&h.cs.Fake, h.cs.Tracker())
-	h.cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, h.holder.Wrap))
-
-	h.informer = informers.NewSharedInformerFactory(h.cs, 0).Core().V1().ConfigMaps().Informer()
+	h.backend.server(h)
 	if err := h.informer.AddIndexers(cache.Indexers{byColor: colorIndex}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +93,7 @@ func newHarness(t *testing.T) *harness {
 	if _, err := h.overlay.Observe(h.informer); err != nil {
 		t.Fatal(err)
 	}
-	h.lister = corelisters.NewConfigMapLister(h.overlay)
-	h.client = Wrap(h.cs.CoreV1().ConfigMaps(testNamespace), testNamespace, h.overlay)
-	h.external = Wrap(h.cs.CoreV1().ConfigMaps(testNamespace), testNamespace, NewOverlay("unused", cache.NewIndexer(cache.MetaNamespaceKeyFunc, nil), Options{}))
+	h.backend.clients(h)
 
 	go h.informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), h.informer.HasSynced) {
@@ -130,7 +136,7 @@ func (h *harness) release(n int) {
 	}
 }
 
-func (h *harness) create(c *configMapClient, name string, labels map[string]string) *corev1.ConfigMap {
+func (h *harness) create(c writer, name string, labels map[string]string) *corev1.ConfigMap {
 	h.t.Helper()
 	cm, err := c.Create(h.ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, Labels: labels},
@@ -142,7 +148,7 @@ func (h *harness) create(c *configMapClient, name string, labels map[string]stri
 	return cm
 }
 
-func (h *harness) update(c *configMapClient, cm *corev1.ConfigMap, mutate func(*corev1.ConfigMap)) *corev1.ConfigMap {
+func (h *harness) update(c writer, cm *corev1.ConfigMap, mutate func(*corev1.ConfigMap)) *corev1.ConfigMap {
 	h.t.Helper()
 	cm = cm.DeepCopy()
 	mutate(cm)
@@ -168,8 +174,17 @@ func (h *harness) informerCopy(name string) *corev1.ConfigMap {
 	if !exists {
 		return nil
 	}
-	return obj.(*corev1.ConfigMap)
+	return h.view(obj)
 }
+
+// view is the ConfigMap view of an object the informer or the overlay holds.
+func (h *harness) view(obj interface{}) *corev1.ConfigMap { return h.backend.view(obj) }
+
+// stored is cm as the backend's informer holds it, for Record.
+func (h *harness) stored(cm *corev1.ConfigMap) runtime.Object { return h.backend.stored(cm) }
+
+// record records cm into the overlay by hand, as the backend's objects.
+func (h *harness) record(cm *corev1.ConfigMap) { h.overlay.Record(h.stored(cm)) }
 
 func rvOf(cm *corev1.ConfigMap) string {
 	if cm == nil {

@@ -14,12 +14,15 @@ import (
 
 // NewMetadata is NewObserving for the informer of gvr in a metadatainformer factory. The
 // informer holds *metav1.PartialObjectMetadata; read through metadatalister.New(overlay, gvr)
-// and write through WrapMetadata. The resource label is gvr's group-resource.
+// and write through WrapMetadata. The metadata API only patches and deletes: a controller that
+// creates or updates with a typed or dynamic client wraps that client with this overlay too,
+// and each result is recorded as its metadata. The resource label is gvr's group-resource.
+// As for NewDynamic, call it before the factory's Start, or call Start again after it.
 func NewMetadata(factory metadatainformer.SharedInformerFactory, gvr schema.GroupVersionResource, opts Options) (*Overlay, cache.InformerSynced, error) {
 	if factory == nil {
 		return nil, nil, fmt.Errorf("writeback: NewMetadata(%s) needs a factory, got nil", gvr)
 	}
-	return NewObserving(gvr.GroupResource().String(), factory.ForResource(gvr).Informer(), opts)
+	return newObservingAs(gvr.GroupResource().String(), factory.ForResource(gvr).Informer(), opts, asPartialObjectMetadata)
 }
 
 // MetadataClient is a metadata.ResourceInterface that records every successful Patch and
@@ -42,7 +45,8 @@ func WrapMetadata(inner metadata.ResourceInterface, namespace string, o *Overlay
 	return &MetadataClient{ResourceInterface: inner, namespace: namespace, overlay: o}
 }
 
-// Patch patches the object, or its status subresource, and records the result.
+// Patch patches the object, or a subresource that answers with the object, and records the
+// result. A dry run is not recorded.
 func (c *MetadataClient) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*metav1.PartialObjectMetadata, error) {
 	result, err := c.ResourceInterface.Patch(ctx, name, pt, data, opts, subresources...)
 	if err == nil && len(opts.DryRun) == 0 && answersWithObject(subresources) {

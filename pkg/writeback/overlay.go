@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -64,6 +65,9 @@ type Overlay struct {
 
 	// observedHook, when set (by tests), runs after each informer event is handled.
 	observedHook func(obj interface{})
+	// asStored, when set, turns a recorded copy into the type the informer holds (unstructured
+	// or metadata-only; NewDynamic and NewMetadata set it), so that its listers can serve it.
+	asStored func(runtime.Object) (runtime.Object, error)
 }
 
 var _ cache.Indexer = &Overlay{}

@@ -27,6 +27,12 @@ func (o *Overlay) Record(obj runtime.Object) {
 		return
 	}
 	cp := obj.DeepCopyObject()
+	if o.asStored != nil {
+		if cp, err = o.asStored(cp); err != nil {
+			o.logger.Error(err, "Write-back cannot record a write result", "type", reflect.TypeOf(obj))
+			return
+		}
+	}
 	cm, _ := meta.Accessor(cp)
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -75,7 +75,7 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   VolumeName(claim.Namespace, claim.Name),
+			Name:   volumeNameFor(claim),
 			Labels: map[string]string{LabelClaimNamespace: claim.Namespace},
 		},
 		Spec: corev1.PersistentVolumeSpec{
@@ -97,6 +97,17 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 		return fmt.Errorf("brokersim: create PersistentVolume for claim %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
 	return nil
+}
+
+// volumeNameFor names the volume of one claim. A claim made again under the same name (a
+// scale-down deleted it, a scale-up makes it anew) gets a volume of its own: the old one stays
+// Released, bound to the old claim's UID, as a Retain volume does.
+func volumeNameFor(claim *corev1.PersistentVolumeClaim) string {
+	uid := string(claim.UID)
+	if len(uid) > 8 {
+		uid = uid[:8]
+	}
+	return VolumeName(claim.Namespace, claim.Name) + "-" + uid
 }
 
 // VolumeName is the name of the PersistentVolume made for a claim: readable, and unique even

@@ -2,6 +2,7 @@ package race
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -69,4 +70,33 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	slices.Sort(s)
 	i := int(q*float64(len(s))+0.5) - 1
 	return s[min(max(i, 0), len(s)-1)]
+}
+
+// maintenanceOverlaps replays a cluster's maintenance calls and names each time a broker was put
+// into maintenance mode while another one was (a second restart begun before the first ended),
+// and each maintenance call the brokers refused: Redpanda allows one broker in maintenance at a
+// time (members_table.cc), so a refusal means the operator tried a second one.
+func maintenanceOverlaps(c *admintest.Cluster, name string) (int, []string) {
+	var out []string
+	on := map[int]bool{}
+	for _, call := range c.Calls() {
+		if call.Path != fmt.Sprintf("/v1/brokers/%d/maintenance", call.NodeID) || call.Method == "GET" || call.Status == 0 {
+			continue
+		}
+		if call.Status != 200 {
+			out = append(out, fmt.Sprintf("%s: maintenance call refused: %s", name, call))
+			continue
+		}
+		if call.Method == "DELETE" {
+			delete(on, call.NodeID)
+			continue
+		}
+		for _, other := range slices.Sorted(maps.Keys(on)) {
+			if other != call.NodeID {
+				out = append(out, fmt.Sprintf("%s: broker %d into maintenance while broker %d was", name, call.NodeID, other))
+			}
+		}
+		on[call.NodeID] = true
+	}
+	return len(out), out
 }

@@ -5,7 +5,10 @@
 // from test/framework once, then for each row (a read strategy and a set of guards) runs the
 // operator in-process over its own clients, in a fresh namespace, against many BrokerClusters that
 // scale down one broker at a time with scale-ups mixed in, while the operator's watch streams are
-// delayed at random. The apiserver stays real; only delivery to the operator is late.
+// delayed at random. The apiserver stays real; only delivery to the operator is late. A row
+// named with +R also changes the image on every other step, so that rollouts (maintenance mode,
+// pod restarts) mix with the scale-downs; a broker put into maintenance while another one is, or
+// a maintenance call the brokers refuse, counts as a wrong decision.
 //
 // The pieces that do not need a control plane live in plain files and have unit tests:
 //   - Lag and ParseLag: the delay distribution, and a watch body that delivers each chunk late,

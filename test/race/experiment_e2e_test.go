@@ -29,8 +29,8 @@ import (
 
 // AllRows are every strategy with and without each guard; QuickRows are the ones CI runs.
 const (
-	AllRows   = "cache,cache+D,cache+C,cache+C+D,uncached,uncached+D,writeback,writeback+D,writeback+C+D"
-	QuickRows = "cache,uncached,writeback,writeback+C+D"
+	AllRows   = "cache,cache+D,cache+C,cache+C+D,uncached,uncached+D,writeback,writeback+D,writeback+C+D,cache+R,cache+C+D+R,writeback+R,writeback+C+D+R"
+	QuickRows = "cache,uncached,writeback,writeback+C+D,writeback+C+D+R"
 )
 
 // The defaults are the quick mode, which CI runs; the full run sets -clusters and -steps.
@@ -249,7 +249,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	peak := sampleOverlays(opCtx, ctrl)
 
 	begin := time.Now()
-	runs := driveAll(ctx, w, brokers, names, schedules, s.bringUp, s.stepTimeout)
+	runs := driveAll(ctx, w, brokers, names, schedules, row.Rollout, s.bringUp, s.stepTimeout)
 	res.Converge = time.Since(begin)
 
 	stopOperator()
@@ -277,6 +277,9 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 		bringUps = append(bringUps, run.bringUp)
 		n, why := untargeted(sim.Cluster(ns, run.name), run)
 		res.Untargeted += n
+		wrong = append(wrong, why...)
+		n, why = maintenanceOverlaps(sim.Cluster(ns, run.name), run.name)
+		res.Maintenance += n
 		wrong = append(wrong, why...)
 		if run.stuck != "" {
 			res.Stuck++

@@ -7,16 +7,20 @@ import (
 	"time"
 )
 
-// Row names one configuration of the experiment: a read strategy and the guards on.
+// Row names one configuration of the experiment: a read strategy, the guards on, and whether
+// rollouts mix with the scaling.
 type Row struct {
 	// Strategy is a controller.ReadStrategy spelling: cache, uncached or writeback.
 	Strategy string
 	// AdminCheck is the seed's option D; Precondition is option C.
 	AdminCheck, Precondition bool
+	// Rollout: every other step also changes the image, so that a rollout (maintenance mode,
+	// pod restarts) runs mixed with the scale-downs and scale-ups.
+	Rollout bool
 }
 
-// Name is how the row is written in tables and in -rows: the strategy, then +D and +C for the
-// guards on.
+// Name is how the row is written in tables and in -rows: the strategy, then +C and +D for the
+// guards on, then +R for rollouts.
 func (r Row) Name() string {
 	name := r.Strategy
 	if r.Precondition {
@@ -24,6 +28,9 @@ func (r Row) Name() string {
 	}
 	if r.AdminCheck {
 		name += "+D"
+	}
+	if r.Rollout {
+		name += "+R"
 	}
 	return name
 }
@@ -46,8 +53,10 @@ func ParseRows(text string) ([]Row, error) {
 				r.Precondition = true
 			case "D":
 				r.AdminCheck = true
+			case "R":
+				r.Rollout = true
 			default:
-				return nil, fmt.Errorf("row %q: guard %q is not C (precondition) or D (admin check)", name, g)
+				return nil, fmt.Errorf("row %q: %q is not C (precondition), D (admin check) or R (rollouts)", name, g)
 			}
 		}
 		rows = append(rows, r)
@@ -64,8 +73,10 @@ type Result struct {
 	Stats Stats
 	// DoubleDecommissions: decommission calls for a broker that was not an active member.
 	// Untargeted: decommission calls for a broker whose ordinal the cluster was not shrinking
-	// past. LeftEarly: brokers whose pod left while they were still members.
-	DoubleDecommissions, Untargeted, LeftEarly int
+	// past. LeftEarly: brokers whose pod left while they were still members. Maintenance: a
+	// broker put into maintenance mode while another one was, or a maintenance call the brokers
+	// refused (two restarts at once).
+	DoubleDecommissions, Untargeted, LeftEarly, Maintenance int
 	// GuardFirings counts the guards' refusals (admin check and precondition).
 	GuardFirings int
 	// Stuck counts clusters that did not converge on a step within the step timeout.
@@ -80,8 +91,10 @@ type Result struct {
 	PeakOverlay int
 }
 
-// WrongDecisions sums the three kinds of wrong decision.
-func (r Result) WrongDecisions() int { return r.DoubleDecommissions + r.Untargeted + r.LeftEarly }
+// WrongDecisions sums the four kinds of wrong decision.
+func (r Result) WrongDecisions() int {
+	return r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Maintenance
+}
 
 // Header describes a run, for the table's preamble.
 type Header struct {
@@ -102,7 +115,7 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 	fmt.Fprintf(&b, "Command (seed %d, run %s, took %s):\n\n```sh\n%s\n```\n\n", h.Seed, h.Started.UTC().Format("2006-01-02 15:04 MST"), h.Took.Round(time.Second), h.Command)
 	fmt.Fprintf(&b, "%d clusters, %d scale-down steps each with scale-ups mixed in, watch lag %s per chunk, %d workers, drain %s, drain poll %s.\n\n",
 		h.Clusters, h.Decommissions, h.Lag, h.Workers, h.DrainTime, h.DrainPoll)
-	b.WriteString("| row | stale reads (BC / STS) | wrong decisions (double / untargeted / left early) | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
+	b.WriteString("| row | stale reads (BC / STS) | wrong decisions (double / untargeted / left early / maintenance) | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	byName := map[string]Result{}
 	for _, r := range results {
@@ -120,10 +133,10 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 			}
 			return fmt.Sprintf("%.2f×", float64(r.Stats.TotalRequests())/float64(base.Stats.TotalRequests()))
 		}
-		fmt.Fprintf(&b, "| %s | %d (%d / %d) | %d (%d / %d / %d) | %d | %d of %d | %d | %s | %s | %d / %d / %d / %d | %s | %s / %s | %s | %d |\n",
+		fmt.Fprintf(&b, "| %s | %d (%d / %d) | %d (%d / %d / %d / %d) | %d | %d of %d | %d | %s | %s | %d / %d / %d / %d | %s | %s / %s | %s | %d |\n",
 			r.Row.Name(),
 			r.Stats.TotalStaleReads(), r.Stats.StaleReads["brokerclusters"], r.Stats.StaleReads["statefulsets"],
-			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly,
+			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly, r.Maintenance,
 			r.GuardFirings, r.Stuck, r.Clusters,
 			r.Stats.TotalRequests(), relative("cache"), relative("uncached"),
 			req[verbGet], req[verbList], req[verbWatch], writes,

@@ -7,11 +7,12 @@ import (
 )
 
 func TestParseRows(t *testing.T) {
-	rows, err := ParseRows("cache, uncached+D,writeback+C+D")
+	rows, err := ParseRows("cache, uncached+D,writeback+C+D,writeback+C+D+R")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Row{{Strategy: "cache"}, {Strategy: "uncached", AdminCheck: true}, {Strategy: "writeback", AdminCheck: true, Precondition: true}}
+	want := []Row{{Strategy: "cache"}, {Strategy: "uncached", AdminCheck: true}, {Strategy: "writeback", AdminCheck: true, Precondition: true},
+		{Strategy: "writeback", AdminCheck: true, Precondition: true, Rollout: true}}
 	if len(rows) != len(want) {
 		t.Fatalf("rows %+v", rows)
 	}
@@ -34,7 +35,7 @@ func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 	cache := Result{Row: Row{Strategy: "cache"}, Clusters: 3, Stats: Stats{
 		Requests:   map[string]int{verbPatch: 80, verbWatch: 20},
 		StaleReads: map[string]int{"brokerclusters": 4, "statefulsets": 1},
-	}, DoubleDecommissions: 2, LeftEarly: 1}
+	}, DoubleDecommissions: 2, LeftEarly: 1, Maintenance: 1}
 	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 3, Stats: Stats{Requests: map[string]int{verbPatch: 84, verbWatch: 20}}}
 	var b strings.Builder
 	err := WriteTable(&b, Header{Command: "go test -tags e2e ./test/race", Seed: 9, Lag: Lag{Max: 50 * time.Millisecond}}, []Result{cache, wb})
@@ -44,8 +45,8 @@ func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"go test -tags e2e ./test/race", "seed 9", "0s-50ms",
-		"| cache | 5 (4 / 1) | 3 (2 / 0 / 1) |",
-		"| writeback | 0 (0 / 0) | 0 (0 / 0 / 0) |",
+		"| cache | 5 (4 / 1) | 4 (2 / 0 / 1 / 1) |",
+		"| writeback | 0 (0 / 0) | 0 (0 / 0 / 0 / 0) |",
 		"| 104 | 1.04× | - |",
 	} {
 		if !strings.Contains(out, want) {

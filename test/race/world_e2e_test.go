@@ -186,7 +186,8 @@ func (w *world) notify(name string) {
 }
 
 // converged reports whether a cluster is steady at target brokers: the operator has observed the
-// spec, current, ready and desired replicas agree, no broker is being decommissioned, exactly the
+// spec, current, ready and desired replicas agree, no broker is being decommissioned or
+// restarted and every pod runs the current template, exactly the
 // pods 0..target-1 run Ready, and exactly target active brokers run in them.
 func (w *world) converged(name string, target int32) (bool, string) {
 	bc, err := w.clusters.BrokerClusters(w.ns).Get(name)
@@ -198,6 +199,9 @@ func (w *world) converged(name string, target int32) (bool, string) {
 		st.ReadyReplicas != target || st.DecommissioningBroker != nil {
 		return false, fmt.Sprintf("spec %d, generation %d observed %d, current %d, ready %d, decommissioning %s",
 			bc.Spec.Replicas, bc.Generation, st.ObservedGeneration, st.CurrentReplicas, st.ReadyReplicas, decommissioningString(st.DecommissioningBroker))
+	}
+	if st.Restart != nil || st.UpdatedReplicas != target {
+		return false, fmt.Sprintf("rollout: %d of %d updated, restarting %v", st.UpdatedReplicas, target, st.Restart)
 	}
 	w.mu.Lock()
 	running := slices.Clone(w.running[name])

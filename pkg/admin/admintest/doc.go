@@ -4,8 +4,8 @@
 // # Addresses
 //
 // Each simulated broker listens on its own loopback port, as a real broker does: a cluster
-// reserves Options.PortsPerCluster consecutive ports (below Linux's ephemeral range) when it is
-// first named (Server.Cluster), and the broker with pod ordinal O answers at
+// reserves a block of Options.PortsPerCluster consecutive ports (aligned to its size, between
+// 20000 and 32767, below Linux's ephemeral range) when it is first named (Server.Cluster), and the broker with pod ordinal O answers at
 // SCHEME://127.0.0.1:(Cluster.AdminPort()+O). An operator running as a separate process reaches
 // them with Server.BrokerAddressTemplate, SCHEME://127.0.0.1:{{add .Port .Ordinal}}, when the
 // BrokerCluster's spec.adminAPI.port is the simulated cluster's AdminPort: e2e tests, the race

@@ -22,19 +22,25 @@ import (
 const (
 	lowestPort       = 20000
 	highestPort      = 32767
-	reserveAttempts  = 64
 	testCertLifetime = 24 * time.Hour
 )
 
 // listenCluster reserves Options.PortsPerCluster consecutive loopback ports for c and serves
-// one broker on each. Callers hold s.mu.
+// one broker on each. Blocks are aligned to their size, so the server's own blocks never
+// fragment the range; the search starts at a random block (other programs use ports too) and
+// tries every block of the range before it gives up. Callers hold s.mu.
 func (s *Server) listenCluster(c *Cluster) error {
 	n := s.opts.PortsPerCluster
-	if n == 0 {
-		return nil
+	if n == 0 || s.closed {
+		return nil // a closed server serves nothing new
 	}
-	for range reserveAttempts {
-		base := lowestPort + mathrand.IntN(highestPort-lowestPort-n)
+	blocks := (highestPort - lowestPort + 1) / n
+	if blocks == 0 {
+		return fmt.Errorf("admintest: PortsPerCluster %d exceeds the %d ports available", n, highestPort-lowestPort+1)
+	}
+	first := mathrand.IntN(blocks)
+	for i := range blocks {
+		base := lowestPort + ((first+i)%blocks)*n
 		lns, ok := listenBlock(base, n)
 		if !ok {
 			continue
@@ -45,7 +51,7 @@ func (s *Server) listenCluster(c *Cluster) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("admintest: no %d consecutive free loopback ports for cluster %s/%s after %d tries", n, c.Namespace, c.Name, reserveAttempts)
+	return fmt.Errorf("admintest: no %d consecutive free loopback ports between %d and %d for cluster %s/%s", n, lowestPort, highestPort, c.Namespace, c.Name)
 }
 
 // listenBlock listens on 127.0.0.1 ports base to base+n-1, all or none.

@@ -21,16 +21,18 @@ type Options struct {
 	// DrainTime is how long a decommission drains in new clusters (Cluster.SetDrainTime changes
 	// it per cluster). Zero: a drain finishes at the next moment anything looks at the cluster.
 	DrainTime time.Duration
-	// ReplicasPerBroker is what a draining broker starts with in replicas_left, default 12.
+	// ReplicasPerBroker is what a draining broker starts with in replicas_left, how many
+	// partitions a broker in maintenance leads, and how many partitions health_overview can
+	// name; default 12.
 	ReplicasPerBroker int
 	// Clock drives drains, default the wall clock.
 	Clock Clock
-	// Username and Password, when Username is set, turn admin_api_require_auth on with this
-	// superuser; see Server.authenticate for the answers.
+	// Username, Password, Users and TLS secure the clusters Server.Cluster creates, as the
+	// fields of Security do; Server.NewCluster sets them per cluster.
 	Username, Password string
-	// Users are further users, who are not superusers: name to password.
-	Users map[string]string
-	// TLS serves every listener over TLS with a certificate for 127.0.0.1 and localhost, signed by
+	Users              map[string]string
+	// TLS also serves the shared listener over TLS and makes BrokerAddressTemplate https. With
+	// it, every listener serves TLS with a certificate for 127.0.0.1 and localhost, signed by
 	// a CA made at Start (Server.CACertPEM).
 	TLS bool
 	// PortsPerCluster is how many consecutive ports a cluster reserves, one per pod ordinal;

@@ -360,3 +360,17 @@ func TestControllerLeaderCanMove(t *testing.T) {
 		t.Errorf("with the chosen leader down: controller %d, want the lowest alive %d", h.ControllerID, ids[0])
 	}
 }
+
+func TestManyClustersFindPorts(t *testing.T) {
+	// 100 clusters of 8 ports: aligned blocks, each its own.
+	s, _ := newSim(t, admintest.Options{PortsPerCluster: 8})
+	seen := map[int]bool{}
+	for i := range 100 {
+		c := s.Cluster("ns", "c"+itoa(i))
+		if p := c.AdminPort(); seen[p] || p%8 != 0 {
+			t.Fatalf("cluster %d got port %d (aligned blocks, never shared)", i, p)
+		} else {
+			seen[p] = true
+		}
+	}
+}

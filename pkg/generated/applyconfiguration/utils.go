@@ -44,6 +44,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerClusterSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerClusterStatus"):
 		return &brokersv1alpha1.BrokerClusterStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
+		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 

@@ -40,6 +40,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus": schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":       schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":         schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
@@ -618,6 +619,20 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							},
 						},
 					},
+					"unsafeSkipHealthGate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers' health_overview reports the cluster unhealthy (a broker down, leaderless or under-replicated partitions). For emergencies only: with it set, a restart or a decommission can make partitions unavailable. Everything else still happens one broker at a time.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"decommissionGhostBrokers": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin API lists as active but not alive that no pod of this cluster runs. Off by default: a ghost may be a broker whose pod is only briefly gone, and the operator only reports it.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"image", "storage"},
 			},
@@ -664,6 +679,46 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Format:      "int32",
 						},
 					},
+					"updateRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UpdateRevision is the hash of the current pod template. A pod created from another template is restarted by a rollout.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"updatedReplicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UpdatedReplicas is the number of broker pods, below currentReplicas, created from the current pod template.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"restart": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Restart is the broker a rollout is restarting, if any. Never more than one.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart"),
+						},
+					},
+					"ghostBrokers": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "GhostBrokers are the node IDs the admin API lists as active but not alive that no pod of this cluster runs, as of the last reconcile that asked the admin API.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int32",
+									},
+								},
+							},
+						},
+					},
 					"selector": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Selector is the label selector of the broker pods, for the scale subresource.",
@@ -681,7 +736,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Conditions are Ready, Scaling and Degraded.",
+							Description: "Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -696,7 +751,60 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			metav1.Condition{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerRestart is the progress of one broker's restart in a rollout.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"pod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Pod is the name of the broker's pod.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"ordinal": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ordinal is the pod's ordinal.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"nodeID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodeID is the broker's node ID, read from the admin API when the restart began.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"step": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Step is where the restart is.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"podUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PodUID is the UID of the pod that is deleted to restart the broker. The deletion carries it as a precondition, so the pod that replaces it is never deleted by mistake.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"pod", "ordinal", "nodeID", "step"},
+			},
+		},
 	}
 }
 
@@ -716,6 +824,13 @@ func schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref common.ReferenceCallback) 
 					"storageClassName": {
 						SchemaProps: spec.SchemaProps{
 							Description: "StorageClassName of the volumes; empty means the cluster default. Immutable.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"whenScaledDown": {
+						SchemaProps: spec.SchemaProps{
+							Description: "WhenScaledDown says what happens to a broker's volume claim once its decommission has finished and its pod is gone. Delete (the default) removes it, so that a later scale-up starts a fresh broker: Redpanda refuses a decommissioned node's data. Retain keeps it.",
 							Type:        []string{"string"},
 							Format:      "",
 						},

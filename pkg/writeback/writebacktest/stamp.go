@@ -26,7 +26,8 @@ const FirstResourceVersion = 1_000_000
 // StampServerFields makes a fake clientset behave like an apiserver in the ways the write-back
 // store depends on: every create, update, patch, apply and delete gets a new resourceVersion
 // from one increasing counter, in the order the watch sees them; objects are stored and
-// returned with it, and a delete event carries it; every create assigns a UID; an update with
+// returned with it, and a delete event carries it; a list carries the last one handed out,
+// and a watch from it starts right after the list; every create assigns a UID; an update with
 // a stale resourceVersion fails with a Conflict. Without it the fake keeps whatever the caller
 // sent, usually an empty resourceVersion.
 //
@@ -38,12 +39,12 @@ const FirstResourceVersion = 1_000_000
 //
 // Objects given to NewClientset are not stamped; create them through the client instead.
 func StampServerFields(f *k8stesting.Fake, tracker k8stesting.ObjectTracker) k8stesting.ObjectTracker {
-	s := &stampingTracker{ObjectTracker: tracker, deleteRVs: map[types.UID]string{}}
+	s := &stampingTracker{ObjectTracker: tracker, deleteRVs: map[types.UID]string{}, listRVs: map[string]string{}}
 	s.next.Store(FirstResourceVersion - 1)
 	react := k8stesting.ObjectReaction(s)
 	f.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		switch action.(type) {
-		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl, k8stesting.PatchActionImpl, k8stesting.DeleteActionImpl:
+		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl, k8stesting.PatchActionImpl, k8stesting.DeleteActionImpl, k8stesting.ListActionImpl:
 			return react(action)
 		}
 		return false, nil, nil
@@ -60,6 +61,7 @@ type stampingTracker struct {
 	mu        sync.Mutex
 	next      atomic.Int64
 	deleteRVs map[types.UID]string // resourceVersion of each delete, for its watch event
+	listRVs   map[string]string    // the tracker's own resourceVersion of each list, by the one handed out
 }
 
 // stamp returns a copy of obj with a new resourceVersion (and a UID when creating).
@@ -168,8 +170,35 @@ func (s *stampingTracker) Delete(gvr schema.GroupVersionResource, ns, name strin
 	return s.ObjectTracker.Delete(gvr, ns, name, opts...)
 }
 
-// Watch rewrites delete events to carry the delete's resourceVersion.
+// List hands out the resourceVersion of the last write as the list's, as an apiserver does:
+// the list holds every write up to it and none after. It remembers the tracker's own, which a
+// watch from this list needs.
+func (s *stampingTracker) List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (runtime.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list, err := s.ObjectTracker.List(gvr, gvk, ns, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if lm, err := meta.ListAccessor(list); err == nil {
+		stamped := strconv.FormatInt(s.next.Load(), 10)
+		s.listRVs[stamped] = lm.GetResourceVersion()
+		lm.SetResourceVersion(stamped)
+	}
+	return list, nil
+}
+
+// Watch starts a watch from a list's resourceVersion where the tracker's list ended, and
+// rewrites delete events to carry the delete's resourceVersion.
 func (s *stampingTracker) Watch(gvr schema.GroupVersionResource, ns string, opts ...metav1.ListOptions) (watch.Interface, error) {
+	if len(opts) == 1 {
+		s.mu.Lock()
+		if own, ok := s.listRVs[opts[0].ResourceVersion]; ok {
+			opts = []metav1.ListOptions{*opts[0].DeepCopy()}
+			opts[0].ResourceVersion = own
+		}
+		s.mu.Unlock()
+	}
 	w, err := s.ObjectTracker.Watch(gvr, ns, opts...)
 	if err != nil {
 		return nil, err

@@ -75,3 +75,40 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// A list carries the resourceVersion of the last write, and a watch from it delivers exactly
+// the writes after it: the informer's progress never goes back when it relists.
+func TestStampServerFieldsListResourceVersion(t *testing.T) {
+	ctx := t.Context()
+	cs := fake.NewClientset()
+	writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
+	client := cs.CoreV1().ConfigMaps("ns")
+	before, err := client.Create(ctx, named("before"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.ResourceVersion != before.ResourceVersion || len(list.Items) != 1 {
+		t.Fatalf("list at %s with %d items, want at %s with 1", list.ResourceVersion, len(list.Items), before.ResourceVersion)
+	}
+	after, err := client.Create(ctx, named("after"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := client.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if ev := receive(t, w); ev.Object.(*corev1.ConfigMap).Name != "after" || ev.Object.(*corev1.ConfigMap).ResourceVersion != after.ResourceVersion {
+		t.Fatalf("watch from the list delivered %s at %s first, want after at %s", ev.Object.(*corev1.ConfigMap).Name, ev.Object.(*corev1.ConfigMap).ResourceVersion, after.ResourceVersion)
+	}
+	noEvent(t, w)
+	relisted, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil || atoi(t, relisted.ResourceVersion) < atoi(t, after.ResourceVersion) {
+		t.Fatalf("relist at %s (err %v), want at least %s", relisted.ResourceVersion, err, after.ResourceVersion)
+	}
+}

@@ -18,7 +18,10 @@ import (
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
 // +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.currentReplicas`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.updatedReplicas`
 // +kubebuilder:printcolumn:name="Decommissioning",type=integer,JSONPath=`.status.decommissioningBroker`
+// +kubebuilder:printcolumn:name="Restarting",type=string,JSONPath=`.status.restart.pod`
+// +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.restart.step`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BrokerCluster struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -67,6 +70,20 @@ type BrokerClusterSpec struct {
 	// +optional
 	// +listType=atomic
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
+	// health_overview reports the cluster unhealthy (a broker down, leaderless or
+	// under-replicated partitions). For emergencies only: with it set, a restart or a
+	// decommission can make partitions unavailable. Everything else still happens one broker at
+	// a time.
+	// +optional
+	UnsafeSkipHealthGate bool `json:"unsafeSkipHealthGate,omitempty"`
+
+	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
+	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
+	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
+	// +optional
+	DecommissionGhostBrokers bool `json:"decommissionGhostBrokers,omitempty"`
 }
 
 // StorageSpec is the persistent volume claim template of each broker.
@@ -81,7 +98,24 @@ type StorageSpec struct {
 	// StorageClassName of the volumes; empty means the cluster default. Immutable.
 	// +optional
 	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// WhenScaledDown says what happens to a broker's volume claim once its decommission has
+	// finished and its pod is gone. Delete (the default) removes it, so that a later scale-up
+	// starts a fresh broker: Redpanda refuses a decommissioned node's data. Retain keeps it.
+	// +kubebuilder:validation:Enum=Delete;Retain
+	// +kubebuilder:default=Delete
+	// +optional
+	WhenScaledDown VolumePolicy `json:"whenScaledDown,omitempty"`
 }
+
+// VolumePolicy says whether a scaled-down broker's volume claim is deleted or retained.
+type VolumePolicy string
+
+// Volume policies.
+const (
+	VolumeDelete VolumePolicy = "Delete"
+	VolumeRetain VolumePolicy = "Retain"
+)
 
 // AdminAPISpec says how to reach the brokers' admin API.
 type AdminAPISpec struct {
@@ -153,16 +187,66 @@ type BrokerClusterStatus struct {
 	// +optional
 	DecommissioningBroker *int32 `json:"decommissioningBroker,omitempty"`
 
+	// UpdateRevision is the hash of the current pod template. A pod created from another
+	// template is restarted by a rollout.
+	// +optional
+	UpdateRevision string `json:"updateRevision,omitempty"`
+
+	// UpdatedReplicas is the number of broker pods, below currentReplicas, created from the
+	// current pod template.
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas"`
+
+	// Restart is the broker a rollout is restarting, if any. Never more than one.
+	// +optional
+	Restart *BrokerRestart `json:"restart,omitempty"`
+
+	// GhostBrokers are the node IDs the admin API lists as active but not alive that no pod of
+	// this cluster runs, as of the last reconcile that asked the admin API.
+	// +optional
+	// +listType=set
+	GhostBrokers []int32 `json:"ghostBrokers,omitempty"`
+
 	// Selector is the label selector of the broker pods, for the scale subresource.
 	// +optional
 	Selector string `json:"selector,omitempty"`
 
-	// Conditions are Ready, Scaling and Degraded.
+	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// BrokerRestart is the progress of one broker's restart in a rollout.
+type BrokerRestart struct {
+	// Pod is the name of the broker's pod.
+	Pod string `json:"pod"`
+	// Ordinal is the pod's ordinal.
+	Ordinal int32 `json:"ordinal"`
+	// NodeID is the broker's node ID, read from the admin API when the restart began.
+	NodeID int32 `json:"nodeID"`
+	// Step is where the restart is.
+	Step RestartStep `json:"step"`
+	// PodUID is the UID of the pod that is deleted to restart the broker. The deletion carries
+	// it as a precondition, so the pod that replaces it is never deleted by mistake.
+	// +optional
+	PodUID string `json:"podUID,omitempty"`
+}
+
+// RestartStep is a step of one broker's restart.
+// +kubebuilder:validation:Enum=Draining;Restarting
+type RestartStep string
+
+// Restart steps, in order.
+const (
+	// RestartDraining: the broker was put into maintenance mode; its partition leadership moves
+	// to other brokers.
+	RestartDraining RestartStep = "Draining"
+	// RestartRestarting: its pod was deleted; the new pod must be Ready and its broker back in
+	// the cluster before maintenance mode is taken off.
+	RestartRestarting RestartStep = "Restarting"
+)
 
 // Condition types of a BrokerCluster.
 const (
@@ -171,8 +255,13 @@ const (
 	// ConditionScaling is true while brokers are being added or decommissioned.
 	ConditionScaling = "Scaling"
 	// ConditionDegraded is true when the operator cannot make progress, for example because the
-	// admin API does not answer.
+	// admin API does not answer or the health gate holds a step back.
 	ConditionDegraded = "Degraded"
+	// ConditionRestarting is true while a rollout restarts brokers onto a new pod template.
+	ConditionRestarting = "Restarting"
+	// ConditionGhostBrokers is true when the admin API lists brokers as active but not alive
+	// that no pod of this cluster runs.
+	ConditionGhostBrokers = "GhostBrokers"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

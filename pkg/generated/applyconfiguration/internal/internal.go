@@ -299,6 +299,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPISpec
       default: {}
+    - name: decommissionGhostBrokers
+      type:
+        scalar: boolean
     - name: image
       type:
         scalar: string
@@ -331,6 +334,9 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             namedType: Toleration.v1.core.api.k8s.io
           elementRelationship: atomic
+    - name: unsafeSkipHealthGate
+      type:
+        scalar: boolean
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerClusterStatus
   map:
     fields:
@@ -349,6 +355,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: decommissioningBroker
       type:
         scalar: numeric
+    - name: ghostBrokers
+      type:
+        list:
+          elementType:
+            scalar: numeric
+          elementRelationship: associative
     - name: observedGeneration
       type:
         scalar: numeric
@@ -356,9 +368,41 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: restart
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
     - name: selector
       type:
         scalar: string
+    - name: updateRevision
+      type:
+        scalar: string
+    - name: updatedReplicas
+      type:
+        scalar: numeric
+      default: 0
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
+  map:
+    fields:
+    - name: nodeID
+      type:
+        scalar: numeric
+      default: 0
+    - name: ordinal
+      type:
+        scalar: numeric
+      default: 0
+    - name: pod
+      type:
+        scalar: string
+      default: ""
+    - name: podUID
+      type:
+        scalar: string
+    - name: step
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
   map:
     fields:
@@ -366,6 +410,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
     - name: storageClassName
+      type:
+        scalar: string
+    - name: whenScaledDown
       type:
         scalar: string
 - name: __untyped_atomic_

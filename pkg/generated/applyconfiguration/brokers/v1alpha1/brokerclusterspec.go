@@ -44,6 +44,16 @@ type BrokerClusterSpecApplyConfiguration struct {
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Tolerations of the broker pods.
 	Tolerations []v1.TolerationApplyConfiguration `json:"tolerations,omitempty"`
+	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
+	// health_overview reports the cluster unhealthy (a broker down, leaderless or
+	// under-replicated partitions). For emergencies only: with it set, a restart or a
+	// decommission can make partitions unavailable. Everything else still happens one broker at
+	// a time.
+	UnsafeSkipHealthGate *bool `json:"unsafeSkipHealthGate,omitempty"`
+	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
+	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
+	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
+	DecommissionGhostBrokers *bool `json:"decommissionGhostBrokers,omitempty"`
 }
 
 // BrokerClusterSpecApplyConfiguration constructs a declarative configuration of the BrokerClusterSpec type for use with
@@ -130,5 +140,21 @@ func (b *BrokerClusterSpecApplyConfiguration) WithTolerations(values ...*v1.Tole
 		}
 		b.Tolerations = append(b.Tolerations, *values[i])
 	}
+	return b
+}
+
+// WithUnsafeSkipHealthGate sets the UnsafeSkipHealthGate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UnsafeSkipHealthGate field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithUnsafeSkipHealthGate(value bool) *BrokerClusterSpecApplyConfiguration {
+	b.UnsafeSkipHealthGate = &value
+	return b
+}
+
+// WithDecommissionGhostBrokers sets the DecommissionGhostBrokers field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DecommissionGhostBrokers field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithDecommissionGhostBrokers(value bool) *BrokerClusterSpecApplyConfiguration {
+	b.DecommissionGhostBrokers = &value
 	return b
 }

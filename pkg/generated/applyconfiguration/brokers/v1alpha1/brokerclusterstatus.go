@@ -36,9 +36,20 @@ type BrokerClusterStatusApplyConfiguration struct {
 	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
 	// DecommissioningBroker is the broker (node) ID being decommissioned, if any.
 	DecommissioningBroker *int32 `json:"decommissioningBroker,omitempty"`
+	// UpdateRevision is the hash of the current pod template. A pod created from another
+	// template is restarted by a rollout.
+	UpdateRevision *string `json:"updateRevision,omitempty"`
+	// UpdatedReplicas is the number of broker pods, below currentReplicas, created from the
+	// current pod template.
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
+	// Restart is the broker a rollout is restarting, if any. Never more than one.
+	Restart *BrokerRestartApplyConfiguration `json:"restart,omitempty"`
+	// GhostBrokers are the node IDs the admin API lists as active but not alive that no pod of
+	// this cluster runs, as of the last reconcile that asked the admin API.
+	GhostBrokers []int32 `json:"ghostBrokers,omitempty"`
 	// Selector is the label selector of the broker pods, for the scale subresource.
 	Selector *string `json:"selector,omitempty"`
-	// Conditions are Ready, Scaling and Degraded.
+	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
@@ -77,6 +88,40 @@ func (b *BrokerClusterStatusApplyConfiguration) WithReadyReplicas(value int32) *
 // If called multiple times, the DecommissioningBroker field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithDecommissioningBroker(value int32) *BrokerClusterStatusApplyConfiguration {
 	b.DecommissioningBroker = &value
+	return b
+}
+
+// WithUpdateRevision sets the UpdateRevision field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UpdateRevision field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithUpdateRevision(value string) *BrokerClusterStatusApplyConfiguration {
+	b.UpdateRevision = &value
+	return b
+}
+
+// WithUpdatedReplicas sets the UpdatedReplicas field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the UpdatedReplicas field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithUpdatedReplicas(value int32) *BrokerClusterStatusApplyConfiguration {
+	b.UpdatedReplicas = &value
+	return b
+}
+
+// WithRestart sets the Restart field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Restart field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithRestart(value *BrokerRestartApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	b.Restart = value
+	return b
+}
+
+// WithGhostBrokers adds the given value to the GhostBrokers field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the GhostBrokers field.
+func (b *BrokerClusterStatusApplyConfiguration) WithGhostBrokers(values ...int32) *BrokerClusterStatusApplyConfiguration {
+	for i := range values {
+		b.GhostBrokers = append(b.GhostBrokers, values[i])
+	}
 	return b
 }
 

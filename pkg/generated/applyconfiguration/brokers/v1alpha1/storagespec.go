@@ -19,6 +19,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	brokersv1alpha1 "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -31,6 +32,10 @@ type StorageSpecApplyConfiguration struct {
 	Size *resource.Quantity `json:"size,omitempty"`
 	// StorageClassName of the volumes; empty means the cluster default. Immutable.
 	StorageClassName *string `json:"storageClassName,omitempty"`
+	// WhenScaledDown says what happens to a broker's volume claim once its decommission has
+	// finished and its pod is gone. Delete (the default) removes it, so that a later scale-up
+	// starts a fresh broker: Redpanda refuses a decommissioned node's data. Retain keeps it.
+	WhenScaledDown *brokersv1alpha1.VolumePolicy `json:"whenScaledDown,omitempty"`
 }
 
 // StorageSpecApplyConfiguration constructs a declarative configuration of the StorageSpec type for use with
@@ -52,5 +57,13 @@ func (b *StorageSpecApplyConfiguration) WithSize(value resource.Quantity) *Stora
 // If called multiple times, the StorageClassName field is set to the value of the last call.
 func (b *StorageSpecApplyConfiguration) WithStorageClassName(value string) *StorageSpecApplyConfiguration {
 	b.StorageClassName = &value
+	return b
+}
+
+// WithWhenScaledDown sets the WhenScaledDown field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WhenScaledDown field is set to the value of the last call.
+func (b *StorageSpecApplyConfiguration) WithWhenScaledDown(value brokersv1alpha1.VolumePolicy) *StorageSpecApplyConfiguration {
+	b.WhenScaledDown = &value
 	return b
 }
