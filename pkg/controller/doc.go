@@ -32,6 +32,11 @@
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
 // fails with a Conflict instead of starting an irreversible action.
 //
+// A scale-up waits (WaitForRemovedPod) while a pod at an ordinal at or above C is still there:
+// the pod of a broker whose decommission finished, not yet removed by the StatefulSet. Raising
+// the replicas at that moment would keep that pod, running a broker that has left the cluster,
+// instead of starting a fresh broker at its ordinal.
+//
 // # Rollouts, health gate, volumes and ghost brokers
 //
 // The StatefulSet uses OnDelete; each pod carries a hash of the template it was made from

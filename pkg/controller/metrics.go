@@ -22,7 +22,7 @@ var decisionKinds = []stepKind{
 	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
 	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
 	stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
-	stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepDecommissionGhost,
+	stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepDecommissionGhost, stepWaitPodGone,
 }
 
 // metrics are the controller's own Prometheus metrics.

@@ -56,6 +56,9 @@ type observation struct {
 	Rollout rollout
 	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
 	Ghosts []int32
+	// LeftoverPods counts pods at ordinals C and above: pods of brokers that have left, which
+	// the StatefulSet has not removed yet.
+	LeftoverPods int
 }
 
 // victim is what is known of the broker at ordinal C-1.
@@ -84,6 +87,7 @@ const (
 	stepCancel            stepKind = "CancelDecommission"
 	stepWaitAdmin         stepKind = "WaitForAdminAPI"
 	stepWaitBrokerID      stepKind = "WaitForBrokerID"
+	stepWaitPodGone       stepKind = "WaitForRemovedPod"
 )
 
 // What each step writes and calls:
@@ -102,6 +106,7 @@ const (
 //	WaitForAdminAPI    Degraded                           -                 error: backoff
 //	WaitForBrokerID    Degraded                           -                 requeue after poll
 //	WaitForHealthyCluster Degraded (ClusterUnhealthy)     -                 requeue after poll
+//	WaitForRemovedPod  -                                  -                 requeue after poll
 //
 // The rollout's steps are in rolling.go.
 
@@ -154,6 +159,12 @@ var transitions = []transition{
 		return o.Current == o.Desired && o.AdminUnavailable
 	}, stepWaitAdmin},
 	{"Steady", "C = D", func(o observation) bool { return o.Current == o.Desired }, stepNone},
+	// A scale-up right after a decommission finished must not give the ordinal back to the pod
+	// still running the broker that left: that pod would keep the removed broker (and its
+	// volume), and the ordinal would never start a fresh broker. Wait until it is gone.
+	{"ScalingUp", "the pod of a broker that left is not gone yet", func(o observation) bool {
+		return o.Current < o.Desired && o.LeftoverPods > 0
+	}, stepWaitPodGone},
 	{"ScalingUp", "C < D", func(o observation) bool { return o.Current < o.Desired }, stepScaleUp},
 	{"ScalingDown", "admin API did not answer", func(o observation) bool {
 		return o.Victim.Status == memberUnknown

@@ -93,6 +93,11 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
 	}
+	for ordinal := range pods {
+		if ordinal >= int(st.CurrentReplicas) {
+			o.LeftoverPods++
+		}
+	}
 	// The named Secrets are read on every reconcile, so that a missing or malformed one shows
 	// as soon as it is named, not first in the middle of a scale-down.
 	sec, err := c.readAdminSecurity(ctx, bc)
@@ -311,7 +316,7 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	switch s.Kind {
 	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission,
 		stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
-		stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart:
+		stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepWaitPodGone:
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil
