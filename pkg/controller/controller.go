@@ -251,6 +251,12 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	if ctx.Err() != nil {
+		// Shutting down: the queue still hands out what it holds, but a reconcile now could
+		// neither write nor call the brokers, and would decide on reads that miss a write its
+		// cancelled request may have made after all. The next leader starts afresh.
+		return false
+	}
 	start := c.cfg.Clock.Now()
 	res, err := c.sync(ctx, key)
 	c.metrics.reconcileDuration.Observe(c.cfg.Clock.Since(start).Seconds())

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -346,5 +347,28 @@ func TestAdminAPIDownDegradesAndBacksOff(t *testing.T) {
 	h.settle(10)
 	if d := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded); d.Status != metav1.ConditionFalse {
 		t.Errorf("Degraded %+v after recovery", d)
+	}
+}
+
+// After the context ends, a worker takes no more keys to reconcile, even though the queue,
+// draining, still hands them out: their reconciles could not write, and their reads could miss
+// a write whose answer the cancelled request never delivered.
+func TestNoReconcileAfterTheContextEnds(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	ctx, cancel := context.WithCancel(h.ctx)
+	var reads int
+	next := h.c.cfg.ReadHook
+	h.c.cfg.ReadHook = func(resource, ns, name, rv string) {
+		reads++
+		next(resource, ns, name, rv)
+	}
+	h.c.queue.Add(testKey)
+	cancel()
+	if h.c.processNextWorkItem(ctx) {
+		t.Error("a worker went on after its context ended")
+	}
+	if reads != 0 {
+		t.Errorf("%d reads after the context ended, want none", reads)
 	}
 }
