@@ -32,10 +32,12 @@
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
 // fails with a Conflict instead of starting an irreversible action.
 //
-// A scale-up waits (WaitForRemovedPod) while a pod at an ordinal at or above C is still there:
-// the pod of a broker whose decommission finished, not yet removed by the StatefulSet. Raising
-// the replicas at that moment would keep that pod, running a broker that has left the cluster,
-// instead of starting a fresh broker at its ordinal.
+// A scale-up waits (WaitForRemovedPod) while a pod at an ordinal at or above C is still there,
+// or a volume claim of an ordinal it wants is condemned (being deleted, or handed to a pod by
+// the claim retention policy): what a finished decommission leaves until the StatefulSet and
+// the garbage collector remove it. Raising the replicas at that moment would keep a pod running
+// a broker that has left the cluster, or make a pod that mounts a claim about to be deleted and
+// stays Pending. Claims are read with a GET by name while a scale-up is pending (leftovers.go).
 //
 // # Rollouts, health gate, volumes and ghost brokers
 //

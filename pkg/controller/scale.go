@@ -56,9 +56,10 @@ type observation struct {
 	Rollout rollout
 	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
 	Ghosts []int32
-	// LeftoverPods counts pods at ordinals C and above: pods of brokers that have left, which
-	// the StatefulSet has not removed yet.
-	LeftoverPods int
+	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
+	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
+	// StatefulSet and the garbage collector have removed it (leftovers.go).
+	Leftovers int
 }
 
 // victim is what is known of the broker at ordinal C-1.
@@ -159,11 +160,11 @@ var transitions = []transition{
 		return o.Current == o.Desired && o.AdminUnavailable
 	}, stepWaitAdmin},
 	{"Steady", "C = D", func(o observation) bool { return o.Current == o.Desired }, stepNone},
-	// A scale-up right after a decommission finished must not give the ordinal back to the pod
-	// still running the broker that left: that pod would keep the removed broker (and its
-	// volume), and the ordinal would never start a fresh broker. Wait until it is gone.
-	{"ScalingUp", "the pod of a broker that left is not gone yet", func(o observation) bool {
-		return o.Current < o.Desired && o.LeftoverPods > 0
+	// A scale-up right after a decommission finished must not give the ordinal back while the
+	// pod that ran the broker that left, or its condemned volume claim, is still there
+	// (leftovers.go). Wait until they are gone.
+	{"ScalingUp", "the pod or volume claim of a broker that left is not gone yet", func(o observation) bool {
+		return o.Current < o.Desired && o.Leftovers > 0
 	}, stepWaitPodGone},
 	{"ScalingUp", "C < D", func(o observation) bool { return o.Current < o.Desired }, stepScaleUp},
 	{"ScalingDown", "admin API did not answer", func(o observation) bool {

@@ -24,9 +24,9 @@ func TestDecide(t *testing.T) {
 		{"scale up", observation{Desired: 5, Current: 3}, stepScaleUp, nil},
 		{"scale up with admin API down", observation{Desired: 5, Current: 3, AdminUnavailable: true}, stepScaleUp, nil},
 		{"scale up while the pod of a broker that left is still there: wait for it to go",
-			observation{Desired: 3, Current: 2, LeftoverPods: 1}, stepWaitPodGone, nil},
+			observation{Desired: 3, Current: 2, Leftovers: 1}, stepWaitPodGone, nil},
 		{"scale down with a leftover pod above: the next broker goes as usual",
-			observation{Desired: 1, Current: 2, LeftoverPods: 1, Victim: active(1, 101), AdminCheck: true, Health: ok}, stepStartDecommission, ptr.To[int32](101)},
+			observation{Desired: 1, Current: 2, Leftovers: 1, Victim: active(1, 101), AdminCheck: true, Health: ok}, stepStartDecommission, ptr.To[int32](101)},
 
 		{"scale down starts with the highest ordinal's broker",
 			observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: ok}, stepStartDecommission, ptr.To[int32](102)},
@@ -102,7 +102,7 @@ func TestTransitionsAllReachable(t *testing.T) {
 										for _, leftover := range []int{0, 1} {
 											o := observation{Desired: desired, Current: current, Decommissioning: b, Target: target,
 												Victim: victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, AdminCheck: check, AdminUnavailable: down,
-												Health: health{Known: healthy}, LeftoverPods: leftover}
+												Health: health{Known: healthy}, Leftovers: leftover}
 											for i, tr := range transitions {
 												if tr.match(o) {
 													seen[i] = true

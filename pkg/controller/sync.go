@@ -93,10 +93,9 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1
 	}
-	for ordinal := range pods {
-		if ordinal >= int(st.CurrentReplicas) {
-			o.LeftoverPods++
-		}
+	o.Leftovers = leftoverPods(pods, st.CurrentReplicas)
+	if o.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
+		o.Leftovers = c.condemnedClaims(ctx, bc, st.CurrentReplicas, bc.Spec.Replicas)
 	}
 	// The named Secrets are read on every reconcile, so that a missing or malformed one shows
 	// as soon as it is named, not first in the middle of a scale-down.
