@@ -92,7 +92,7 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.readStrategy, "read-strategy", o.readStrategy,
 		"How reconciles read objects: writeback (see your own writes), cache (plain informer), uncached (live GET). The last two exist for experiments.")
 	fs.DurationVar(&o.writebackTTL, "writeback-ttl", o.writebackTTL,
-		"Safety net: how long a write the informer has not yet delivered stays in the write-back overlay.")
+		"How long a write may wait for the informer to catch up before the watch is reported as stalled (an error log and writeback_stalled_entries); the write is still served.")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout,
 		"How long in-flight reconciles may take to finish after SIGTERM.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")

@@ -53,7 +53,9 @@ type Config struct {
 	// Guards are the checks that stand behind the write-back cache. The zero value turns both
 	// off: start from DefaultGuards() and turn one off only for experiments.
 	Guards Guards
-	// WritebackTTL is the overlays' safety net (writeback.Options.TTL). Zero: the package default.
+	// WritebackTTL is how long an overlay entry may wait for its informer before the watch is
+	// reported as stalled (writeback.Options.TTL); the entry is still served. Zero: the package
+	// default.
 	WritebackTTL time.Duration
 
 	// Recorder receives an event for each decision. Nil: events are dropped.

@@ -103,8 +103,9 @@
 // Wrap returns a Client: a generic struct over the object, list and apply-configuration types
 // that embeds the original typed client and overrides its write methods (Create, Update,
 // UpdateStatus, Patch, Apply, ApplyStatus, Delete) to record their results. A dry run
-// (DryRun set in the options) changed nothing on the server and is not recorded. Its method set is that of a generated <Type>Interface with an empty expansion (as
-// for a custom resource), so a clientset that returns it needs one line of glue per resource,
+// (DryRun set in the options) changed nothing on the server and is not recorded. Its method
+// set is that of a generated <Type>Interface with an empty expansion (as for a custom
+// resource), so a clientset that returns it needs one line of glue per resource,
 // and it works the same over the real and the generated fake clientset. It was chosen because
 // the compiler checks it, and because it sees typed results: a rest.Interface or round-tripper
 // hook would have to decode response bodies and guess which requests are writes of which
