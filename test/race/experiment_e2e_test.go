@@ -91,17 +91,7 @@ func parseSettings() (settings, error) {
 
 // commandLine is the command that replays this run: every flag set, and the seed.
 func commandLine(seed uint64) string {
-	args := []string{"go test -tags e2e ./test/race -run TestRaceExperiment -count=1 -v"}
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() != "10m0s" {
-		args = append(args, "-timeout="+f.Value.String())
-	}
-	args = append(args, "-args")
-	flag.Visit(func(f *flag.Flag) {
-		if !strings.HasPrefix(f.Name, "test.") && f.Name != "seed" {
-			args = append(args, fmt.Sprintf("-%s=%s", f.Name, f.Value))
-		}
-	})
-	return strings.Join(append(args, fmt.Sprintf("-seed=%d", seed)), " ")
+	return framework.ReplayCommand("go test -tags e2e ./test/race -run TestRaceExperiment -count=1 -v", seed)
 }
 
 // TestRaceExperiment runs every row on one real control plane and reports a table. It fails if a
