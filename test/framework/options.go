@@ -40,7 +40,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.BinDir = os.Getenv(BinDirEnv)
 	}
 	if o.BinDir == "" {
-		root, err := repositoryRoot()
+		root, err := RepositoryRoot()
 		if err != nil {
 			return o, fmt.Errorf("cannot find the control plane binaries (set %s or Options.BinDir): %w", BinDirEnv, err)
 		}
@@ -71,8 +71,8 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// repositoryRoot walks up from the working directory to the go.mod of this module.
-func repositoryRoot() (string, error) {
+// RepositoryRoot walks up from the working directory to the go.mod of this module.
+func RepositoryRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

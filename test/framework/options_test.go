@@ -60,7 +60,7 @@ func binaryPaths(dir string) []string {
 }
 
 func TestRepositoryRootIsThisModule(t *testing.T) {
-	root, err := repositoryRoot()
+	root, err := RepositoryRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package framework
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -21,4 +23,30 @@ func ReplayCommand(base string, seed uint64) string {
 		}
 	})
 	return strings.Join(append(args, fmt.Sprintf("-seed=%d", seed)), " ")
+}
+
+// WriteBetweenMarkers puts text into path (relative to the repository root): between the
+// lines begin and end if the file has them, so that a report can live inside a document, else
+// as the whole file.
+func WriteBetweenMarkers(path, begin, end, text string) error {
+	if !filepath.IsAbs(path) {
+		root, err := RepositoryRoot()
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(root, path)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	content := string(old)
+	before, rest, hasBegin := strings.Cut(content, begin)
+	_, after, hasEnd := strings.Cut(rest, end)
+	if hasBegin && hasEnd {
+		content = before + begin + "\n" + text + end + after
+	} else {
+		content = text
+	}
+	return os.WriteFile(path, []byte(content), 0o644)
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -139,7 +138,7 @@ func TestRaceExperiment(t *testing.T) {
 	}
 	t.Logf("results:\n%s", table.String())
 	if *flagOut != "" {
-		if err := writeOut(*flagOut, table.String()); err != nil {
+		if err := framework.WriteBetweenMarkers(*flagOut, tableBegin, tableEnd, table.String()); err != nil {
 			t.Error(err)
 		}
 	}
@@ -387,31 +386,6 @@ const (
 	tableBegin = "<!-- race-table:begin -->"
 	tableEnd   = "<!-- race-table:end -->"
 )
-
-// writeOut puts the table into path (relative to the repository root): between the markers if
-// the file has them, else as the whole file.
-func writeOut(path, table string) error {
-	if !filepath.IsAbs(path) {
-		root, err := repositoryRoot()
-		if err != nil {
-			return err
-		}
-		path = filepath.Join(root, path)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	text := string(old)
-	before, rest, hasBegin := strings.Cut(text, tableBegin)
-	_, after, hasEnd := strings.Cut(rest, tableEnd)
-	if hasBegin && hasEnd {
-		text = before + tableBegin + "\n" + table + tableEnd + after
-	} else {
-		text = table
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
-}
 
 // logToFile sends the operator's klog output (thousands of retried conflicts in the cache rows)
 // to a file kept after the test, and names it.

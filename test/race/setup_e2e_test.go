@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	"github.com/broker-operator/broker-operator/test/framework"
 )
 
 // crdPath is the BrokerCluster CRD, relative to the repository root.
@@ -35,28 +36,10 @@ var volumeSize = resource.MustParse("1Gi")
 // rowLabel marks the PersistentVolumes made for one row, so they can go with it.
 const rowLabel = "race.broker-operator.dev/namespace"
 
-// repositoryRoot walks up from the working directory to the directory holding go.mod.
-func repositoryRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // installCRD creates the BrokerCluster CRD from deploy/ and waits until BrokerClusters can be
 // listed.
 func installCRD(ctx context.Context, cfg *rest.Config, brokers versioned.Interface) error {
-	root, err := repositoryRoot()
+	root, err := framework.RepositoryRoot()
 	if err != nil {
 		return err
 	}

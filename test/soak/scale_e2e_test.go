@@ -19,6 +19,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/broker-operator/broker-operator/test/framework"
 )
 
 var (
@@ -77,7 +79,7 @@ func TestSoakScale(t *testing.T) {
 			flag.Lookup("test.timeout").Value, *flagScale, *flagStrategies, *flagQuiet, s.seed, len(rows)/len(strategies), len(stages), time.Since(started).Round(time.Second))
 		t.Logf("scale:\n%s", b.String())
 		if s.out != "" {
-			if err := writeBetween(s.out, scaleBegin, scaleEnd, b.String()); err != nil {
+			if err := framework.WriteBetweenMarkers(s.out, scaleBegin, scaleEnd, b.String()); err != nil {
 				t.Error(err)
 			}
 		}

@@ -340,7 +340,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Logf("report:\n%s", report.String())
 	if s.out != "" {
-		if err := writeBetween(s.out, reportBegin, reportEnd, report.String()); err != nil {
+		if err := framework.WriteBetweenMarkers(s.out, reportBegin, reportEnd, report.String()); err != nil {
 			t.Error(err)
 		}
 	}
@@ -416,7 +416,7 @@ func setUp(t *testing.T, s settings) *harness {
 			os.RemoveAll(h.dir)
 		}
 	})
-	root, err := repositoryRoot()
+	root, err := framework.RepositoryRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,51 +493,8 @@ func (h *harness) stopOperators() {
 	}
 }
 
-// repositoryRoot walks up from the working directory to the directory holding go.mod.
-func repositoryRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // Markers around the report in a markdown file written with -out.
 const (
 	reportBegin = "<!-- soak-table:begin -->"
 	reportEnd   = "<!-- soak-table:end -->"
 )
-
-// writeBetween puts text into path (relative to the repository root): between the markers begin
-// and end if the file has them, else as the whole file.
-func writeBetween(path, begin, end, report string) error {
-	if !filepath.IsAbs(path) {
-		root, err := repositoryRoot()
-		if err != nil {
-			return err
-		}
-		path = filepath.Join(root, path)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	text := string(old)
-	before, rest, hasBegin := strings.Cut(text, begin)
-	_, after, hasEnd := strings.Cut(rest, end)
-	if hasBegin && hasEnd {
-		text = before + begin + "\n" + report + end + after
-	} else {
-		text = report
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
-}
