@@ -114,7 +114,9 @@
 //   - A deleted BrokerCluster is left to garbage collection through the owner references;
 //     brokers are not decommissioned on deletion.
 //   - Pods are mapped to their BrokerCluster by the app.kubernetes.io/instance label, since
-//     their owner reference names the StatefulSet.
+//     their owner reference names the StatefulSet. A reconcile reads its cluster's pods through
+//     an index on that label (podindex.go), so its cost does not grow with the number of
+//     clusters sharing the namespace.
 //
 // # Logging and metrics
 //
