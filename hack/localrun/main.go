@@ -95,11 +95,13 @@ func run(o options) error {
 	}
 }
 
-// build runs the control plane's build script, which rebuilds only what is missing or outdated
-// and prints its own progress, then builds the operator.
+// build runs the control plane's build script for what the local run starts (not the real
+// node's kubelet and kube-proxy, nor helm), which rebuilds only what is missing or outdated and
+// prints its own progress, then builds the operator.
 func build(ctx context.Context, root string) error {
 	progress("building the control plane if needed (%s)", "hack/controlplane/build.sh")
-	script := exec.CommandContext(ctx, filepath.Join(root, "hack", "controlplane", "build.sh"))
+	script := exec.CommandContext(ctx, filepath.Join(root, "hack", "controlplane", "build.sh"),
+		"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 	script.Dir, script.Stdout, script.Stderr = root, os.Stderr, os.Stderr
 	if err := script.Run(); err != nil {
 		return fmt.Errorf("build the control plane: %w", err)

@@ -19,8 +19,8 @@
 //
 // # Errors
 //
-// Every error is an *Error; errors.Is tells the kind. Redpanda answers 400 and 404 for several
-// reasons, so the kind depends on the message too (src/v/redpanda/admin/server.cc):
+// Every error a call returns is an *Error; errors.Is tells the kind. Redpanda answers 400 and 404
+// for several reasons, so the kind depends on the message too (src/v/redpanda/admin/server.cc):
 //
 //	ErrBrokerNotFound          404 whose message names the broker: "broker with id N not found",
 //	                           "broker with id: N not found", "Node N does not exists"
@@ -38,10 +38,13 @@
 //	ErrForbidden               403
 //	ErrUnavailable             no answer: refused, reset, timed out; 5xx (503 while the health
 //	                           report is missing, 504 after node_management_operation_timeout_ms),
-//	                           429, 408; a redirect not followed
-//	ErrBadResponse             malformed, oversized or incomplete body; an undocumented status
+//	                           429, 408; a 307 or 308 the client does not follow (see below)
+//	ErrBadResponse             malformed, oversized or incomplete body; an undocumented status,
+//	                           including any other 3xx and a redirect without a usable Location
 //
-// When the caller's context ends, the error matches none of them and wraps ctx.Err().
+// When the caller's context ends, the error matches none of them and wraps ctx.Err(); nor does
+// an invalid argument (a negative node ID, a NodeConfig ordinal with no URL). NewClient's
+// errors, about the Config, are plain errors.
 //
 // # Brokers, redirects, timeouts, retries
 //
@@ -54,10 +57,11 @@
 // backoff.
 //
 // Redpanda answers a call whose controller leadership moved with a 307 to the leader
-// (server.cc redirect_to_leader; from the second redirect on it asks for a Retry-After). The
-// client follows one redirect per attempt, itself (net/http's following is off): it re-sends the
-// same method, path and query, with the same credentials, but only when the Location's scheme,
-// host and port are those of one of Config.URLs. A redirect elsewhere, or a second one, ends the
+// (server.cc redirect_to_leader, which counts redirects in the Location's redirect= query
+// parameter and asks for a Retry-After on every second one). The client follows one redirect
+// per attempt, itself (net/http's following is off): it sends the same method, with the same
+// credentials, to the Location as given, but only when its scheme, host and port are those of
+// one of Config.URLs. A redirect elsewhere, or a second one, ends the
 // attempt with ErrUnavailable and a message saying why.
 //
 // DefaultTimeout is 10 s: Redpanda itself waits up to node_management_operation_timeout_ms

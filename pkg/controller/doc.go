@@ -16,8 +16,8 @@
 // # Reads and writes
 //
 // Every write goes through a capturing client from pkg/writeback (clients.go): BrokerCluster
-// status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, and Pod
-// annotation patches. No call site records anything by hand. What a reconcile reads depends on
+// status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, Pod
+// annotation patches and Pod deletes (rollouts). No call site records anything by hand. What a reconcile reads depends on
 // Config.ReadStrategy (readstrategy.go): the write-back overlays (the default), the plain
 // informer indexers (the seed's bug, for experiments), or a live GET of the BrokerCluster and
 // the StatefulSet (the seed's option A).
@@ -82,7 +82,7 @@
 // # Admin calls
 //
 // Each request times out after Config.AdminTimeout (default 10 s); all the admin calls of one
-// reconcile share Config.AdminDeadline (default 30 s). A recommission keeps B until the list
+// reconcile share Config.AdminDeadline (default 30 s, or AdminTimeout if that is longer). A recommission keeps B until the list
 // shows the broker active again (Redpanda refuses a recommission late in a drain). While B
 // drains, each poll asks for its decommission status. Allocation failures, or replicas_left
 // unchanged for three polls, put replicas_left and allocation_failures into the Scaling
@@ -114,14 +114,17 @@
 //   - A deleted BrokerCluster is left to garbage collection through the owner references;
 //     brokers are not decommissioned on deletion.
 //   - Pods are mapped to their BrokerCluster by the app.kubernetes.io/instance label, since
-//     their owner reference names the StatefulSet.
+//     their owner reference names the StatefulSet. A reconcile reads its cluster's pods through
+//     an index on that label (podindex.go), so its cost does not grow with the number of
+//     clusters sharing the namespace.
 //
 // # Logging and metrics
 //
 // klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
 // resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
-// result (adminmetrics.go), and gauge the ghost brokers of each cluster; every known label value
-// starts at 0. The write-back overlays export
-// their own.
+// result (adminmetrics.go), and gauge the ghost brokers of each cluster. Reconcile results,
+// decision kinds and guards start at 0 for every value, admin calls for every operation with
+// result "success"; the ghost gauge appears with a cluster's first report. The write-back
+// overlays export their own.
 package controller

@@ -53,7 +53,8 @@ type listerSet struct {
 	statefulSets   appslisters.StatefulSetLister
 	services       corelisters.ServiceLister
 	pdbs           policylisters.PodDisruptionBudgetLister
-	pods           corelisters.PodLister
+	// pods are read by cluster (podsByCluster, clusterPods), not through a lister.
+	pods cache.Indexer
 }
 
 func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics) (*namespaceCache, error) {
@@ -69,6 +70,9 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	n.serviceInformer = n.kubeFactory.Core().V1().Services().Informer()
 	n.pdbInformer = n.kubeFactory.Policy().V1().PodDisruptionBudgets().Informer()
 	n.podInformer = n.kubeFactory.Core().V1().Pods().Informer()
+	if err := n.podInformer.AddIndexers(cache.Indexers{podsByCluster: podClusterKeys}); err != nil {
+		return nil, fmt.Errorf("index pods by cluster: %w", err)
+	}
 
 	opts := writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: metrics}
 	overlay := func(resource string, informer cache.SharedIndexInformer) (*writeback.Overlay, error) {
@@ -102,14 +106,14 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetOverlay),
 		services:       corelisters.NewServiceLister(n.serviceOverlay),
 		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbOverlay),
-		pods:           corelisters.NewPodLister(n.podOverlay),
+		pods:           n.podOverlay,
 	}
 	n.raw = listerSet{
 		brokerClusters: brokerlisters.NewBrokerClusterLister(n.brokerClusterInformer.GetIndexer()),
 		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetInformer.GetIndexer()),
 		services:       corelisters.NewServiceLister(n.serviceInformer.GetIndexer()),
 		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbInformer.GetIndexer()),
-		pods:           corelisters.NewPodLister(n.podInformer.GetIndexer()),
+		pods:           n.podInformer.GetIndexer(),
 	}
 	return n, nil
 }

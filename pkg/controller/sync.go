@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -66,7 +65,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return result{}, nil // being deleted: nothing to scale
 	}
 
-	podList, err := c.listers(nc).pods.Pods(ns).List(labels.SelectorFromSet(selectorLabels(bc)))
+	podList, err := clusterPods(c.listers(nc).pods, bc)
 	if err != nil {
 		return result{}, fmt.Errorf("list pods of %s: %w", key, err)
 	}

@@ -31,7 +31,8 @@
 //
 // # The contract
 //
-// Keys are namespace/name; an entry also remembers the object's UID. The informer's progress
+// Keys are namespace/name (the name alone for cluster-scoped objects); an entry also remembers
+// the object's UID. The informer's progress
 // is its store's LastStoreSyncResourceVersion: the resourceVersion up to which the store
 // reflects the server, moved by every event, relist and watch bookmark.
 //
@@ -46,10 +47,14 @@
 //     impossible for a read racing the informer's delivery of the controller's own create. A
 //     tombstone hides the informer's copy of the deleted UID and any older copy; a copy with
 //     another UID and a newer resourceVersion (the object was re-created) wins over it.
-//   - List, ByIndex, Index, IndexKeys and the generated namespaced listers: the informer's answer
-//     with each item replaced by a newer entry, created objects added, tombstoned ones removed,
-//     judged as Get judges them with the progress read before the scan. Label selectors and
-//     index functions are evaluated on the copy that is returned.
+//   - List, ListKeys, ByIndex, Index, IndexKeys and the generated namespaced listers: the
+//     informer's answer with each item replaced by a newer entry, created objects added,
+//     tombstoned ones removed, judged as Get judges them with the progress read before the
+//     scan. Label selectors and index functions are evaluated on the copy that is returned.
+//     ListIndexFuncValues is weaker: it may also list a value held only by a stale informer
+//     copy; a ByIndex that follows gives the exact answer.
+//   - The Overlay is a read-only cache.Indexer: Add, Update, Delete and Replace return
+//     ErrReadOnly; writes enter only through Record and RecordDelete.
 //   - Eviction by progress: once the informer's progress reaches an entry's resourceVersion,
 //     the store holds the key's state at or after the write, whatever events came for the key,
 //     and the entry goes (reason "observed"). A tombstone goes once the progress has reached it
@@ -65,7 +70,8 @@
 //     long": a stalled watch. Such an entry is still served, because dropping it would roll
 //     reads back to the informer's stale copy; it is counted in writeback_stalled_entries and
 //     logged as an error, and its recovery is logged when the informer catches up. The TTL is
-//     checked on writes, informer events and Len; reads never look at the clock.
+//     checked on each write the overlay records, on informer events and in Len; reads never
+//     look at the clock. Options.TTL sets it (0: DefaultTTL), Options.Clock the clock.
 //   - Monotonic reads: once a read returned resourceVersion R for a key, no later read returns
 //     an older one.
 //   - ResourceVersions are compared as etcd revisions with
@@ -80,7 +86,9 @@
 //     and the informer's relist, reads show the informer's state.
 //   - client-go's AtomicFIFO feature gate (on by default since 1.36) must stay on: with it
 //     off the store reports no progress, and Observe fails with ErrAtomicFIFODisabled, naming
-//     the gate.
+//     the gate. Observe also fails for a nil informer, or one whose indexer is not the one the
+//     overlay was built on. NewOverlay with a nil indexer, and Wrap, WrapDynamic or
+//     WrapMetadata with a nil client or overlay, panic: those are programming errors.
 //   - Everything returned is shared read-only, as listers' objects are. Record deep-copies the
 //     write result once; the read path never copies.
 //
@@ -114,7 +122,10 @@
 //
 // Built-in interfaces with extra methods (StatefulSetInterface has GetScale, UpdateScale and
 // ApplyScale) get a small per-type struct in the consumer that embeds the Client and forwards
-// the extra methods to the original client; capture_compile_test.go shows one.
+// the extra methods to the original client; capture_compile_test.go shows one. Built-in
+// interfaces that lack one of the standard methods do not fit Interface as they are:
+// ServiceInterface has no DeleteCollection (the Service API has none), so a consumer embeds it
+// in a struct whose DeleteCollection returns a MethodNotSupported error, and wraps that.
 //
 // Subresources: Patch records its answer when the answer is the object itself: no
 // subresource (or an empty argument, as helpers forward it), status, and the core
@@ -148,7 +159,8 @@
 // NewMetrics registers, with the label "resource": writeback_reads_served_from_overlay_total
 // (each a stale read prevented; reads hidden by a tombstone count too),
 // writeback_overlay_entries, writeback_observation_lag_seconds (from Record to the informer
-// catching up), writeback_evictions_total{reason="observed|deleted|recreated|reset"} and
+// catching up), writeback_evictions_total{reason="observed|deleted|recreated|reset"} (EvictObserved, EvictDeleted,
+// EvictRecreated, EvictReset) and
 // writeback_stalled_entries (entries older than the TTL: a stalled watch; alert on it). The logger
 // (Options.Logger, by default klog's) gets each record and eviction at -v=4, and each read the
 // overlay changed, with both resourceVersions, at -v=5.

@@ -18,7 +18,7 @@
 //     successful write to each object, so a read older than it is counted as stale
 //     (recorder.go, requests.go);
 //   - Schedule: each cluster's replica targets, drawn from the seed (schedule.go);
-//   - Table: the markdown report (table.go).
+//   - WriteTable (with Row, Result and Header): the markdown report (table.go).
 //
 // See docs/race-experiment.md for the command lines and the committed results.
 package race

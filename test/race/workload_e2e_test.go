@@ -48,7 +48,7 @@ func drive(ctx context.Context, w *world, brokers versioned.Interface, name stri
 		return run
 	}
 	if ok, why := w.await(ctx, name, s.Initial, bringUpTimeout); !ok {
-		run.stuck = fmt.Sprintf("bring-up to %d: %s; pods: %s", s.Initial, why, w.describePods(name))
+		run.stuck = fmt.Sprintf("bring-up to %d: %s; pods: %s", s.Initial, why, w.pods.DescribePods(w.ns, name))
 		return run
 	}
 	run.bringUp = time.Since(run.marks[0].at)
@@ -64,7 +64,7 @@ func drive(ctx context.Context, w *world, brokers versioned.Interface, name stri
 			return run
 		}
 		if ok, why := w.await(ctx, name, target, stepTimeout); !ok {
-			run.stuck = fmt.Sprintf("step %d (to %d): %s; pods: %s", i+1, target, why, w.describePods(name))
+			run.stuck = fmt.Sprintf("step %d (to %d): %s; pods: %s", i+1, target, why, w.pods.DescribePods(w.ns, name))
 			return run
 		}
 		run.steps = append(run.steps, time.Since(start))

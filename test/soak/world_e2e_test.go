@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
@@ -122,34 +121,13 @@ func (w *world) LeaderChanges() int {
 	return w.leaderChanges
 }
 
-// converged reports whether a cluster is steady at target brokers: the operator has observed the
-// spec, current, ready and desired replicas agree, no broker is being decommissioned, exactly the
-// pods 0..target-1 run a broker, and exactly target active brokers run in them.
+// converged reports whether a cluster is steady at target brokers (brokersim.PodSync.Converged).
 func (w *world) converged(name string, target int32) (bool, string) {
 	bc, err := w.clusters.BrokerClusters(w.ns).Get(name)
 	if err != nil {
 		return false, err.Error()
 	}
-	st := bc.Status
-	if bc.Spec.Replicas != target || st.ObservedGeneration != bc.Generation || st.CurrentReplicas != target ||
-		st.ReadyReplicas != target || st.DecommissioningBroker != nil {
-		return false, fmt.Sprintf("spec %d, generation %d observed %d, current %d, ready %d, decommissioning %s",
-			bc.Spec.Replicas, bc.Generation, st.ObservedGeneration, st.CurrentReplicas, st.ReadyReplicas, nodeString(st.DecommissioningBroker))
-	}
-	running := w.pods.Running(w.ns, name)
-	if len(running) != int(target) || (target > 0 && running[len(running)-1] != int(target)-1) {
-		return false, fmt.Sprintf("broker pods %v, want ordinals 0 to %d", running, target-1)
-	}
-	active := 0
-	for _, b := range w.sim.Cluster(w.ns, name).Brokers() {
-		if b.PodRunning && b.Status == admin.MembershipActive {
-			active++
-		}
-	}
-	if active != int(target) {
-		return false, fmt.Sprintf("%d active brokers, want %d", active, target)
-	}
-	return true, ""
+	return w.pods.Converged(bc, target)
 }
 
 // await waits until the cluster converges at target, and reports false with the last reason it

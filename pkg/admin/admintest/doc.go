@@ -88,7 +88,7 @@
 // Faults can be set per server, cluster or broker at any time (SetFault, Cluster.SetFault,
 // Cluster.SetBrokerFault): status codes, latency, hangs, refused connections, answers lost after
 // the broker acted, Redirect (307 to the controller leader's own URL, with redirect=N counted in
-// the query and Retry-After: 1 from the second redirect on, without acting; the leader answers
+// the query and Retry-After: 1 on every second redirect, as server.cc does, without acting; the leader answers
 // normally) and Timeout (held for Options.NodeOperationTimeout, 5 s by default, by the simulator's
 // clock, then 504 "Timeout: Timeout occurred while processing request", without acting).
 // FakeClock.After lets a Timeout wait on the fake clock.
