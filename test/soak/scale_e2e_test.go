@@ -26,7 +26,7 @@ import (
 var (
 	flagScale      = flag.String("scale", "", "TestSoakScale: numbers of BrokerClusters to measure at, ascending, comma-separated (e.g. 100,300,1000); empty skips it")
 	flagStrategies = flag.String("strategies", "writeback,cache,uncached", "TestSoakScale: read strategies to compare at each size")
-	flagQuiet      = flag.Duration("quiet", time.Minute, "TestSoakScale: the quiet window at steady state, per size and strategy")
+	flagQuiet      = flag.String("quiet", "1m", "TestSoakScale: the quiet window at steady state, per strategy: one duration for every size, or one per size (e.g. 1m,1m,10m)")
 )
 
 // TestSoakScale brings up BrokerClusters of 3 brokers in stages and, at each size, runs the
@@ -45,6 +45,10 @@ func TestSoakScale(t *testing.T) {
 		stages = append(stages, n)
 	}
 	strategies := strings.Split(*flagStrategies, ",")
+	quiet, err := QuietWindows(*flagQuiet, len(stages))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := parseSettings()
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +58,7 @@ func TestSoakScale(t *testing.T) {
 	h := setUp(t, s)
 	h.names = nil // bringUp names the clusters, size by size
 	var rows []ScaleRow
-	for _, n := range stages {
+	for stage, n := range stages {
 		begin := time.Now()
 		if err := h.bringUp(n); err != nil {
 			t.Fatalf("bring-up to %d clusters: %v", n, err)
@@ -62,7 +66,7 @@ func TestSoakScale(t *testing.T) {
 		bringUp := time.Since(begin)
 		t.Logf("%d clusters up in %s", n, bringUp.Round(time.Second))
 		for i, strategy := range strategies {
-			row, err := h.measure(n, strategy)
+			row, err := h.measure(n, strategy, quiet[stage])
 			if err != nil {
 				t.Fatalf("%d clusters, %s: %v", n, strategy, err)
 			}
@@ -202,7 +206,7 @@ func (h *harness) stopProc(p *proc) {
 // measure runs one operator with strategy over the n clusters: it waits until the operator has
 // settled (its queue empty and no reconcile request for 5 s), measures a quiet window, then one
 // scale-down of every cluster, then scales them back up unmeasured.
-func (h *harness) measure(n int, strategy string) (ScaleRow, error) {
+func (h *harness) measure(n int, strategy string, quiet time.Duration) (ScaleRow, error) {
 	row := ScaleRow{Clusters: n, Strategy: strategy}
 	p, url, err := h.startMeasured(strategy, fmt.Sprintf("%s-%d", strategy, n))
 	if err != nil {
@@ -214,7 +218,7 @@ func (h *harness) measure(n int, strategy string) (ScaleRow, error) {
 	}
 	st0 := p.proxy.Stats()
 	select {
-	case <-time.After(*flagQuiet):
+	case <-time.After(quiet):
 	case <-h.ctx.Done():
 		return row, h.ctx.Err()
 	}
@@ -223,7 +227,7 @@ func (h *harness) measure(n int, strategy string) (ScaleRow, error) {
 		return row, err
 	}
 	st1 := p.proxy.Stats()
-	row.QuietPerMin = float64(st1.Work()-st0.Work()) / flagQuiet.Minutes()
+	row.QuietPerMin = float64(st1.Work()-st0.Work()) / quiet.Minutes()
 	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_memstats_heap_alloc_bytes")
 
 	calls := h.decommissionCalls()
