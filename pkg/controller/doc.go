@@ -38,6 +38,10 @@
 // the garbage collector remove it. Raising the replicas at that moment would keep a pod running
 // a broker that has left the cluster, or make a pod that mounts a claim about to be deleted and
 // stays Pending. Claims are read with a GET by name while a scale-up is pending (leftovers.go).
+// A pod of a wanted ordinal that is still Pending and unscheduled 30 s after its creation while
+// its data volume claim does not exist (the StatefulSet controller's claim cache had not seen the
+// claim's delete when it made the pod) is deleted, with a Warning event DeleteClaimlessPod, so
+// that the StatefulSet controller makes the claim and the pod again (claimless.go).
 //
 // # Rollouts, health gate, volumes and ghost brokers
 //

@@ -70,10 +70,18 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return result{}, fmt.Errorf("list pods of %s: %w", key, err)
 	}
 	pods := podsByOrdinal(podList, bc.Name)
+	recheck, err := c.deleteClaimlessPods(ctx, nc, bc, pods)
+	if err != nil {
+		return result{}, err
+	}
 
 	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
 	s := explainWait(decide(obs), adminErr)
-	return c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
+	res, err := c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
+	if err == nil && recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
+		res.RequeueAfter = recheck // a Pending pod's grace ends with no event to say so
+	}
+	return res, err
 }
 
 // observe gathers what decide needs. The admin API is asked only when a decision depends on
