@@ -42,7 +42,7 @@ func (c *Controller) deleteClaimlessPods(ctx context.Context, nc *namespaceCache
 			}
 			continue
 		}
-		claim := fmt.Sprintf("%s-%s-%d", dataVolume, bc.Name, ordinal)
+		claim := dataClaimName(bc, int32(ordinal))
 		_, err := c.cfg.KubeClient.CoreV1().PersistentVolumeClaims(bc.Namespace).Get(ctx, claim, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			continue // there, or unknown: nothing to do

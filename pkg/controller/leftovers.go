@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,7 +38,7 @@ func (c *Controller) condemnedClaims(ctx context.Context, bc *v1alpha1.BrokerClu
 	claims := c.cfg.KubeClient.CoreV1().PersistentVolumeClaims(bc.Namespace)
 	n := 0
 	for ordinal := from; ordinal < to; ordinal++ {
-		name := fmt.Sprintf("%s-%s-%d", dataVolume, bc.Name, ordinal)
+		name := dataClaimName(bc, ordinal)
 		claim, err := claims.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

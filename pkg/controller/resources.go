@@ -57,6 +57,12 @@ func selectorLabels(bc *v1alpha1.BrokerCluster) map[string]string {
 	return map[string]string{LabelName: NameValue, LabelInstance: bc.Name, LabelManagedBy: ManagedByValue}
 }
 
+// dataClaimName is the name the StatefulSet controller gives the data volume claim of an
+// ordinal: <template>-<statefulset>-<ordinal>.
+func dataClaimName(bc *v1alpha1.BrokerCluster, ordinal int32) string {
+	return fmt.Sprintf("%s-%s-%d", dataVolume, bc.Name, ordinal)
+}
+
 func adminPort(bc *v1alpha1.BrokerCluster) int32 {
 	if bc.Spec.AdminAPI.Port > 0 {
 		return bc.Spec.AdminAPI.Port
