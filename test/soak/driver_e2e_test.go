@@ -119,6 +119,9 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		}
 		step.End = time.Now()
 		run.steps = append(run.steps, step)
+		if target < cur {
+			h.decommissioned.Add(int64(cur - target))
+		}
 		cur = target
 		if restore != nil {
 			restore()
