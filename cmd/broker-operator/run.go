@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"sync/atomic"
 	"time"
 
@@ -61,7 +62,12 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// go_gc_heap_live_bytes (the heap the last collection kept) beside the default Go metrics:
+	// unlike go_memstats_heap_alloc_bytes it does not swing with the collector's cycle, so it is
+	// what memory per cluster is read from.
+	liveHeap := collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(liveHeap)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	registerWorkqueueMetrics(reg)
 
 	broadcaster := record.NewBroadcaster()

@@ -90,7 +90,7 @@ func TestRunLeadsReconcilesServesAndShutsDown(t *testing.T) {
 	})
 
 	_, metrics := get(t, metricsURL+"/metrics")
-	for _, name := range []string{"workqueue_adds_total", "broker_operator_", "writeback_", "go_goroutines"} {
+	for _, name := range []string{"workqueue_adds_total", "broker_operator_", "writeback_", "go_goroutines", "go_gc_heap_live_bytes"} {
 		if !strings.Contains(metrics, name) {
 			t.Errorf("/metrics has no %s", name)
 		}

@@ -107,7 +107,8 @@ type ScaleRow struct {
 	Strategy string
 	// BringUp is how long the size's new clusters took to be ready (on the size's first row).
 	BringUp time.Duration
-	// RSS and Heap (Go heap in use), in bytes, at the end of the quiet window.
+	// RSS and Heap (the Go heap the last garbage collection kept: go_gc_heap_live_bytes), in
+	// bytes, at the end of the quiet window.
 	RSS, Heap float64
 	// QuietPerMin is the requests per minute at steady state beyond watches and leader election.
 	QuietPerMin float64
@@ -132,7 +133,7 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 	mib := func(b float64) string { return fmt.Sprintf("%.1f", b/(1<<20)) }
 	ms := func(s float64) string { return fmt.Sprintf("%.0f", s*1000) }
 	fmt.Fprintf(w, "Growth (%s):\n\n", first)
-	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | heap MiB | heap KiB per added cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
+	fmt.Fprintln(w, "| clusters | bring-up | RSS MiB | live heap MiB | live heap KiB per added cluster | quiet requests/min | busy: requests | requests per decommission | CPU s | CPU ms per decommission | reconcile p50 / p99 ms | max queue depth | took |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	var prev *ScaleRow
 	for _, r := range rows {
@@ -157,7 +158,7 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 			r.BusyRequests, perDecom(float64(r.BusyRequests)), r.BusyCPU, perDecom(r.BusyCPU*1000), ms(r.P50), ms(r.P99), r.MaxDepth, r.Busy.Round(time.Second))
 	}
 	fmt.Fprintf(w, "\nRead strategies, as ratios to %s at the same size:\n\n", first)
-	fmt.Fprintln(w, "| clusters | strategy | quiet requests/min | busy requests | busy CPU | heap | RSS |")
+	fmt.Fprintln(w, "| clusters | strategy | quiet requests/min | busy requests | busy CPU | live heap | RSS |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
 	base := map[int]ScaleRow{}
 	for _, r := range rows {

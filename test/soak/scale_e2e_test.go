@@ -228,7 +228,7 @@ func (h *harness) measure(n int, strategy string, quiet time.Duration) (ScaleRow
 	}
 	st1 := p.proxy.Stats()
 	row.QuietPerMin = float64(st1.Work()-st0.Work()) / quiet.Minutes()
-	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_memstats_heap_alloc_bytes")
+	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_gc_heap_live_bytes")
 
 	calls := h.decommissionCalls()
 	begin := time.Now()
