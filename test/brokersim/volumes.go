@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -21,9 +23,16 @@ import (
 // namespace, so that a test can remove them with it.
 const LabelClaimNamespace = "brokersim.broker-operator.dev/claim-namespace"
 
+// Provisioner is the volumes' pv.kubernetes.io/provisioned-by: a name outside kubernetes.io/
+// tells the controller-manager that an external provisioner deletes them
+// (pkg/controller/volume/persistentvolume's findDeletablePlugin), as the VolumeBinder does.
+const Provisioner = "brokersim.broker-operator.dev/volume-binder"
+
 // VolumeBinder gives each claim of the operator's StatefulSets a PersistentVolume bound to it in
 // advance; the controller-manager's binder completes the binding. The volumes are never mounted
-// (kwok runs no containers) and are kept when the claim goes, as Retain volumes are.
+// (kwok runs no containers). As a dynamic provisioner's volumes with reclaimPolicy Delete, a
+// volume is deleted once its claim is gone (Released): kept, thousands of Released volumes would
+// slow the controller-manager's volume binder, which looks through every volume for each claim.
 type VolumeBinder struct {
 	factory informers.SharedInformerFactory
 	cancel  context.CancelFunc
@@ -39,6 +48,11 @@ func StartVolumeBinder(ctx context.Context, client kubernetes.Interface, namespa
 			o.LabelSelector = labels.Set{controller.LabelManagedBy: controller.ManagedByValue}.String()
 		}))}
 	informer := b.factory.Core().V1().PersistentVolumeClaims().Informer()
+	volumes := b.factory.InformerFor(&corev1.PersistentVolume{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		return coreinformers.NewFilteredPersistentVolumeInformer(client, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
+			o.LabelSelector = volumeSelector(namespace)
+		})
+	})
 	bind := func(obj any) {
 		claim, ok := obj.(*corev1.PersistentVolumeClaim)
 		if !ok || claim.Spec.VolumeName != "" || claim.DeletionTimestamp != nil {
@@ -48,7 +62,20 @@ func StartVolumeBinder(ctx context.Context, client kubernetes.Interface, namespa
 			utilruntime.HandleError(err)
 		}
 	}
+	reclaim := func(obj any) {
+		pv, ok := obj.(*corev1.PersistentVolume)
+		if !ok || pv.Annotations[annProvisionedBy] != Provisioner || pv.Status.Phase != corev1.VolumeReleased || pv.DeletionTimestamp != nil {
+			return // only the volumes it made, once their claim is gone
+		}
+		if err := deleteVolume(ctx, client, pv); err != nil {
+			utilruntime.HandleError(err)
+		}
+	}
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: bind, UpdateFunc: func(_, cur any) { bind(cur) }}); err != nil {
+		cancel()
+		return nil, err
+	}
+	if _, err := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: reclaim, UpdateFunc: func(_, cur any) { reclaim(cur) }}); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -75,14 +102,15 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:   volumeNameFor(claim),
-			Labels: map[string]string{LabelClaimNamespace: claim.Namespace},
+			Name:        volumeNameFor(claim),
+			Labels:      map[string]string{LabelClaimNamespace: claim.Namespace},
+			Annotations: map[string]string{annProvisionedBy: Provisioner},
 		},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: claim.Spec.Resources.Requests[corev1.ResourceStorage]},
 			AccessModes:                   claim.Spec.AccessModes,
 			StorageClassName:              className,
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
 			ClaimRef: &corev1.ObjectReference{
 				Kind: "PersistentVolumeClaim", APIVersion: "v1",
 				Namespace: claim.Namespace, Name: claim.Name, UID: claim.UID,
@@ -99,9 +127,32 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 	return nil
 }
 
+// annProvisionedBy is the annotation the controller-manager reads to find who deletes a
+// volume (k8s.io/component-helpers/storage/volume's AnnDynamicallyProvisioned).
+const annProvisionedBy = "pv.kubernetes.io/provisioned-by"
+
+// volumeSelector selects the volumes a VolumeBinder made for claims in namespace (all if empty).
+func volumeSelector(namespace string) string {
+	if namespace == "" {
+		return LabelClaimNamespace
+	}
+	return labels.Set{LabelClaimNamespace: namespace}.String()
+}
+
+// deleteVolume deletes a Released volume, the one seen (by UID): the claim it was bound to is
+// gone, and a claim made again under that name gets a volume of its own.
+func deleteVolume(ctx context.Context, client kubernetes.Interface, pv *corev1.PersistentVolume) error {
+	uid := pv.UID
+	err := client.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && ctx.Err() == nil {
+		return fmt.Errorf("brokersim: delete Released PersistentVolume %s: %w", pv.Name, err)
+	}
+	return nil
+}
+
 // volumeNameFor names the volume of one claim. A claim made again under the same name (a
-// scale-down deleted it, a scale-up makes it anew) gets a volume of its own: the old one stays
-// Released, bound to the old claim's UID, as a Retain volume does.
+// scale-down deleted it, a scale-up makes it anew) gets a volume of its own: the old one,
+// Released and bound to the old claim's UID, is deleted.
 func volumeNameFor(claim *corev1.PersistentVolumeClaim) string {
 	uid := string(claim.UID)
 	if len(uid) > 8 {
