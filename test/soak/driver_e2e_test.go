@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/test/brokersim"
 	"github.com/broker-operator/broker-operator/test/framework"
 	"github.com/broker-operator/broker-operator/test/race"
 )
@@ -77,7 +79,7 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		return run
 	}
 	if ok, why, _ := h.world.await(ctx, name, sched.Initial, h.s.bringUp, nil); !ok {
-		run.stuck = fmt.Sprintf("bring-up to %d: %s", sched.Initial, why)
+		run.stuck = fmt.Sprintf("bring-up to %d: %s; %s", sched.Initial, why, h.stuckDetail(ctx, name))
 		return run
 	}
 	cur := sched.Initial
@@ -113,7 +115,7 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		if !ok {
 			run.steps = append(run.steps, step)
 			if ctx.Err() == nil {
-				run.stuck = fmt.Sprintf("step %d (%d to %d): %s", len(run.steps), cur, target, why)
+				run.stuck = fmt.Sprintf("step %d (%d to %d): %s; %s", len(run.steps), cur, target, why, h.stuckDetail(ctx, name))
 			}
 			return run
 		}
@@ -129,6 +131,31 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		}
 	}
 	return run
+}
+
+// stuckDetail says more of a cluster that did not converge: its pods as the harness's informer
+// holds them, then its status and pods read live from the apiserver, so that an informer of the
+// harness that fell behind can be told from a cluster that is stuck.
+func (h *harness) stuckDetail(ctx context.Context, name string) string {
+	detail := "pods: " + h.world.pods.DescribePods(h.ns, name)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	bc, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return detail + "; live read: " + err.Error()
+	}
+	pods, err := h.kube.CoreV1().Pods(h.ns).List(ctx, metav1.ListOptions{LabelSelector: controller.LabelInstance + "=" + name})
+	if err != nil {
+		return detail + "; live read: " + err.Error()
+	}
+	var ready []string
+	for i := range pods.Items {
+		if brokersim.PodReady(&pods.Items[i]) {
+			ready = append(ready, pods.Items[i].Name)
+		}
+	}
+	return fmt.Sprintf("%s; live: resourceVersion %s, current %d, ready %d, %d pods, ready %v",
+		detail, bc.ResourceVersion, bc.Status.CurrentReplicas, bc.Status.ReadyReplicas, len(pods.Items), ready)
 }
 
 // maxReplicas is the most brokers a cluster is scaled to, as the race experiment's schedules.
