@@ -63,6 +63,9 @@ type lateBodyFixture struct {
 	pipe  *io.PipeWriter
 	body  *lateBody
 	reads chan readResult
+	// drawn gets a value each time the pump draws a chunk's delay, which it does after reading
+	// the clock: a write to the pipe returns once the pump has the bytes, maybe before that.
+	drawn chan struct{}
 }
 
 type readResult struct {
@@ -73,9 +76,15 @@ type readResult struct {
 func newLateBodyFixture(t *testing.T, delays ...time.Duration) *lateBodyFixture {
 	t.Helper()
 	pr, pw := io.Pipe()
-	f := &lateBodyFixture{clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), pipe: pw, reads: make(chan readResult, 16)}
+	f := &lateBodyFixture{clock: testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), pipe: pw,
+		reads: make(chan readResult, 16), drawn: make(chan struct{}, 16)}
 	next := 0
-	f.body = newLateBody(pr, func() time.Duration { d := delays[next%len(delays)]; next++; return d }, f.clock)
+	f.body = newLateBody(pr, func() time.Duration {
+		d := delays[next%len(delays)]
+		next++
+		f.drawn <- struct{}{}
+		return d
+	}, f.clock)
 	t.Cleanup(func() { _ = f.body.Close() })
 	return f
 }
@@ -100,6 +109,18 @@ func (f *lateBodyFixture) awaitTimer(t *testing.T) {
 	}
 }
 
+// awaitDrawn waits until the pump has stamped n more chunks with the time they are due.
+func (f *lateBodyFixture) awaitDrawn(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-f.drawn:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the pump never stamped its chunk")
+		}
+	}
+}
+
 func (f *lateBodyFixture) noReadYet(t *testing.T) {
 	t.Helper()
 	select {
@@ -118,6 +139,7 @@ func TestLateBodyHoldsEachChunkForItsDelayAndKeepsOrder(t *testing.T) {
 	if _, err := f.pipe.Write([]byte("b")); err != nil {
 		t.Fatal(err)
 	}
+	f.awaitDrawn(t, 2) // both stamped before the clock moves
 	f.readOnce()
 	f.awaitTimer(t)
 	f.clock.Step(29 * time.Millisecond)
