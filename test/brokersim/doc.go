@@ -6,6 +6,7 @@
 //     StatefulSet shrank (a Pod that goes while its ordinal is still wanted is merely down).
 //   - VolumeBinder stands in for a volume provisioner: the local control plane has none, and the
 //     scheduler keeps a Pod whose claim is unbound Pending. It makes a PersistentVolume, bound in
-//     advance, for each claim of the operator's StatefulSets.
+//     advance, for each claim of the operator's StatefulSets, and deletes it once the claim is
+//     gone (Released), as a dynamic provisioner's volumes with reclaimPolicy Delete are.
 //   - Install applies the namespace, CRD and RBAC of deploy/ with kubectl.
 package brokersim
