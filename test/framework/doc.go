@@ -14,6 +14,9 @@
 //     ServiceAccount, which is how the operator is meant to run;
 //   - ForbiddenRequests: every request of a ServiceAccount that RBAC refused.
 //
+// For soak tests, RestartAPIServer kills kube-apiserver and starts it again (kwok is restarted with
+// it), and CompactEtcd compacts etcd so that watches resuming from before it get 410 Gone.
+//
 // Pods only land on the fake Node if they carry FakeNodeTolerations (PlaceOnFakeNode adds them and
 // FakeNodeSelector); DelayReadiness holds a Pod back from Ready for a while.
 //

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -23,7 +26,19 @@ import (
 // graceful shutdown, open watches cut mid-stream), starts it again with the same flags on the
 // same port, and returns once /readyz answers. The restarted apiserver builds its watch cache
 // afresh, so clients that resume a watch from an older resourceVersion get 410 Gone and relist.
+//
+// kwok is restarted with it. kwok plays the kubelets, which are not under test, and kwok v0.8.0's
+// pod watch once stopped delivering after an apiserver restart (its node lease went on renewing),
+// so no scheduled pod became Running again and every cluster waited on a harness fault. A fresh
+// kwok lists every pod and plays only the stages a pod still needs.
 func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
+	if err := cp.restartAPIServer(ctx); err != nil {
+		return err
+	}
+	return cp.restartKwok(ctx)
+}
+
+func (cp *ControlPlane) restartAPIServer(ctx context.Context) error {
 	i, p := cp.component("kube-apiserver")
 	if p == nil {
 		return fmt.Errorf("kube-apiserver is not running")
@@ -43,6 +58,35 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
 	}
 	_, etcd := cp.component("etcd")
 	return waitHealthy(ctx, []*process{etcd, next}, "kube-apiserver /readyz after restart", apiserverReadyCheck(client))
+}
+
+// restartKwok stops kwok (SIGTERM, then SIGKILL after its grace) and starts it again with the
+// same flags. kwok has no state of its own to lose: it relists nodes and pods when it starts.
+// Each kwok process holds the fake Node's Lease under an identity of its own (hostname and a
+// random UUID, kwok's controllers.Identity), so a new one would leave the Node alone until the old
+// Lease expired, 40 s; the old Lease is deleted in between so that the new kwok takes it at once.
+func (cp *ControlPlane) restartKwok(ctx context.Context) error {
+	i, p := cp.component("kwok")
+	if p == nil {
+		return fmt.Errorf("kwok is not running")
+	}
+	client, err := kubernetes.NewForConfig(cp.AdminConfig())
+	if err != nil {
+		return err
+	}
+	if err := p.stop(); err != nil {
+		return err
+	}
+	err = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, FakeNodeName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete the fake Node's Lease: %w", err)
+	}
+	next, err := startProcess(p.name, p.cmd.Path, p.logPath, p.cmd.Args[1:])
+	if err != nil {
+		return err
+	}
+	cp.processes[i] = next
+	return nil
 }
 
 // CompactEtcd compacts etcd's history up to its current revision and returns that revision. A
