@@ -24,7 +24,7 @@ type faultKind struct {
 // faultKinds are the kinds injected, in report order. New kinds plug in here.
 func faultKinds() []faultKind {
 	return []faultKind{
-		{"apiserver-restart", "kube-apiserver killed with SIGKILL and started again on the same port; every watch breaks and resumes against a fresh watch cache", injectAPIServerRestart},
+		{"apiserver-restart", "kube-apiserver killed with SIGKILL and started again on the same port, kwok restarted with it; every watch breaks and resumes against a fresh watch cache", injectAPIServerRestart},
 		{"watch-cut-compact", "etcd compacted to its current revision, then every watch stream of the operator cut at the proxy", injectWatchCut},
 		{"leader-sigkill", "the leading operator killed with SIGKILL while a broker is being decommissioned; the standby takes the Lease over", injectLeaderKill},
 		{"sigterm-restart", "the leading operator sent SIGTERM (it finishes its reconciles, releases the Lease and exits; its replica starts again)", injectSigterm},
@@ -44,7 +44,7 @@ func injectAPIServerRestart(ctx context.Context, h *harness) (string, error) {
 	if err := h.cp.RestartAPIServer(ctx); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("apiserver back in %s", time.Since(start).Round(time.Millisecond)), nil
+	return fmt.Sprintf("apiserver and kwok back in %s", time.Since(start).Round(time.Millisecond)), nil
 }
 
 func injectWatchCut(ctx context.Context, h *harness) (string, error) {
