@@ -91,6 +91,9 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		}
 		target := targets[0]
 		targets = targets[1:]
+		if target < cur {
+			h.trapDrain(name, cur)
+		}
 		step := Step{Start: time.Now(), From: cur, To: target}
 		run.marks = append(run.marks, Mark{step.Start, target})
 		patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
@@ -131,6 +134,26 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		}
 	}
 	return run
+}
+
+// trappedDrain is a scale-down handed to the stuck-drain fault: its cluster and the brokers it
+// had before the step, which is now its replication factor.
+type trappedDrain struct {
+	name    string
+	brokers int32
+}
+
+// trapDrain hands the scale-down the driver is about to make to a waiting stuck-drain fault, if
+// there is one. It raises the cluster's replication factor to its broker count first, before the
+// operator can start the decommission: the drain then has nowhere to move replicas from its first
+// moment, as a topic with a replication factor as large as the cluster stalls a real one. (Raised
+// once the drain was seen running, the factor came too late: most 1 s drains had finished.)
+func (h *harness) trapDrain(name string, brokers int32) {
+	select {
+	case h.drainTraps <- trappedDrain{name, brokers}:
+		h.sim.Cluster(h.ns, name).SetReplicationFactor(int(brokers))
+	default:
+	}
 }
 
 // stuckDetail says more of a cluster that did not converge: its pods as the harness's informer

@@ -35,7 +35,7 @@ func faultKinds() []faultKind {
 		{"admin-redirect", "the admin API of a few clusters answers its next 3 requests with 307 to the controller leader's URL, without acting", injectAdminRedirect},
 		{"admin-504", "the admin API of a few clusters holds its next 2 requests for node_management_operation_timeout (1 s here), then answers 504 without acting", injectAdmin504},
 		{"health-missing", "a few clusters answer GET /v1/brokers with 503 \"Unable to get cluster health\" while their health report is missing, for a window", injectHealthMissing},
-		{"stuck-drain", "a cluster whose broker is draining gets a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
+		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
 	}
 }
 
@@ -175,13 +175,15 @@ func injectHealthMissing(ctx context.Context, h *harness) (string, error) {
 }
 
 func injectStuckDrain(ctx context.Context, h *harness) (string, error) {
-	bc := h.awaitDecommissioning(ctx, 2*h.s.faultEvery)
-	if bc == nil {
-		return "no decommission in progress to stick", nil
+	var trap trappedDrain
+	select {
+	case trap = <-h.drainTraps:
+	case <-time.After(2 * h.s.faultEvery):
+		return "no scale-down began to stick", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
 	}
-	c := h.sim.Cluster(h.ns, bc.Name)
-	rf := int(bc.Status.CurrentReplicas)
-	c.SetReplicationFactor(rf)
+	c := h.sim.Cluster(h.ns, trap.name)
 	restore := func() { c.SetReplicationFactor(1) }
 	select {
 	case <-time.After(h.s.faultWindow):
@@ -189,24 +191,24 @@ func injectStuckDrain(ctx context.Context, h *harness) (string, error) {
 		restore()
 		return "", ctx.Err()
 	}
-	// Only a drain still in progress at the end of the window is stuck: one that had already run
-	// its course when the factor changed finished, and a scale-up right after it is another
-	// scenario (see docs/soak.md, the stuck cluster), not this fault's.
-	if !draining(c, bc.Status.DecommissioningBroker) {
+	// The operator may not have started the decommission within the window (the apiserver may be
+	// down); then the step goes on at factor 1, and this fault stuck nothing.
+	node, ok := drainingBroker(c)
+	if !ok {
 		restore()
-		return fmt.Sprintf("%s: drain of node %s had finished before it could stick", bc.Name, nodeString(bc.Status.DecommissioningBroker)), nil
+		return fmt.Sprintf("%s: no drain had begun within %s of its scale-down", trap.name, h.s.faultWindow), nil
 	}
 	// The driver scales the cluster up by one and, once that converged, restores the factor.
 	select {
-	case h.nudges[bc.Name] <- restore:
+	case h.nudges[trap.name] <- restore:
 	case <-time.After(h.s.stepTimeout):
 		restore()
-		return fmt.Sprintf("%s: drain of node %s stuck at replication factor %d; its driver took no scale-up", bc.Name, nodeString(bc.Status.DecommissioningBroker), rf), nil
+		return fmt.Sprintf("%s: drain of node %d stuck at replication factor %d; its driver took no scale-up", trap.name, node, trap.brokers), nil
 	case <-ctx.Done():
 		restore()
 		return "", ctx.Err()
 	}
-	return fmt.Sprintf("%s: drain of node %s stuck at replication factor %d for %s, then a scale-up", bc.Name, nodeString(bc.Status.DecommissioningBroker), rf, h.s.faultWindow), nil
+	return fmt.Sprintf("%s: drain of node %d stuck at replication factor %d for %s, then a scale-up", trap.name, node, trap.brokers, h.s.faultWindow), nil
 }
 
 // awaitDecommissioning waits up to limit for a BrokerCluster whose status records a decommission
@@ -229,15 +231,12 @@ func (h *harness) awaitDecommissioning(ctx context.Context, limit time.Duration)
 	}
 }
 
-// draining reports whether the simulator still has the broker draining.
-func draining(c *admintest.Cluster, node *int32) bool {
-	if node == nil {
-		return false
-	}
+// drainingBroker returns the node ID of a broker the simulator has draining, if any.
+func drainingBroker(c *admintest.Cluster) (int, bool) {
 	for _, b := range c.Brokers() {
-		if b.NodeID == int(*node) {
-			return b.Status == admin.MembershipDraining
+		if b.Status == admin.MembershipDraining {
+			return b.NodeID, true
 		}
 	}
-	return false
+	return 0, false
 }

@@ -130,8 +130,11 @@ type harness struct {
 	// nudges asks a cluster's driver to scale up now, and to call the function once that
 	// converged (the stuck-drain fault).
 	nudges map[string]chan func()
-	rngMu  sync.Mutex
-	rng    *rand.Rand
+	// drainTraps takes, while the stuck-drain fault waits on it, the next scale-down any driver
+	// is about to make: the driver raises its cluster's replication factor first (see trapDrain).
+	drainTraps chan trappedDrain
+	rngMu      sync.Mutex
+	rng        *rand.Rand
 
 	// relistsSeen and goneSeen are the totals at the last attribute call.
 	relistsSeen, goneSeen int
@@ -405,6 +408,7 @@ func setUp(t *testing.T, s settings) *harness {
 	ctx := t.Context()
 	h := &harness{t: t, ctx: ctx, s: s, ns: "soak", leaseName: "broker-operator-soak", rng: rand.New(rand.NewPCG(s.seed, 0x50a6))}
 	h.nudges = map[string]chan func(){}
+	h.drainTraps = make(chan trappedDrain)
 	for i := range s.clusters {
 		name := fmt.Sprintf("bc-%03d", i)
 		h.names = append(h.names, name)
