@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -25,11 +26,16 @@ type ControlPlane struct {
 	// APIServerURL is the apiserver's https address on 127.0.0.1.
 	APIServerURL string
 
-	admin     *rest.Config
-	caPEM     []byte
-	audit     auditFiles
-	logf      func(format string, args ...any)
-	processes []*process // in start order
+	admin *rest.Config
+	caPEM []byte
+	audit auditFiles
+	logf  func(format string, args ...any)
+
+	mu        sync.Mutex
+	processes []*process     // in start order
+	stopping  bool           // set once Stop has begun: nothing is started again after it
+	restarts  map[string]int // components that exited on their own and were started again
+	stopped   chan struct{}  // closed once Stop has begun
 
 	stopOnce sync.Once
 	stopErr  error
@@ -48,7 +54,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := &ControlPlane{Dir: dir, LogDir: filepath.Join(dir, "logs"), logf: opts.Logf}
+	cp := &ControlPlane{Dir: dir, LogDir: filepath.Join(dir, "logs"), logf: opts.Logf, stopped: make(chan struct{})}
 	if err := os.MkdirAll(cp.LogDir, 0o755); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
@@ -136,6 +142,9 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 		return err
 	}
 	cp.logf("controller-manager, scheduler and kwok ready in %s", time.Since(step).Round(time.Millisecond))
+	for _, name := range supervised {
+		go cp.supervise(name)
+	}
 	return nil
 }
 
@@ -173,7 +182,9 @@ func (cp *ControlPlane) run(opts Options, name string, args []string) (*process,
 	if err != nil {
 		return nil, err
 	}
+	cp.mu.Lock()
 	cp.processes = append(cp.processes, p)
+	cp.mu.Unlock()
 	return p, nil
 }
 
@@ -196,8 +207,13 @@ func (cp *ControlPlane) StopKeepingLogs() error {
 func (cp *ControlPlane) stop(keepLogs bool) error {
 	cp.stopOnce.Do(func() {
 		var errs []error
-		for i := len(cp.processes) - 1; i >= 0; i-- {
-			if err := cp.processes[i].stop(); err != nil {
+		cp.mu.Lock()
+		cp.stopping = true
+		close(cp.stopped)
+		processes := slices.Clone(cp.processes)
+		cp.mu.Unlock()
+		for i := len(processes) - 1; i >= 0; i-- {
+			if err := processes[i].stop(); err != nil {
 				errs = append(errs, err)
 			}
 		}

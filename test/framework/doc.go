@@ -16,6 +16,9 @@
 //
 // For soak tests, RestartAPIServer kills kube-apiserver and starts it again (kwok is restarted with
 // it), and CompactEtcd compacts etcd so that watches resuming from before it get 410 Gone.
+// kube-controller-manager and kube-scheduler, which exit on purpose when they lose their Lease or
+// find their cache corrupted, are started again whenever they exit, as the kubelet restarts static
+// Pods; Restarts counts it.
 //
 // Pods only land on the fake Node if they carry FakeNodeTolerations (PlaceOnFakeNode adds them and
 // FakeNodeSelector); DelayReadiness holds a Pod back from Ready for a while.

@@ -51,7 +51,7 @@ func (cp *ControlPlane) restartAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cp.processes[i] = next
+	cp.replace(i, next)
 	client, err := kubernetes.NewForConfig(cp.AdminConfig())
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (cp *ControlPlane) restartKwok(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cp.processes[i] = next
+	cp.replace(i, next)
 	return nil
 }
 
@@ -126,6 +126,8 @@ func StartCommand(cmd *exec.Cmd) error {
 
 // component returns a running component's index and process.
 func (cp *ControlPlane) component(name string) (int, *process) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	for i, p := range cp.processes {
 		if p.name == name {
 			return i, p

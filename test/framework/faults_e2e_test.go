@@ -4,6 +4,8 @@ package framework
 
 import (
 	"context"
+	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,16 +50,57 @@ func TestRestartAPIServerRestartsKwokAndPodsStillBecomeReady(t *testing.T) {
 		}
 	}
 
+	if err := createPodAndAwaitReady(t, client, "after-restart"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("pod Ready %s after the restart", time.Since(started).Round(time.Millisecond))
+	if ready := time.Now(); ready.After(leaseExpires) {
+		t.Errorf("the pod became Ready at %s, after the old kwok's Lease expired (%s): the new kwok waited for it", ready.Format(time.StampMilli), leaseExpires.Format(time.StampMilli))
+	}
+}
+
+func TestSupervisedComponentsAreStartedAgainAfterTheyExit(t *testing.T) {
+	cp := StartForTest(t, Options{})
+	client, err := kubernetes.NewForConfig(cp.AdminConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, old := cp.component("kube-scheduler")
+	if err := syscall.Kill(old.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-old.done
+	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return cp.Restarts()["kube-scheduler"] == 1, nil
+	})
+	if err != nil {
+		t.Fatalf("kube-scheduler not started again (restarts %v): %v", cp.Restarts(), err)
+	}
+	if _, now := cp.component("kube-scheduler"); now == old || now.exitError() != nil {
+		t.Fatalf("kube-scheduler after its restart: same process %t, %v", now == old, now.exitError())
+	}
+	// The new scheduler takes its Lease once the old one's expires, then schedules.
+	if err := createPodAndAwaitReady(t, client, "after-scheduler-exit"); err != nil {
+		t.Fatal(err)
+	}
+	if got := cp.Restarts(); len(got) != 1 {
+		t.Errorf("restarts %v, want only kube-scheduler's", got)
+	}
+}
+
+// createPodAndAwaitReady makes a pod on the fake Node and waits until it is Ready.
+func createPodAndAwaitReady(t *testing.T, client kubernetes.Interface, name string) error {
+	t.Helper()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "after-restart", Namespace: metav1.NamespaceDefault},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "none"}}},
 	}
 	PlaceOnFakeNode(&pod.Spec)
 	if _, err := client.CoreV1().Pods(pod.Namespace).Create(t.Context(), pod, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	var last *corev1.Pod
-	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		got, err := client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -66,12 +109,9 @@ func TestRestartAPIServerRestartsKwokAndPodsStillBecomeReady(t *testing.T) {
 		return podReady(got), nil
 	})
 	if err != nil {
-		t.Fatalf("a pod created after the restart did not become Ready (last status %+v): %v", last.Status, err)
+		return fmt.Errorf("pod %s did not become Ready (last status %+v): %w", name, last.Status, err)
 	}
-	t.Logf("pod Ready %s after the restart", time.Since(started).Round(time.Millisecond))
-	if ready := time.Now(); ready.After(leaseExpires) {
-		t.Errorf("the pod became Ready at %s, after the old kwok's Lease expired (%s): the new kwok waited for it", ready.Format(time.StampMilli), leaseExpires.Format(time.StampMilli))
-	}
+	return nil
 }
 
 func podReady(pod *corev1.Pod) bool {

@@ -86,7 +86,7 @@ func StartRealNode(ctx context.Context, opts RealNodeOptions) (*RealNode, error)
 		return nil, err
 	}
 	n := &RealNode{
-		ControlPlane: &ControlPlane{Dir: dir, LogDir: filepath.Join(dir, "logs"), logf: opts.Logf},
+		ControlPlane: &ControlPlane{Dir: dir, LogDir: filepath.Join(dir, "logs"), logf: opts.Logf, stopped: make(chan struct{})},
 		processes:    map[string]*process{},
 		containerd:   containerdSocket(dir),
 		state:        &hostState{},

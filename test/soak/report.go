@@ -3,6 +3,8 @@ package soak
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,8 +41,11 @@ type Result struct {
 	Requests                                   map[string]int
 	Relists, Gone, WatchesCut                  int
 	LeaderChanges, OperatorStarts              int
-	StepP50, StepP99, StepMax                  time.Duration
-	Faults                                     []FaultStats
+	// ComponentRestarts counts the control plane components that exited on their own and were
+	// started again (framework.ControlPlane.Restarts), by name.
+	ComponentRestarts         map[string]int
+	StepP50, StepP99, StepMax time.Duration
+	Faults                    []FaultStats
 }
 
 // Violations sums what must never happen.
@@ -87,6 +92,7 @@ func WriteReport(w io.Writer, r Result) error {
 	row("watch streams cut", r.WatchesCut)
 	row("leader changes (Lease holder)", r.LeaderChanges)
 	row("operator processes started", r.OperatorStarts)
+	row("control plane components that exited and were started again", componentRestarts(r.ComponentRestarts))
 	b.WriteString("\n| fault | injected | relists / 410s after | converge after p50 / p99 / max | what it does | what it did (first) |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, f := range r.Faults {
 		note := ""
@@ -183,4 +189,16 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Clusters, r.Strategy, ratio(r.QuietPerMin, b.QuietPerMin),
 			ratio(float64(r.BusyRequests), float64(b.BusyRequests)), ratio(r.BusyCPU, b.BusyCPU), ratio(r.Heap, b.Heap), ratio(r.RSS, b.RSS))
 	}
+}
+
+// componentRestarts lists restarts by component name, in name order, or "none".
+func componentRestarts(restarts map[string]int) string {
+	if len(restarts) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(restarts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, restarts[name]))
+	}
+	return strings.Join(parts, ", ")
 }

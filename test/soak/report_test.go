@@ -10,6 +10,7 @@ func TestWriteReport(t *testing.T) {
 	r := Result{Mode: "quick", Command: "go test ./test/soak -args -seed=5", Seed: 5, Started: time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC), Took: time.Minute,
 		Clusters: 6, Steps: 30, Decommissions: 20, ScaleUps: 10, Reads: 500, StaleReads: 1,
 		Requests: map[string]int{"get": 3, "patch": 40}, Relists: 4, LeaderChanges: 2,
+		ComponentRestarts: map[string]int{"kube-scheduler": 2, "kube-controller-manager": 1},
 		Faults: []FaultStats{{Kind: "apiserver-restart", What: "kill | restart", Injected: 2, Relists: 3, Gone: 1, Notes: []string{"back in 3s"}, Converge: []time.Duration{time.Second, 3 * time.Second}}}}
 	var b strings.Builder
 	if err := WriteReport(&b, r); err != nil {
@@ -21,6 +22,7 @@ func TestWriteReport(t *testing.T) {
 		"| **stale reads** (of reconciles judged) | **1** (of 500) |",
 		"| operator API requests | 43 (get 3, patch 40) |",
 		"| apiserver-restart | 2 | 3 / 1 | 1s / 3s / 3s | kill / restart | back in 3s |",
+		"| control plane components that exited and were started again | kube-controller-manager 1, kube-scheduler 2 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -320,6 +320,7 @@ func TestSoak(t *testing.T) {
 	wrong = append(append(wrong, doubles...), left...)
 	res.StepP50, res.StepP99, res.StepMax = Quantile(stepTimes, 0.5), Quantile(stepTimes, 0.99), Quantile(stepTimes, 1)
 	res.LeaderChanges = h.world.LeaderChanges()
+	res.ComponentRestarts = h.cp.Restarts()
 
 	h.stopOperators()
 	res.Took = time.Since(started)
