@@ -1,6 +1,9 @@
 package framework
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // supervised are the components that exit on purpose when they find something wrong:
 // kube-scheduler when its cache disagrees with an update it is sent ("Scheduler cache is
@@ -58,11 +61,7 @@ func (cp *ControlPlane) supervise(name string) {
 func (cp *ControlPlane) Restarts() map[string]int {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	out := make(map[string]int, len(cp.restarts))
-	for name, n := range cp.restarts {
-		out[name] = n
-	}
-	return out
+	return maps.Clone(cp.restarts)
 }
 
 func (cp *ControlPlane) isStopping() bool {
