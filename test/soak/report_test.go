@@ -11,7 +11,7 @@ func TestWriteReport(t *testing.T) {
 		Clusters: 6, Steps: 30, Decommissions: 20, ScaleUps: 10, Reads: 500, StaleReads: 1,
 		Requests: map[string]int{"get": 3, "patch": 40}, Relists: 4, LeaderChanges: 2,
 		ComponentRestarts: map[string]int{"kube-scheduler": 2, "kube-controller-manager": 1},
-		Faults: []FaultStats{{Kind: "apiserver-restart", What: "kill | restart", Injected: 2, Relists: 3, Gone: 1, Notes: []string{"back in 3s"}, Converge: []time.Duration{time.Second, 3 * time.Second}}}}
+		Faults:            []FaultStats{{Kind: "apiserver-restart", What: "kill | restart", Injected: 2, Relists: 3, Gone: 1, Notes: []string{"back in 3s"}, Converge: []time.Duration{time.Second, 3 * time.Second}}}}
 	var b strings.Builder
 	if err := WriteReport(&b, r); err != nil {
 		t.Fatal(err)
