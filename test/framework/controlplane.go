@@ -33,9 +33,8 @@ type ControlPlane struct {
 
 	mu        sync.Mutex
 	processes []*process     // in start order
-	stopping  bool           // set once Stop has begun: nothing is started again after it
 	restarts  map[string]int // components that exited on their own and were started again
-	stopped   chan struct{}  // closed once Stop has begun
+	stopped   chan struct{}  // closed, under mu, once Stop has begun: nothing is started again after it
 
 	stopOnce sync.Once
 	stopErr  error
@@ -208,7 +207,6 @@ func (cp *ControlPlane) stop(keepLogs bool) error {
 	cp.stopOnce.Do(func() {
 		var errs []error
 		cp.mu.Lock()
-		cp.stopping = true
 		close(cp.stopped)
 		processes := slices.Clone(cp.processes)
 		cp.mu.Unlock()

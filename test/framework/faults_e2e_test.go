@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/broker-operator/broker-operator/test/brokersim"
 )
 
 func TestRestartAPIServerRestartsKwokAndPodsStillBecomeReady(t *testing.T) {
@@ -106,19 +108,10 @@ func createPodAndAwaitReady(t *testing.T, client kubernetes.Interface, name stri
 			return false, err
 		}
 		last = got
-		return podReady(got), nil
+		return brokersim.PodReady(got), nil
 	})
 	if err != nil {
 		return fmt.Errorf("pod %s did not become Ready (last status %+v): %w", name, last.Status, err)
 	}
 	return nil
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

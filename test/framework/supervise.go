@@ -23,7 +23,7 @@ func (cp *ControlPlane) supervise(name string) {
 	backoff := restartBackoff
 	for {
 		i, p := cp.component(name)
-		<-p.done
+		<-p.done // Stop ends it too, after closing cp.stopped
 		if cp.isStopping() {
 			return
 		}
@@ -35,7 +35,7 @@ func (cp *ControlPlane) supervise(name string) {
 		}
 		backoff = min(2*backoff, maxRestartBackoff)
 		cp.mu.Lock()
-		if cp.stopping {
+		if cp.isStopping() {
 			cp.mu.Unlock()
 			return
 		}
@@ -64,10 +64,15 @@ func (cp *ControlPlane) Restarts() map[string]int {
 	return maps.Clone(cp.restarts)
 }
 
+// isStopping reports whether Stop has begun. Stop closes cp.stopped under cp.mu, so a caller
+// holding cp.mu may start nothing once this is false.
 func (cp *ControlPlane) isStopping() bool {
-	cp.mu.Lock()
-	defer cp.mu.Unlock()
-	return cp.stopping
+	select {
+	case <-cp.stopped:
+		return true
+	default:
+		return false
+	}
 }
 
 // replace puts a restarted component's process in the place of its old one.
