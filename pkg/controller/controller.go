@@ -27,6 +27,7 @@ type Controller struct {
 	queue   workqueue.TypedRateLimitingInterface[string]
 	admin   *adminClients
 	drains  *drainTracker
+	stalled *stalledPodTracker
 	metrics *metrics
 }
 
@@ -56,6 +57,7 @@ func NewController(cfg Config) (*Controller, error) {
 			requests: m.adminRequests,
 		},
 		drains:  &drainTracker{drains: map[string]*drainProgress{}},
+		stalled: &stalledPodTracker{missing: map[string]stalledPod{}},
 		metrics: m,
 	}
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)

@@ -41,7 +41,12 @@
 // A pod of a wanted ordinal that is still Pending and unscheduled 30 s after its creation while
 // its data volume claim does not exist (the StatefulSet controller's claim cache had not seen the
 // claim's delete when it made the pod) is deleted, with a Warning event DeleteClaimlessPod, so
-// that the StatefulSet controller makes the claim and the pod again (claimless.go).
+// that the StatefulSet controller makes the claim and the pod again (claimless.go). A pod below
+// the StatefulSet's replicas that does not exist 30 s after the operator first saw it missing
+// (the StatefulSet controller waited on a claim its cache still held, and nothing requeued the
+// set once the claim went) gets the StatefulSet touched, its annotation
+// broker-operator.dev/resynced-at set to the time, with a Warning event StatefulSetStalled,
+// again every 30 s while the pod stays missing; only the metadata changes (stalledpods.go).
 //
 // # Rollouts, health gate, volumes and ghost brokers
 //

@@ -37,6 +37,9 @@ const (
 	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
 	// are the brokers' seed servers, which must not change while the cluster lives.
 	AnnotationSeeds = "broker-operator.dev/seeds"
+	// AnnotationResyncedAt on the StatefulSet is the time the operator last touched it because a
+	// pod it asks for had not been made (stalledpods.go).
+	AnnotationResyncedAt = "broker-operator.dev/resynced-at"
 )
 
 // Ports of the broker container besides the admin API.

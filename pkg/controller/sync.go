@@ -42,6 +42,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		c.admin.forget(key)
 		c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
 		c.drains.forget(key)
+		c.stalled.forget(key)
 		logger.V(4).Info("BrokerCluster is gone; its owned objects go by garbage collection")
 		return result{}, nil
 	}
@@ -78,10 +79,24 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
 	s := explainWait(decide(obs), adminErr)
 	res, err := c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
-	if err == nil && recheck > 0 && (res.RequeueAfter == 0 || recheck < res.RequeueAfter) {
-		res.RequeueAfter = recheck // a Pending pod's grace ends with no event to say so
+	if err != nil {
+		return res, err
 	}
-	return res, err
+	stalled, err := c.resyncStalledStatefulSet(ctx, nc, bc, sts, pods)
+	if err != nil {
+		return res, err
+	}
+	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, stalled))
+	return res, nil
+}
+
+// sooner returns the shorter of two requeue delays, where 0 means none.
+func sooner(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // observe gathers what decide needs. The admin API is asked only when a decision depends on
