@@ -109,6 +109,7 @@ func (c *Controller) resyncStalledStatefulSet(ctx context.Context, nc *namespace
 	_, err := nc.statefulSets(sts.Namespace).Update(ctx, update, metav1.UpdateOptions{})
 	switch {
 	case err == nil:
+		klog.FromContext(ctx).V(2).Info("Touched the StatefulSet: a pod it asks for is missing", "pod", pod, "grace", stalledPodGrace)
 		c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StatefulSetStalled",
 			"pod %s was not made %s after the StatefulSet asked for it: touched the StatefulSet so that its controller syncs it again", pod, stalledPodGrace)
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
