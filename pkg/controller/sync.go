@@ -79,10 +79,12 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
 	s := explainWait(decide(obs), adminErr)
 	res, err := c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
-	if err != nil {
-		return res, err
+	// A missing pod is looked after even when the step failed: the StatefulSet controller does
+	// not wait for the brokers' admin API.
+	stalled, stallErr := c.resyncStalledStatefulSet(ctx, nc, bc, sts, pods)
+	if err == nil {
+		err = stallErr
 	}
-	stalled, err := c.resyncStalledStatefulSet(ctx, nc, bc, sts, pods)
 	if err != nil {
 		return res, err
 	}
