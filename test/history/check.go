@@ -140,6 +140,12 @@ type processCheck struct {
 }
 
 func newProcessCheck(h *History, r *Report) *processCheck {
+	if !slices.IsSortedFunc(h.Events, compareEvents) {
+		sorted := *h
+		sorted.Events = slices.Clone(h.Events)
+		sortEvents(sorted.Events)
+		h = &sorted
+	}
 	return &processCheck{h: h, report: r, flagged: map[int]bool{}}
 }
 

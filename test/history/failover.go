@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// eventRef locates an event: Histories[h].Events[i].
+// eventRef locates an event: checks[h].h.Events[i].
 type eventRef struct{ h, i int }
 
 // appliedWrite is another process's write the apiserver applied before a leadership began.
@@ -22,15 +22,16 @@ type appliedWrite struct {
 // judged against the newest such write of its key.
 func checkFailover(in Input, checks []*processCheck) {
 	writes := map[string]eventRef{} // by audit ID
-	for h, hist := range in.Histories {
-		for i := range hist.Events {
+	for h, c := range checks {
+		for i := range c.h.Events {
+			hist := c.h
 			if e := &hist.Events[i]; e.Kind == KindWrite && e.AuditID != "" {
 				writes[e.AuditID] = eventRef{h, i}
 			}
 		}
 	}
-	for q, hist := range in.Histories {
-		c := checks[q]
+	for q, c := range checks {
+		hist := c.h
 		leaderships := leadingEvents(hist)
 		for n, l := range leaderships {
 			lease, ok := in.Audit.Entry(leaseAuditID(hist, l))
@@ -42,7 +43,7 @@ func checkFailover(in Input, checks []*processCheck) {
 			if n+1 < len(leaderships) {
 				until = hist.Events[leaderships[n+1]].End
 			}
-			applied := appliedBefore(in, c.report, writes, q, lease)
+			applied := appliedBefore(in, checks, writes, q, lease)
 			c.judgeAfterLeading(in.Audit, hist.Events[l].End, until, applied)
 		}
 	}
@@ -76,7 +77,8 @@ func leaseAuditID(h *History, l int) string {
 }
 
 // appliedBefore returns, per key, the newest write of another process applied before lease.
-func appliedBefore(in Input, r *Report, writes map[string]eventRef, q int, lease *AuditEntry) map[Key]appliedWrite {
+func appliedBefore(in Input, checks []*processCheck, writes map[string]eventRef, q int, lease *AuditEntry) map[Key]appliedWrite {
+	r := checks[q].report
 	out := map[Key]appliedWrite{}
 	for i := range in.Audit.Entries {
 		a := &in.Audit.Entries[i]
@@ -89,7 +91,7 @@ func appliedBefore(in Input, r *Report, writes map[string]eventRef, q int, lease
 		case recorded && ref.h == q:
 			continue // the process's own write: ReadYourWrites judges it
 		case recorded:
-			if e := &in.Histories[ref.h].Events[ref.i]; e.RV != "" {
+			if e := &checks[ref.h].h.Events[ref.i]; e.RV != "" {
 				w.rv, w.uid = e.RV, e.UID
 			}
 		case in.OperatorUser == "" || a.User != in.OperatorUser:

@@ -72,9 +72,11 @@ func (r *Recorder) History() *History {
 
 // sortEvents puts events in the order of History.Events.
 func sortEvents(events []Event) {
-	slices.SortStableFunc(events, func(a, b Event) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Worker, b.Worker), cmp.Compare(a.Seq, b.Seq))
-	})
+	slices.SortStableFunc(events, compareEvents)
+}
+
+func compareEvents(a, b Event) int {
+	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Worker, b.Worker), cmp.Compare(a.Seq, b.Seq))
 }
 
 // Log is one worker's append-only event log.
