@@ -80,14 +80,14 @@ func ParseAudit(r io.Reader) (*Audit, error) {
 	for n := 1; ; n++ {
 		b, err := br.ReadBytes('\n')
 		if err == io.EOF {
-			if len(b) > 0 && !json.Valid(b) {
+			switch {
+			case len(b) == 0:
+				return a, nil
+			case !json.Valid(b):
 				a.Truncated = 1
-			} else if len(b) > 0 {
-				err = a.add(n, b)
-			} else {
-				err = nil
+				return a, nil
 			}
-			return a, err
+			return a, a.add(n, b)
 		}
 		if err != nil {
 			return a, fmt.Errorf("audit log: line %d: %w", n, err)
