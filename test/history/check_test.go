@@ -119,6 +119,11 @@ func TestMonotonicReads(t *testing.T) {
 		{"planted: not found after finding it, with no delete known", newHistory("p").
 			read(1, 1, stsKey, "s1", "5", 1, 2).
 			read(1, 2, stsKey, "", "", 3, 4), 1, "was deleted by no delete"},
+		{"not found while the process's own delete is being answered", newHistory("p").
+			read(1, 1, stsKey, "s1", "5", 1, 2).
+			write(1, 2, stsKey, "delete", "", "", "", 200, 3, 10).
+			gone(history.DeleteMade, stsKey, "s1", "", 3, 10).
+			read(2, 3, stsKey, "", "", 8, 9), 0, ""},
 		{"not found after an observed delete", newHistory("p").
 			read(1, 1, stsKey, "s1", "5", 1, 2).
 			gone(history.DeleteObserved, stsKey, "s1", "7", 2, 2).

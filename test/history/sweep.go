@@ -10,21 +10,18 @@ func (c *processCheck) sweepKeys() {
 }
 
 // knowledge is what a process knew of one key when a read started: its newest write and
-// newest read that had ended, and the deletes it had made or observed.
+// newest read that had ended, and the UIDs it knew deleted.
 type knowledge struct {
 	write, read int // indexes of the newest; -1 for none
 	gone        map[string]int
-	// newestDeleteRV is the highest resourceVersion of a delete (index; -1 for none) and
-	// lastMadeDelete the latest Start of a delete the process made (-1 << 63 for none).
-	newestDeleteRV int
-	lastMadeDelete int64
+	deletes     []int // every delete of the key, for coveredByDelete
 }
 
 // sweepKey walks the reads of one key in Start order, folding into knowledge every write,
 // read and delete that ended strictly before each read started.
 func (c *processCheck) sweepKey(ke *keyEvents) {
 	ev := c.h.Events
-	k := knowledge{write: -1, read: -1, gone: map[string]int{}, newestDeleteRV: -1, lastMadeDelete: -1 << 63}
+	k := knowledge{write: -1, read: -1, gone: map[string]int{}, deletes: ke.deletes}
 	var w, r, d int
 	for _, i := range ke.reads {
 		start := ev[i].Start
@@ -37,7 +34,9 @@ func (c *processCheck) sweepKey(ke *keyEvents) {
 			}
 		}
 		for ; d < len(ke.deletes) && ev[ke.deletes[d]].End < start; d++ {
-			c.foldDelete(&k, ke.deletes[d])
+			if e := &ev[ke.deletes[d]]; e.UID != "" {
+				k.gone[e.UID] = ke.deletes[d]
+			}
 		}
 		c.judgeRead(&k, i)
 	}
@@ -56,31 +55,25 @@ func (c *processCheck) newer(cur, cand int) int {
 	return cur
 }
 
-func (c *processCheck) foldDelete(k *knowledge, i int) {
-	e := &c.h.Events[i]
-	if e.UID != "" {
-		k.gone[e.UID] = i
+// coveredByDelete reports whether a delete that read r may reflect is at least as new as the
+// event at index i. The delete ended before r started, or is the process's own and started
+// before r ended (the write-back overlay holds its tombstone before the answer is recorded);
+// and it removed i's UID, carries a resourceVersion not older than i's, or is the process's
+// own and started after i ended.
+func (c *processCheck) coveredByDelete(k *knowledge, r, i int) bool {
+	ev := c.h.Events
+	read, e := &ev[r], &ev[i]
+	for _, j := range k.deletes {
+		d := &ev[j]
+		made := d.Source == DeleteMade
+		if !(d.End < read.Start || made && d.Start < read.End) {
+			continue
+		}
+		if d.UID != "" && d.UID == e.UID || wellFormed(d.RV) && compareRV(d.RV, e.RV) >= 0 || made && d.Start > e.End {
+			return true
+		}
 	}
-	if e.RV != "" {
-		k.newestDeleteRV = c.newer(k.newestDeleteRV, i)
-	}
-	if e.Source == DeleteMade && e.Start > k.lastMadeDelete {
-		k.lastMadeDelete = e.Start
-	}
-}
-
-// coveredByDelete reports whether a delete the process knew of is at least as new as the
-// event at index i: it removed i's UID, carries a resourceVersion not older than i's, or was
-// made by the process after i ended.
-func (c *processCheck) coveredByDelete(k *knowledge, i int) bool {
-	e := &c.h.Events[i]
-	if _, ok := k.gone[e.UID]; ok && e.UID != "" {
-		return true
-	}
-	if k.newestDeleteRV >= 0 && compareRV(c.h.Events[k.newestDeleteRV].RV, e.RV) >= 0 {
-		return true
-	}
-	return k.lastMadeDelete > e.End
+	return false
 }
 
 // judgeRead judges the read at index i against what the process knew when it started.
@@ -112,7 +105,7 @@ func (c *processCheck) judgeAgainst(g Guarantee, k *knowledge, i, prior int, why
 	switch {
 	case e.Found && compareRV(e.RV, p.RV) < 0:
 		c.violate(g, i, fmt.Sprintf("read resourceVersion %s, older than %s, which %s", e.RV, p.RV, why), prior)
-	case !e.Found && !c.coveredByDelete(k, prior):
+	case !e.Found && !c.coveredByDelete(k, i, prior):
 		c.violate(g, i, fmt.Sprintf("read not found, though resourceVersion %s, which %s, was deleted by no delete the process knew of", p.RV, why), prior)
 	}
 }
