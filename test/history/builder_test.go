@@ -1,0 +1,62 @@
+package history_test
+
+import (
+	"github.com/broker-operator/broker-operator/test/history"
+)
+
+var (
+	bcKey  = history.Key{Resource: "brokerclusters", Namespace: "ns", Name: "bc-1"}
+	stsKey = history.Key{Resource: "statefulsets", Namespace: "ns", Name: "bc-1"}
+	lease  = history.Key{Resource: "leases", Namespace: "ns", Name: "broker-operator"}
+)
+
+// builder makes a History by hand, one event per call, times in nanoseconds.
+type builder struct {
+	h   *history.History
+	seq uint64
+}
+
+func newHistory(process string) *builder { return &builder{h: &history.History{Process: process}} }
+
+func (b *builder) add(e history.Event) *builder {
+	b.seq++
+	e.Seq = b.seq
+	b.h.Events = append(b.h.Events, e)
+	return b
+}
+
+// read records a read by worker in reconcile rec; rv "" means not found.
+func (b *builder) read(worker int, rec uint64, key history.Key, uid, rv string, start, end int64) *builder {
+	return b.add(history.Event{Kind: history.KindRead, Worker: worker, Reconcile: rec, Key: key, UID: uid, RV: rv, Found: rv != "", Start: start, End: end})
+}
+
+// write records a write answered with code; rv and uid are the answer's.
+func (b *builder) write(worker int, rec uint64, key history.Key, verb, pre, uid, rv string, code int, start, end int64) *builder {
+	return b.add(history.Event{Kind: history.KindWrite, Worker: worker, Reconcile: rec, Key: key, Verb: verb, Precondition: pre,
+		UID: uid, RV: rv, Code: code, Start: start, End: end})
+}
+
+func (b *builder) audited(auditID string) *builder {
+	b.h.Events[len(b.h.Events)-1].AuditID = auditID
+	return b
+}
+
+func (b *builder) gone(source history.DeleteSource, key history.Key, uid, rv string, start, end int64) *builder {
+	return b.add(history.Event{Kind: history.KindDelete, Worker: history.WorkerInformers, Source: source, Key: key, UID: uid, RV: rv, Start: start, End: end})
+}
+
+func (b *builder) admin(worker int, rec uint64, key history.Key, call, broker string, start, end int64) *builder {
+	return b.add(history.Event{Kind: history.KindAdmin, Worker: worker, Reconcile: rec, Key: key, Verb: call, Broker: broker, Start: start, End: end})
+}
+
+func (b *builder) leading(auditID string, at int64) *builder {
+	return b.add(history.Event{Kind: history.KindLeading, Worker: history.WorkerElection, Key: lease, AuditID: auditID, Start: at, End: at})
+}
+
+func check(hs ...*builder) *history.Report {
+	in := history.Input{}
+	for _, b := range hs {
+		in.Histories = append(in.Histories, b.h)
+	}
+	return history.Check(in)
+}

@@ -1,0 +1,130 @@
+// Package history records what an operator process read, wrote and decided, and checks the
+// recording (a history) against session guarantees offline, as etcd's robustness tests and
+// Jepsen do: a counter finds only the staleness it was written to look for, a checker finds
+// every violation of the guarantees it checks.
+//
+// # The history
+//
+// A History is one process's events (Event), each of one Kind:
+//
+//   - KindRead: a read through a lister or the write-back overlay. Key, UID and RV are the
+//     object's; Found is false when nothing was found (UID and RV then "").
+//   - KindWrite: a create, update, patch or delete (Verb). Precondition is the
+//     resourceVersion sent as a precondition ("" for none), RV and UID the answered object's,
+//     Code the HTTP status (0: no answer), Err the error, AuditID the apiserver's audit ID (its
+//     Audit-Id response header). A status write has its object's Key.
+//   - KindDelete: the process learned that the object UID is gone, with its last RV if known:
+//     Source DeleteMade (its own delete was answered with the object gone) or DeleteObserved
+//     (an informer delivered the deletion).
+//   - KindAdmin: an irreversible admin call (Verb: decommission, maintenance-on, ...) to
+//     Broker, for the object Key whose facts it relies on (the BrokerCluster).
+//   - KindLeading: the process became leader, holding the Lease Key; AuditID is the audit ID of
+//     the Lease write that made it so, or "" for the process's last successful write of Key
+//     (with an audit ID) that ended at or before the event's Start.
+//
+// Every event has Worker (WorkerNone, WorkerInformers and WorkerElection for events outside a
+// worker), Seq (from 1 within its worker's log), Reconcile (unique within the process; 0 for
+// none), and Start and End: nanoseconds on the process's monotonic clock since History.Anchor,
+// comparable within one process only. Key.Resource is the plural resource without its API
+// group ("brokerclusters"). History.Events is sorted by Start, then Worker, then Seq; Check
+// sorts a copy of a history that is not.
+//
+// # Recording
+//
+// NewRecorder makes one Recorder per process. Each worker goroutine appends to its own Log
+// (Recorder.Log), an append-only list of 1,024-event chunks behind a mutex only that worker
+// takes: no copying as it grows, no allocation but one chunk per 1,024 events
+// (BenchmarkLogAppend). Recorder.History merges the logs once recording is over.
+//
+// *Recorder implements ReconcileHooks, the calls a controller makes: BeginReconcile (before a
+// reconcile reads anything; it returns the context the reconcile runs with), Read, AdminCall
+// and, from informer delete handlers, Deleted. Writes are recorded where their answers are seen
+// (a transport wrapper) with Recorder.Write, given the request's context so that they are
+// attributed to its reconcile (ReconcileOf), and Recorder.Gone when a delete's answer says the
+// object is gone. Recorder.Leading records leadership. Times come from Recorder.Now, or from a
+// time.Time with its monotonic reading (Recorder.Since).
+//
+// # Files
+//
+// History.WriteTo writes a history as JSON lines, and ReadHistory reads it back: first a header
+// {"history":1,"process":P,"anchor":RFC 3339 time}, then one object per event with the fields
+// kind ("read", "write", "delete", "admin", "leading"), worker, seq, start, end and, when not
+// zero, reconcile, resource, namespace, name, uid, rv, found, verb, precondition, code, err,
+// auditID, broker and source. ReadHistory rejects, naming the line, a missing header, a format
+// version other than 1, an unknown kind, malformed JSON and an event that ends before it starts.
+//
+// ParseAudit reads kube-apiserver's audit log (JSON lines of audit.k8s.io/v1 Event). It keeps
+// the entries of stage ResponseComplete (or Panic) whose verb is create, update, patch, delete
+// or deletecollection and whose objectRef names an object, in the log's order, with the user,
+// objectRef, responseStatus.code, requestReceivedTimestamp and stageTimestamp, and, when the log
+// holds it (level RequestResponse), the responseObject's resourceVersion and UID. A last line
+// cut short is skipped and counted (Audit.Truncated); any other malformed line is an error
+// naming its line.
+//
+// # The guarantees
+//
+// Check(Input) judges each history, and returns a Report. Let R be a read and, below, "before R"
+// mean "ended strictly before R started", in the same process. ResourceVersions are compared
+// with k8s.io/apimachinery's resourceversion.CompareResourceVersion; an event whose
+// resourceVersion it cannot read (a found read's, a write's, a delete's) is counted in
+// Report.Unparseable and is neither judged nor evidence. A delete D of R's key covers an event
+// E for R when R may reflect D (D ended before R started, or D is DeleteMade and started
+// before R ended: the write-back overlay holds a tombstone before the answer is recorded) and
+// D is at least as new as E (D's UID is E's, D's RV is at least E's, or D is DeleteMade and
+// started after E ended). A DeleteObserved event must be recorded no later than the
+// informer's store drops the object (from the watch stream, say, not from a delete handler,
+// which runs after), or a read between the two is judged stale.
+//
+//   - ReadYourWrites: let W be the successful write (2xx, with an answered RV) of R's key
+//     before R with the highest RV. R found the key at an RV at least W's, or found nothing
+//     and a delete covers W. Failed writes, conflicts and writes without an answer impose
+//     nothing.
+//   - MonotonicReads: let P be the read of R's key before R, by any worker of the process,
+//     that found it at the highest RV. R found it at an RV at least P's, or found nothing and
+//     a delete covers P. Reads that overlap in time impose nothing on each other; reads of
+//     different keys neither.
+//   - NoResurrection: R finds no UID of which a delete is known before R.
+//   - FreshDecisions: an admin call A is made in a reconcile (Reconcile not 0); a read of A's
+//     Key in that reconcile, ending at or before A's Start, found the object; and no read of
+//     that reconcile ending at or before A's Start broke a guarantee above (FailoverReads
+//     included).
+//   - FailoverReads (judged only when Input.Audit is set): for a leadership event L of process
+//     Q, let E_L be the audit entry of its Lease write. A write W counts when its audit entry
+//     is AppliedBefore E_L (W was answered 2xx and its stageTimestamp is strictly before E_L's
+//     requestReceivedTimestamp: the apiserver had applied W before it received the write that
+//     made Q leader), W is not a delete, and W is in the history of a process other than Q
+//     (linked by audit ID) or in no history and made by Input.OperatorUser. W's RV is the
+//     one its history recorded, or else the audit log's; a W with neither is counted in
+//     Report.Unresolved. Every read R of Q that starts after L (and before Q's next leadership
+//     event) of a key such a W wrote found it at an RV at least the highest such W's, or found
+//     nothing and either Q knew, before R, of a delete of that W's UID or the audit log holds
+//     a successful delete of the key completed after W. A leadership whose Lease write is not
+//     in the audit log is counted in Report.Unlinked and not judged.
+//
+// Report.Judged counts, per guarantee, the reads (admin calls, for FreshDecisions) the
+// guarantee constrained: a read with a write, a read or a delete known before it, an admin
+// call, a read after a leadership with a counted write of its key.
+//
+// # Violations
+//
+// Each Violation names its guarantee, process and offending event, says in Detail what it
+// contradicts (the resourceVersions, and for FailoverReads the write's audit ID and line),
+// and shows in Excerpt the events around it, one per line as Event.String formats them: the
+// offending event marked ">", the events it contradicts "*", and up to three events of the
+// same key (of the same reconcile, for an admin call) on each side, in order. Report.Summary
+// gives the counts in a few lines.
+//
+// # Running the checker
+//
+//	rec := history.NewRecorder("operator-0")
+//	// ... the controller calls rec's ReconcileHooks; a transport wrapper calls rec.Write ...
+//	h := rec.History()
+//	f, _ := os.Open(auditLogPath)
+//	audit, err := history.ParseAudit(f)
+//	report := history.Check(history.Input{Histories: []*history.History{h}, Audit: audit,
+//		OperatorUser: "system:serviceaccount:broker-operator:broker-operator"})
+//	for _, v := range report.Violations {
+//		t.Error(v)
+//	}
+//	t.Log(report.Summary())
+package history

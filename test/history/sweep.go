@@ -1,0 +1,118 @@
+package history
+
+import "fmt"
+
+// sweepKeys judges every read against ReadYourWrites, MonotonicReads and NoResurrection.
+func (c *processCheck) sweepKeys() {
+	for _, ke := range c.byKey() {
+		c.sweepKey(ke)
+	}
+}
+
+// knowledge is what a process knew of one key when a read started: its newest write and
+// newest read that had ended, and the UIDs it knew deleted.
+type knowledge struct {
+	write, read int // indexes of the newest; -1 for none
+	gone        map[string]int
+	deletes     []int // every delete of the key, for coveredByDelete
+}
+
+// sweepKey walks the reads of one key in Start order, folding into knowledge every write,
+// read and delete that ended strictly before each read started.
+func (c *processCheck) sweepKey(ke *keyEvents) {
+	ev := c.h.Events
+	k := knowledge{write: -1, read: -1, gone: map[string]int{}, deletes: ke.deletes}
+	var w, r, d int
+	for _, i := range ke.reads {
+		start := ev[i].Start
+		for ; w < len(ke.writes) && ev[ke.writes[w]].End < start; w++ {
+			k.write = c.newer(k.write, ke.writes[w])
+		}
+		for ; r < len(ke.readsByEnd) && ev[ke.readsByEnd[r]].End < start; r++ {
+			if j := ke.readsByEnd[r]; ev[j].Found {
+				k.read = c.newer(k.read, j)
+			}
+		}
+		for ; d < len(ke.deletes) && ev[ke.deletes[d]].End < start; d++ {
+			if e := &ev[ke.deletes[d]]; e.UID != "" {
+				k.gone[e.UID] = ke.deletes[d]
+			}
+		}
+		c.judgeRead(&k, i)
+	}
+}
+
+// newer returns whichever of the events at indexes cur and cand has the higher well-formed
+// resourceVersion (cur when equal); a malformed cand is counted and passed over.
+func (c *processCheck) newer(cur, cand int) int {
+	ev := c.h.Events
+	if !wellFormed(ev[cand].RV) {
+		return cur // counted as unparseable
+	}
+	if cur < 0 || compareRV(ev[cand].RV, ev[cur].RV) > 0 {
+		return cand
+	}
+	return cur
+}
+
+// coveredByDelete reports whether a delete that read r may reflect is at least as new as the
+// event at index i. The delete ended before r started, or is the process's own and started
+// before r ended (the write-back overlay holds its tombstone before the answer is recorded);
+// and it removed i's UID, carries a resourceVersion not older than i's, or is the process's
+// own and started after i ended.
+func (c *processCheck) coveredByDelete(k *knowledge, r, i int) bool {
+	ev := c.h.Events
+	read, e := &ev[r], &ev[i]
+	for _, j := range k.deletes {
+		d := &ev[j]
+		made := d.Source == DeleteMade
+		if !(d.End < read.Start || made && d.Start < read.End) {
+			continue
+		}
+		if d.UID != "" && d.UID == e.UID || wellFormed(d.RV) && compareRV(d.RV, e.RV) >= 0 || made && d.Start > e.End {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeRead judges the read at index i against what the process knew when it started.
+func (c *processCheck) judgeRead(k *knowledge, i int) {
+	e := &c.h.Events[i]
+	if e.Found && !wellFormed(e.RV) {
+		return // counted as unparseable
+	}
+	if e.Found && len(k.gone) > 0 {
+		c.report.Judged[NoResurrection]++
+		if d, ok := k.gone[e.UID]; ok && e.UID != "" {
+			c.violate(NoResurrection, i, fmt.Sprintf("read UID %s after the process learned it was deleted", e.UID), d)
+		}
+	}
+	if k.write >= 0 {
+		c.report.Judged[ReadYourWrites]++
+		c.judgeAgainst(ReadYourWrites, k, i, k.write, "the process's own write ended before it started")
+	}
+	if k.read >= 0 {
+		c.report.Judged[MonotonicReads]++
+		c.judgeAgainst(MonotonicReads, k, i, k.read, c.readRelation(i, k.read))
+	}
+}
+
+// judgeAgainst flags read i if it is older than the event at index prior: found at a lower
+// resourceVersion, or not found with no delete covering prior.
+func (c *processCheck) judgeAgainst(g Guarantee, k *knowledge, i, prior int, why string) {
+	e, p := &c.h.Events[i], &c.h.Events[prior]
+	switch {
+	case e.Found && compareRV(e.RV, p.RV) < 0:
+		c.violate(g, i, fmt.Sprintf("read resourceVersion %s, older than %s, which %s", e.RV, p.RV, why), prior)
+	case !e.Found && !c.coveredByDelete(k, i, prior):
+		c.violate(g, i, fmt.Sprintf("read not found, though resourceVersion %s, which %s, was deleted by no delete the process knew of", p.RV, why), prior)
+	}
+}
+
+func (c *processCheck) readRelation(i, prior int) string {
+	if c.h.Events[i].Worker == c.h.Events[prior].Worker {
+		return "the same worker read before"
+	}
+	return fmt.Sprintf("worker %d read before", c.h.Events[prior].Worker)
+}
