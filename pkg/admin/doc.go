@@ -14,6 +14,18 @@
 //	DELETE /v1/brokers/{id}/maintenance    Client.DisableMaintenance
 //	GET    /v1/node_config                 Client.NodeConfig (of Config.URLs[ordinal] only)
 //
+// NewClusterConfigClient returns a ClusterConfigClient, for the cluster configuration calls of
+// `rpk cluster config` (rpadmin api_config.go):
+//
+//	GET    /v1/cluster_config?include_defaults=B  ClusterConfigClient.ClusterConfig
+//	PUT    /v1/cluster_config                     ClusterConfigClient.PatchClusterConfig
+//	GET    /v1/cluster_config/status              ClusterConfigClient.ClusterConfigStatus
+//
+// A write Redpanda refuses (400 with a JSON object of property name to reason, server.cc
+// patch_cluster_config_handler) is a *ConfigValidationError that matches ErrBadRequest and
+// changed nothing. These calls go to any broker and move to the next after ErrUnavailable,
+// writes included: writing the same values again changes nothing.
+//
 // NodeConfig tells which node ID runs behind one broker URL, so it asks that broker and no other:
 // no failover, no redirect. A node_config without a node_id is an error, never a guess.
 //

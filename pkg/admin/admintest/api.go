@@ -74,6 +74,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
+	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
+		return c.handleClusterConfig(req, method)
 	case !strings.HasPrefix(req.rest, "/v1/brokers/"):
 		return errorReply(http.StatusNotFound, "Not found")
 	case req.nodeID < 0:

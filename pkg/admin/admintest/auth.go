@@ -22,7 +22,9 @@ func routeLevel(req request, method string) authLevel {
 	switch {
 	case req.rest == "/v1/cluster/health_overview" || req.rest == "/v1/status/ready":
 		return public
-	case req.rest == "/v1/node_config":
+	case req.rest == "/v1/node_config" || strings.HasPrefix(req.rest, "/v1/cluster_config"):
+		// server.cc: get_cluster_config, get_cluster_config_status and patch_cluster_config
+		// are register_route<superuser>.
 		return superuser
 	case method != http.MethodGet && strings.HasPrefix(req.rest, "/v1/brokers/"):
 		return superuser

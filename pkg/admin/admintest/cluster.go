@@ -44,6 +44,8 @@ type Cluster struct {
 	advertiseLoopback bool
 	// podDown marks ordinals whose pod stopped for now (Down), not for good (Leave).
 	podDown map[int]bool
+	// config is the cluster configuration (clusterconfig.go), made on first use.
+	config *clusterConfig
 }
 
 // member is one broker's state in the cluster's membership table.
@@ -96,6 +98,7 @@ func (c *Cluster) Join(ordinal int) int {
 	volume := c.podVolume[ordinal]
 	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
 		m.version = version
+		c.configRestarted(m.nodeID)
 		return m.nodeID
 	}
 	if volume != "" {
@@ -116,6 +119,7 @@ func (c *Cluster) Join(ordinal int) int {
 	m := &member{nodeID: id, ordinal: ordinal, status: admin.MembershipActive, version: version, volume: volume}
 	c.members[id] = m
 	c.byOrdinal[ordinal] = m
+	c.configRestarted(id)
 	return id
 }
 

@@ -46,6 +46,20 @@
 //     "no_elected_controller" when none), leaderless partitions
 //     when a broker is down at replication factor 1, under-replicated ones when a broker is down
 //     at a higher factor or fewer brokers are alive than the factor, "no_health_report".
+//   - GET /v1/cluster_config (include_defaults, key: 400 "Unknown property {key}"), PUT
+//     /v1/cluster_config and GET /v1/cluster_config/status, superuser routes, as server.cc's
+//     cluster config handlers and cluster/config_manager.cc: a PUT body needs upsert and remove;
+//     without force=true every property is validated first and any refusal answers 400 with a
+//     JSON object of property name to reason ("Unknown property", "too small, must be at least
+//     N", "expected type boolean", ...), changing nothing; dry_run=true stops after validation;
+//     a write whose upserts all change nothing keeps the version, any other adds one. Running
+//     brokers apply a write at once; a broker that is down applies it when it joins. Each
+//     broker's restart flag is true once a property that needs a restart changed, until its pod
+//     joins again (Join). Modelled properties (configuration.cc): enable_rack_awareness,
+//     auto_create_topics_enabled, enable_sasl, log_segment_size, default_topic_replications,
+//     sasl_mechanisms, superusers (no restart) and kafka_rpc_server_tcp_recv_buf (restart); any
+//     other name is unknown. A new cluster starts at config version 0 (not confirmed against
+//     Redpanda, whose bootstrap writes its own first version).
 //   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.
 //   - GET /v1/status/ready: {"status":"ready"}, "booting" for a pod whose join was refused.
 //   - Authentication (Security.Username, Password and Users: the server's Options for clusters

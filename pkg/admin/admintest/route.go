@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,6 +20,8 @@ type request struct {
 	action          string // what follows /v1/brokers/{id}, e.g. "decommission"
 	// prefixed: the request came through the shared listener, /namespace/name/ordinal/rest.
 	prefixed bool
+	// body is the request body, read only for PUT /v1/cluster_config.
+	body []byte
 }
 
 // parseRequest parses a shared-listener URL: /namespace/name/ordinal/rest.
@@ -82,6 +85,9 @@ func (s *Server) brokerHandler(namespace, name string, ordinal int) http.Handler
 // serveRequest applies faults, authenticates, then answers as the addressed broker.
 func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req request) {
 	call := Call{Namespace: req.namespace, Name: req.name, Ordinal: req.ordinal, Method: hr.Method, Path: req.rest, NodeID: req.nodeID}
+	if req.rest == "/v1/cluster_config" && hr.Method == http.MethodPut {
+		req.body, _ = io.ReadAll(io.LimitReader(hr.Body, maxConfigBody))
+	}
 	c, fault, running := s.route(req, hr.Method)
 	if !running {
 		s.log(call, 0, "pod not running")

@@ -46,6 +46,26 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerClusterStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
+		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ExternalListener"):
+		return &brokersv1alpha1.ExternalListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("IssuerReference"):
+		return &brokersv1alpha1.IssuerReferenceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("KafkaSASL"):
+		return &brokersv1alpha1.KafkaSASLApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("KafkaSpec"):
+		return &brokersv1alpha1.KafkaSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ListenerTLS"):
+		return &brokersv1alpha1.ListenerTLSApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("LoadBalancerListener"):
+		return &brokersv1alpha1.LoadBalancerListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodePortListener"):
+		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RackAwarenessSpec"):
+		return &brokersv1alpha1.RackAwarenessSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RejectedProperty"):
+		return &brokersv1alpha1.RejectedPropertyApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 

@@ -33,16 +33,26 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":        schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":        schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":         schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerCluster":       schema_pkg_apis_brokers_v1alpha1_BrokerCluster(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":   schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus": schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":       schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":         schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
-		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                   schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":         schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":         schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":          schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerCluster":        schema_pkg_apis_brokers_v1alpha1_BrokerCluster(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":  schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":     schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":      schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL":            schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec":            schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS":          schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener": schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":          schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
+		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_AppArmorProfile(ref),
 		v1.AttachedVolume{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_AttachedVolume(ref),
@@ -531,7 +541,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "BrokerClusterSpec is the desired state of a broker cluster.",
+				Description: "BrokerClusterSpec is the desired state of a broker cluster.\n\nKafka TLS, SASL, the external listener, cluster properties and rack awareness are defined but not yet applied to the brokers; until they are, the API refuses them rather than accept a setting it would ignore.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"replicas": {
@@ -633,12 +643,39 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"kafka": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port 9092: TLS, SASL and an external listener.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec"),
+						},
+					},
+					"clusterConfig": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterConfig are Redpanda cluster properties (for example log_segment_size, auto_create_topics_enabled), applied through the admin API. Each value is the property's JSON value written as a string: \"true\", \"134217728\", \"[\\\"SCRAM\\\"]\", \"\\\"text\\\"\". A value that is not valid JSON is sent as a JSON string, so text needs no inner quotes. Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms, enable_rack_awareness) cannot be set here.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"rackAwareness": {
+						SchemaProps: spec.SchemaProps{
+							Description: "RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on Redpanda's rack-aware replica placement.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec"),
+						},
+					},
 				},
 				Required: []string{"image", "storage"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
 	}
 }
 
@@ -726,6 +763,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"clusterConfig": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile that asked the admin API.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus"),
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -751,7 +794,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -803,6 +846,405 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref common.ReferenceCallback
 					},
 				},
 				Required: []string{"pod", "ordinal", "nodeID", "step"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterConfigStatus reports spec.clusterConfig as the brokers have it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"configVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConfigVersion is the cluster configuration version the last write returned (config_version of PUT /v1/cluster_config).",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"applied": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Applied are the properties every broker has at the desired value.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"pendingRestart": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "PendingRestart are applied properties that take effect only when brokers restart (GET /v1/cluster_config/status reports restart: true).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"rejected": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Rejected are the properties Redpanda refused, with its reason.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty"),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ExternalListener is a Kafka listener for clients outside the Kubernetes cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Type says how each broker is reached: NodePort, LoadBalancer or Addresses.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port the brokers listen on for this listener, inside the pod.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"nodePort": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodePort configures type NodePort.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener"),
+						},
+					},
+					"loadBalancer": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LoadBalancer configures type LoadBalancer.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener"),
+						},
+					},
+					"addresses": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Addresses are the advertised host:port of each broker, in pod ordinal order, for type Addresses. The user routes each to its broker's pod on port.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS of this listener. Unset: plaintext.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"),
+						},
+					},
+				},
+				Required: []string{"type"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "IssuerReference names a cert-manager issuer.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the issuer.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is Issuer (in the BrokerCluster's namespace) or ClusterIssuer.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "KafkaSASL turns on SASL/SCRAM on the Kafka listeners.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"mechanism": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Mechanism of the superuser's SCRAM credentials.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "KafkaSpec configures the brokers' Kafka listeners.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS of the internal Kafka listener (port 9092). Unset: plaintext.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"),
+						},
+					},
+					"sasl": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SASL, when set, makes every Kafka listener require SASL authentication (SCRAM). The user of spec.adminAPI.auth is the superuser; other users and their ACLs are managed with Redpanda's own tools (rpk security user, rpk security acl).",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL"),
+						},
+					},
+					"external": {
+						SchemaProps: spec.SchemaProps{
+							Description: "External is a Kafka listener reachable from outside the Kubernetes cluster. Each broker advertises an address that reaches that broker and no other.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ListenerTLS is the TLS of one Kafka listener. The certificate comes from a Secret, or from a cert-manager Issuer or ClusterIssuer; exactly one of the two.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name every address the listener advertises.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"issuerRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's certificate. Only for clusters where cert-manager is installed.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference"),
+						},
+					},
+					"requireClientAuth": {
+						SchemaProps: spec.SchemaProps{
+							Description: "RequireClientAuth makes the listener require a client certificate signed by the CA in the certificate's ca.crt.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "LoadBalancerListener configures one LoadBalancer Service per broker.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"annotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Annotations added to each broker's Service (for example the cloud's load balancer type).",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"sourceRanges": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "SourceRanges restricts the client addresses the load balancers accept.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"hostTemplate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HostTemplate, when set, is the host each broker advertises, with {ordinal} replaced by the pod's ordinal, for DNS names that point at the load balancers. Unset: the address of the broker's load balancer, once its Service reports one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodePortListener gives each broker its own node port: basePort + the pod's ordinal.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"basePort": {
+						SchemaProps: spec.SchemaProps{
+							Description: "BasePort is the node port of the broker in pod 0.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"hostTemplate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HostTemplate, when set, is the host each broker advertises, with {ordinal} replaced by the pod's ordinal (for example broker-{ordinal}.kafka.example.com); traffic to it may arrive on any node. Unset: each broker advertises the IP of the node its pod runs on, and its Service routes only to that node's pod (externalTrafficPolicy Local).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"basePort"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RackAwarenessSpec takes each broker's rack from a label of its node.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"nodeLabel": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodeLabel is the node label whose value is the broker's rack.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RejectedProperty is a cluster property Redpanda refused.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the property.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason is Redpanda's message, for example \"Unknown property\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "reason"},
 			},
 		},
 	}

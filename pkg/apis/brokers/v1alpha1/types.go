@@ -33,6 +33,17 @@ type BrokerCluster struct {
 }
 
 // BrokerClusterSpec is the desired state of a broker cluster.
+//
+// Kafka TLS, SASL, the external listener, cluster properties and rack awareness are defined but
+// not yet applied to the brokers; until they are, the API refuses them rather than accept a
+// setting it would ignore.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.kafka)",message="spec.kafka (Kafka TLS, SASL and the external listener) is not supported by this operator version yet"
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterConfig)",message="spec.clusterConfig is not supported by this operator version yet"
+// +kubebuilder:validation:XValidation:rule="!has(self.rackAwareness)",message="spec.rackAwareness is not supported by this operator version yet"
+// +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"
+// +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'NodePort' || !has(self.kafka.external.nodePort) || self.kafka.external.nodePort.basePort + self.replicas - 1 <= 32767",message="spec.kafka.external.nodePort.basePort + spec.replicas - 1 must not exceed 32767, the top of the default node port range"
 type BrokerClusterSpec struct {
 	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
 	// pod ordinal first.
@@ -84,6 +95,199 @@ type BrokerClusterSpec struct {
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
 	// +optional
 	DecommissionGhostBrokers bool `json:"decommissionGhostBrokers,omitempty"`
+
+	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
+	// 9092: TLS, SASL and an external listener.
+	// +optional
+	Kafka *KafkaSpec `json:"kafka,omitempty"`
+
+	// ClusterConfig are Redpanda cluster properties (for example log_segment_size,
+	// auto_create_topics_enabled), applied through the admin API. Each value is the property's
+	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
+	// value that is not valid JSON is sent as a JSON string, so text needs no inner quotes.
+	// Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl,
+	// sasl_mechanisms, enable_rack_awareness) cannot be set here.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=256
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['superusers', 'admin_api_require_auth', 'enable_sasl', 'sasl_mechanisms', 'enable_rack_awareness']))",message="superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms and enable_rack_awareness are set by the operator from spec.adminAPI.auth, spec.kafka.sasl and spec.rackAwareness"
+	ClusterConfig map[string]string `json:"clusterConfig,omitempty"`
+
+	// RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on
+	// Redpanda's rack-aware replica placement.
+	// +optional
+	RackAwareness *RackAwarenessSpec `json:"rackAwareness,omitempty"`
+}
+
+// KafkaSpec configures the brokers' Kafka listeners.
+type KafkaSpec struct {
+	// TLS of the internal Kafka listener (port 9092). Unset: plaintext.
+	// +optional
+	TLS *ListenerTLS `json:"tls,omitempty"`
+
+	// SASL, when set, makes every Kafka listener require SASL authentication (SCRAM). The user
+	// of spec.adminAPI.auth is the superuser; other users and their ACLs are managed with
+	// Redpanda's own tools (rpk security user, rpk security acl).
+	// +optional
+	SASL *KafkaSASL `json:"sasl,omitempty"`
+
+	// External is a Kafka listener reachable from outside the Kubernetes cluster. Each broker
+	// advertises an address that reaches that broker and no other.
+	// +optional
+	External *ExternalListener `json:"external,omitempty"`
+}
+
+// ListenerTLS is the TLS of one Kafka listener. The certificate comes from a Secret, or from a
+// cert-manager Issuer or ClusterIssuer; exactly one of the two.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.secretName) != has(self.issuerRef)",message="set exactly one of secretName and issuerRef"
+type ListenerTLS struct {
+	// SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when
+	// requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name
+	// every address the listener advertises.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	SecretName string `json:"secretName,omitempty"`
+
+	// IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's
+	// certificate. Only for clusters where cert-manager is installed.
+	// +optional
+	IssuerRef *IssuerReference `json:"issuerRef,omitempty"`
+
+	// RequireClientAuth makes the listener require a client certificate signed by the CA in the
+	// certificate's ca.crt.
+	// +optional
+	RequireClientAuth bool `json:"requireClientAuth,omitempty"`
+}
+
+// IssuerReference names a cert-manager issuer.
+type IssuerReference struct {
+	// Name of the issuer.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Kind is Issuer (in the BrokerCluster's namespace) or ClusterIssuer.
+	// +kubebuilder:validation:Enum=Issuer;ClusterIssuer
+	// +kubebuilder:default=Issuer
+	// +optional
+	Kind string `json:"kind,omitempty"`
+}
+
+// KafkaSASL turns on SASL/SCRAM on the Kafka listeners.
+type KafkaSASL struct {
+	// Mechanism of the superuser's SCRAM credentials.
+	// +kubebuilder:validation:Enum=SCRAM-SHA-256;SCRAM-SHA-512
+	// +kubebuilder:default=SCRAM-SHA-256
+	// +optional
+	Mechanism SASLMechanism `json:"mechanism,omitempty"`
+}
+
+// SASLMechanism is a SCRAM mechanism.
+type SASLMechanism string
+
+// SCRAM mechanisms.
+const (
+	SCRAMSHA256 SASLMechanism = "SCRAM-SHA-256"
+	SCRAMSHA512 SASLMechanism = "SCRAM-SHA-512"
+)
+
+// ExternalListenerType says how external clients reach each broker.
+// +kubebuilder:validation:Enum=NodePort;LoadBalancer;Addresses
+type ExternalListenerType string
+
+// External listener types.
+const (
+	// ExternalNodePort: one NodePort Service per broker.
+	ExternalNodePort ExternalListenerType = "NodePort"
+	// ExternalLoadBalancer: one LoadBalancer Service per broker.
+	ExternalLoadBalancer ExternalListenerType = "LoadBalancer"
+	// ExternalAddresses: the user routes traffic to each broker and gives its address.
+	ExternalAddresses ExternalListenerType = "Addresses"
+)
+
+// ExternalListener is a Kafka listener for clients outside the Kubernetes cluster.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.nodePort) == (self.type == 'NodePort')",message="nodePort is set exactly when type is NodePort"
+// +kubebuilder:validation:XValidation:rule="!has(self.loadBalancer) || self.type == 'LoadBalancer'",message="loadBalancer is set only when type is LoadBalancer"
+// +kubebuilder:validation:XValidation:rule="has(self.addresses) == (self.type == 'Addresses')",message="addresses are set exactly when type is Addresses"
+type ExternalListener struct {
+	// Type says how each broker is reached: NodePort, LoadBalancer or Addresses.
+	Type ExternalListenerType `json:"type"`
+
+	// Port the brokers listen on for this listener, inside the pod.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +kubebuilder:default=9094
+	// +optional
+	Port int32 `json:"port,omitempty"`
+
+	// NodePort configures type NodePort.
+	// +optional
+	NodePort *NodePortListener `json:"nodePort,omitempty"`
+
+	// LoadBalancer configures type LoadBalancer.
+	// +optional
+	LoadBalancer *LoadBalancerListener `json:"loadBalancer,omitempty"`
+
+	// Addresses are the advertised host:port of each broker, in pod ordinal order, for type
+	// Addresses. The user routes each to its broker's pod on port.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=261
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9.-]+:[0-9]{1,5}$`
+	Addresses []string `json:"addresses,omitempty"`
+
+	// TLS of this listener. Unset: plaintext.
+	// +optional
+	TLS *ListenerTLS `json:"tls,omitempty"`
+}
+
+// NodePortListener gives each broker its own node port: basePort + the pod's ordinal.
+type NodePortListener struct {
+	// BasePort is the node port of the broker in pod 0.
+	// +kubebuilder:validation:Minimum=30000
+	// +kubebuilder:validation:Maximum=32767
+	BasePort int32 `json:"basePort"`
+
+	// HostTemplate, when set, is the host each broker advertises, with {ordinal} replaced by
+	// the pod's ordinal (for example broker-{ordinal}.kafka.example.com); traffic to it may
+	// arrive on any node. Unset: each broker advertises the IP of the node its pod runs on,
+	// and its Service routes only to that node's pod (externalTrafficPolicy Local).
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9.{}-]+$`
+	// +optional
+	HostTemplate string `json:"hostTemplate,omitempty"`
+}
+
+// LoadBalancerListener configures one LoadBalancer Service per broker.
+type LoadBalancerListener struct {
+	// Annotations added to each broker's Service (for example the cloud's load balancer type).
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// SourceRanges restricts the client addresses the load balancers accept.
+	// +optional
+	// +listType=atomic
+	SourceRanges []string `json:"sourceRanges,omitempty"`
+
+	// HostTemplate, when set, is the host each broker advertises, with {ordinal} replaced by
+	// the pod's ordinal, for DNS names that point at the load balancers. Unset: the address of
+	// the broker's load balancer, once its Service reports one.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9.{}-]+$`
+	// +optional
+	HostTemplate string `json:"hostTemplate,omitempty"`
+}
+
+// RackAwarenessSpec takes each broker's rack from a label of its node.
+type RackAwarenessSpec struct {
+	// NodeLabel is the node label whose value is the broker's rack.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:default="topology.kubernetes.io/zone"
+	// +optional
+	NodeLabel string `json:"nodeLabel,omitempty"`
 }
 
 // StorageSpec is the persistent volume claim template of each broker.
@@ -211,11 +415,49 @@ type BrokerClusterStatus struct {
 	// +optional
 	Selector string `json:"selector,omitempty"`
 
+	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
+	// that asked the admin API.
+	// +optional
+	ClusterConfig *ClusterConfigStatus `json:"clusterConfig,omitempty"`
+
 	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
+type ClusterConfigStatus struct {
+	// ConfigVersion is the cluster configuration version the last write returned
+	// (config_version of PUT /v1/cluster_config).
+	// +optional
+	ConfigVersion int64 `json:"configVersion,omitempty"`
+
+	// Applied are the properties every broker has at the desired value.
+	// +optional
+	// +listType=set
+	Applied []string `json:"applied,omitempty"`
+
+	// PendingRestart are applied properties that take effect only when brokers restart
+	// (GET /v1/cluster_config/status reports restart: true).
+	// +optional
+	// +listType=set
+	PendingRestart []string `json:"pendingRestart,omitempty"`
+
+	// Rejected are the properties Redpanda refused, with its reason.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Rejected []RejectedProperty `json:"rejected,omitempty"`
+}
+
+// RejectedProperty is a cluster property Redpanda refused.
+type RejectedProperty struct {
+	// Name of the property.
+	Name string `json:"name"`
+	// Reason is Redpanda's message, for example "Unknown property".
+	Reason string `json:"reason"`
 }
 
 // BrokerRestart is the progress of one broker's restart in a rollout.

@@ -299,6 +299,11 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPISpec
       default: {}
+    - name: clusterConfig
+      type:
+        map:
+          elementType:
+            scalar: string
     - name: decommissionGhostBrokers
       type:
         scalar: boolean
@@ -306,6 +311,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: kafka
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSpec
     - name: nodeSelector
       type:
         map:
@@ -316,6 +324,9 @@ var schemaYAML = typed.YAMLObject(`types:
         map:
           elementType:
             scalar: string
+    - name: rackAwareness
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RackAwarenessSpec
     - name: replicas
       type:
         scalar: numeric
@@ -340,6 +351,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerClusterStatus
   map:
     fields:
+    - name: clusterConfig
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterConfigStatus
     - name: conditions
       type:
         list:
@@ -400,6 +414,141 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
     - name: step
+      type:
+        scalar: string
+      default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterConfigStatus
+  map:
+    fields:
+    - name: applied
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: configVersion
+      type:
+        scalar: numeric
+    - name: pendingRestart
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: rejected
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RejectedProperty
+          elementRelationship: associative
+          keys:
+          - name
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ExternalListener
+  map:
+    fields:
+    - name: addresses
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: loadBalancer
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.LoadBalancerListener
+    - name: nodePort
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodePortListener
+    - name: port
+      type:
+        scalar: numeric
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
+    - name: type
+      type:
+        scalar: string
+      default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.IssuerReference
+  map:
+    fields:
+    - name: kind
+      type:
+        scalar: string
+    - name: name
+      type:
+        scalar: string
+      default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSASL
+  map:
+    fields:
+    - name: mechanism
+      type:
+        scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSpec
+  map:
+    fields:
+    - name: external
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ExternalListener
+    - name: sasl
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSASL
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
+  map:
+    fields:
+    - name: issuerRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.IssuerReference
+    - name: requireClientAuth
+      type:
+        scalar: boolean
+    - name: secretName
+      type:
+        scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.LoadBalancerListener
+  map:
+    fields:
+    - name: annotations
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: hostTemplate
+      type:
+        scalar: string
+    - name: sourceRanges
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodePortListener
+  map:
+    fields:
+    - name: basePort
+      type:
+        scalar: numeric
+      default: 0
+    - name: hostTemplate
+      type:
+        scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RackAwarenessSpec
+  map:
+    fields:
+    - name: nodeLabel
+      type:
+        scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RejectedProperty
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: reason
       type:
         scalar: string
       default: ""

@@ -26,6 +26,10 @@ import (
 // with apply.
 //
 // BrokerClusterSpec is the desired state of a broker cluster.
+//
+// Kafka TLS, SASL, the external listener, cluster properties and rack awareness are defined but
+// not yet applied to the brokers; until they are, the API refuses them rather than accept a
+// setting it would ignore.
 type BrokerClusterSpecApplyConfiguration struct {
 	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
 	// pod ordinal first.
@@ -54,6 +58,19 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
 	DecommissionGhostBrokers *bool `json:"decommissionGhostBrokers,omitempty"`
+	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
+	// 9092: TLS, SASL and an external listener.
+	Kafka *KafkaSpecApplyConfiguration `json:"kafka,omitempty"`
+	// ClusterConfig are Redpanda cluster properties (for example log_segment_size,
+	// auto_create_topics_enabled), applied through the admin API. Each value is the property's
+	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
+	// value that is not valid JSON is sent as a JSON string, so text needs no inner quotes.
+	// Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl,
+	// sasl_mechanisms, enable_rack_awareness) cannot be set here.
+	ClusterConfig map[string]string `json:"clusterConfig,omitempty"`
+	// RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on
+	// Redpanda's rack-aware replica placement.
+	RackAwareness *RackAwarenessSpecApplyConfiguration `json:"rackAwareness,omitempty"`
 }
 
 // BrokerClusterSpecApplyConfiguration constructs a declarative configuration of the BrokerClusterSpec type for use with
@@ -156,5 +173,35 @@ func (b *BrokerClusterSpecApplyConfiguration) WithUnsafeSkipHealthGate(value boo
 // If called multiple times, the DecommissionGhostBrokers field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithDecommissionGhostBrokers(value bool) *BrokerClusterSpecApplyConfiguration {
 	b.DecommissionGhostBrokers = &value
+	return b
+}
+
+// WithKafka sets the Kafka field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Kafka field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithKafka(value *KafkaSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.Kafka = value
+	return b
+}
+
+// WithClusterConfig puts the entries into the ClusterConfig field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the ClusterConfig field,
+// overwriting an existing map entries in ClusterConfig field with the same key.
+func (b *BrokerClusterSpecApplyConfiguration) WithClusterConfig(entries map[string]string) *BrokerClusterSpecApplyConfiguration {
+	if b.ClusterConfig == nil && len(entries) > 0 {
+		b.ClusterConfig = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.ClusterConfig[k] = v
+	}
+	return b
+}
+
+// WithRackAwareness sets the RackAwareness field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RackAwareness field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithRackAwareness(value *RackAwarenessSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.RackAwareness = value
 	return b
 }

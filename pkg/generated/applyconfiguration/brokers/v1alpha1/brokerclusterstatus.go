@@ -49,6 +49,9 @@ type BrokerClusterStatusApplyConfiguration struct {
 	GhostBrokers []int32 `json:"ghostBrokers,omitempty"`
 	// Selector is the label selector of the broker pods, for the scale subresource.
 	Selector *string `json:"selector,omitempty"`
+	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
+	// that asked the admin API.
+	ClusterConfig *ClusterConfigStatusApplyConfiguration `json:"clusterConfig,omitempty"`
 	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
@@ -130,6 +133,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithGhostBrokers(values ...int32
 // If called multiple times, the Selector field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithSelector(value string) *BrokerClusterStatusApplyConfiguration {
 	b.Selector = &value
+	return b
+}
+
+// WithClusterConfig sets the ClusterConfig field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ClusterConfig field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithClusterConfig(value *ClusterConfigStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	b.ClusterConfig = value
 	return b
 }
 

@@ -1,0 +1,179 @@
+package admintest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// property is one cluster property the simulator knows, as redpanda-data/redpanda
+// src/v/config/configuration.cc declares it: its default, whether a change needs a restart
+// (needs_restart::yes is the default of base_property::metadata, config/base_property.h) and
+// its validation (config/bounded_property.h, config/validators.cc).
+type property struct {
+	kind         propertyKind
+	needsRestart bool
+	def          any    // the default, as JSON would carry it (nil for null)
+	example      string // metadata example, quoted in type errors
+	min, align   int64  // integer bounds; 0 for none
+	odd          bool
+	validate     func([]string) string // for string lists; "" means valid
+}
+
+type propertyKind int
+
+const (
+	kindBool propertyKind = iota
+	kindInt
+	kindOptionalInt
+	kindStringList
+)
+
+// typeName is config/property.h property_type_name: what "expected type ..." names.
+func (k propertyKind) typeName() string {
+	switch k {
+	case kindBool:
+		return "boolean"
+	case kindInt, kindOptionalInt:
+		return "integer"
+	default:
+		return "string"
+	}
+}
+
+// knownProperties are the properties modelled; any other name is "Unknown property", as it is to
+// a Redpanda release that lacks it.
+var knownProperties = map[string]property{
+	// configuration.cc: needs_restart::no, default false.
+	"enable_rack_awareness":      {kind: kindBool, def: false},
+	"auto_create_topics_enabled": {kind: kindBool, def: false},
+	"enable_sasl":                {kind: kindBool, def: false},
+	// needs_restart::no, example "2147483648", default 128_MiB, min 1_MiB.
+	"log_segment_size": {kind: kindInt, def: int64(128 << 20), example: "2147483648", min: 1 << 20},
+	// needs_restart::no, default 1, min 1, odd.
+	"default_topic_replications": {kind: kindInt, def: int64(1), min: 1, odd: true},
+	// No needs_restart in its metadata, so needs_restart::yes; example "65536", default null,
+	// min 32_KiB, align 4_KiB.
+	"kafka_rpc_server_tcp_recv_buf": {kind: kindOptionalInt, needsRestart: true, example: "65536", min: 32 << 10, align: 4 << 10},
+	// needs_restart::no, default ["SCRAM"], validate_sasl_mechanisms.
+	"sasl_mechanisms": {kind: kindStringList, def: []string{"SCRAM"}, validate: validateSASLMechanisms},
+	// needs_restart::no, default [].
+	"superusers": {kind: kindStringList, def: []string{}},
+}
+
+// validateSASLMechanisms is config/validators.cc validate_sasl_mechanisms.
+func validateSASLMechanisms(ms []string) string {
+	for _, m := range ms {
+		switch m {
+		case "GSSAPI", "SCRAM", "OAUTHBEARER", "PLAIN":
+		default:
+			return fmt.Sprintf("'%s' is not a supported SASL mechanism", m)
+		}
+	}
+	if len(ms) == 1 && ms[0] == "PLAIN" {
+		return "When PLAIN is enabled, at least one other mechanism must be enabled"
+	}
+	return ""
+}
+
+// parse converts a JSON value as the property's YAML conversion does (Redpanda re-encodes each
+// upserted value and decodes it as YAML, server.cc patch_cluster_config_handler): a scalar
+// converts from its text, quoted or not. It returns the canonical value or the handler's error.
+func (p property) parse(raw json.RawMessage) (any, string) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, p.typeError()
+	}
+	switch p.kind {
+	case kindBool:
+		if b, ok := yamlBool(scalarText(v)); ok {
+			return b, ""
+		}
+		return nil, p.typeError()
+	case kindOptionalInt, kindInt:
+		if v == nil && p.kind == kindOptionalInt {
+			return nil, ""
+		}
+		return p.parseInt(v)
+	default:
+		list, ok := v.([]any)
+		if !ok {
+			return nil, p.typeError()
+		}
+		out := make([]string, 0, len(list))
+		for _, e := range list {
+			s := scalarText(e)
+			if s == "" && e != "" {
+				return nil, p.typeError()
+			}
+			out = append(out, s)
+		}
+		if p.validate != nil {
+			if msg := p.validate(out); msg != "" {
+				return nil, msg
+			}
+		}
+		return out, ""
+	}
+}
+
+// parseInt converts and checks an integer; bounded_property validate's messages, in its order.
+func (p property) parseInt(v any) (any, string) {
+	n, err := strconv.ParseInt(scalarText(v), 10, 64)
+	if err != nil {
+		return nil, p.typeError()
+	}
+	// The modelled integers are int32 or smaller on the broker except log_segment_size (uint64).
+	if p.kind == kindOptionalInt && n > math.MaxInt32 {
+		return nil, fmt.Sprintf("out of range: '%d'", n)
+	}
+	switch {
+	case p.min != 0 && n < p.min:
+		return nil, fmt.Sprintf("too small, must be at least %d", p.min)
+	case p.align != 0 && n%p.align != 0:
+		return nil, fmt.Sprintf("not aligned, must be aligned to nearest %d", p.align)
+	case p.odd && n%2 == 0:
+		return nil, "value must be odd"
+	}
+	return n, ""
+}
+
+// typeError is the handler's message for a YAML::BadConversion.
+func (p property) typeError() string {
+	msg := "expected type " + p.kind.typeName()
+	if p.example != "" {
+		msg += fmt.Sprintf(", for example '%s'", p.example)
+	}
+	return msg
+}
+
+// scalarText is the YAML text of a JSON scalar; "" for anything else.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return ""
+	}
+}
+
+// yamlBool is yaml-cpp's boolean conversion: true/false, yes/no, on/off, y/n, each in lower,
+// upper or title case.
+func yamlBool(s string) (value, ok bool) {
+	for _, w := range []struct {
+		word  string
+		value bool
+	}{{"true", true}, {"yes", true}, {"on", true}, {"y", true}, {"false", false}, {"no", false}, {"off", false}, {"n", false}} {
+		title := strings.ToUpper(w.word[:1]) + w.word[1:]
+		if s == w.word || s == strings.ToUpper(w.word) || s == title {
+			return w.value, true
+		}
+	}
+	return false, false
+}
