@@ -167,3 +167,28 @@ func (t *tracker) count(n *int) {
 func (t *tracker) turnedAway() { t.count(&t.turned) }
 func (t *tracker) waited()     { t.count(&t.waits) }
 func (t *tracker) idle()       { t.count(&t.idles) }
+
+// observedLimiter is the default controller rate limiter, noting the longest delay it handed out.
+type observedLimiter struct {
+	workqueue.TypedRateLimiter[string]
+	mu      sync.Mutex
+	longest time.Duration
+}
+
+func newObservedLimiter() *observedLimiter {
+	return &observedLimiter{TypedRateLimiter: workqueue.DefaultTypedControllerRateLimiter[string]()}
+}
+
+func (l *observedLimiter) When(key string) time.Duration {
+	d := l.TypedRateLimiter.When(key)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.longest = max(l.longest, d)
+	return d
+}
+
+func (l *observedLimiter) max() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.longest
+}

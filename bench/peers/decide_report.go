@@ -17,8 +17,8 @@ func (r decisionResult) percentile(p float64) time.Duration {
 func (r decisionResult) perStep(n int) float64 { return float64(n) / float64(r.stepCount()) }
 
 func (r decisionResult) summary() string {
-	s := fmt.Sprintf("finished in %s, %d actions, %d wrong, %d turned away, %d waited, %d idle, %.2f requests/step, CPU %s/step, write→next p50 %s p99 %s",
-		dur(r.finished), r.actions, r.wrong, r.turned, r.waits, r.idles, r.perStep(r.requests),
+	s := fmt.Sprintf("finished in %s, %d actions, %d wrong, %d turned away (longest retry delay %s), %d waited, %d idle, %.2f requests/step, CPU %s/step, write→next p50 %s p99 %s",
+		dur(r.finished), r.actions, r.wrong, r.turned, dur(r.longestRetry), r.waits, r.idles, r.perStep(r.requests),
 		dur(r.cpu/time.Duration(r.stepCount())), dur(r.percentile(0.5)), dur(r.percentile(0.99)))
 	if r.err != nil {
 		s += " (" + r.err.Error() + ")"
@@ -41,8 +41,8 @@ func decisionsReport(b *decisionsBench, lag race.Lag, results []decisionResult) 
 	}
 	for _, sh := range shapes {
 		fmt.Fprintf(&out, "\n%s:\n\n", sh)
-		out.WriteString("| strategy | watch lag | finished in | / writeback | wrong decisions | turned away | waited | idle syncs | API requests/step | CPU/step | write→next action p50 | p99 | p50 / writeback |\n")
-		out.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		out.WriteString("| strategy | watch lag | finished in | / writeback | wrong decisions (of actions) | turned away | longest retry delay | waited | idle syncs | API requests/step | CPU/step | write→next action p50 | p99 | p50 / writeback |\n")
+		out.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 		for _, r := range results {
 			if r.shape == sh {
 				out.WriteString(decisionRow(r, findDecision(results, "pkg/writeback", sh, r.lag)))
@@ -65,8 +65,9 @@ func decisionRow(r decisionResult, wb *decisionResult) string {
 	if wb != nil {
 		finishedRatio, p50Ratio = ratio(r.finished, wb.finished), ratio(r.percentile(0.5), wb.percentile(0.5))
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %d | %d | %d | %d | %.2f | %s | %s | %s | %s |\n",
-		name, lagText, dur(r.finished), finishedRatio, r.wrong, r.turned, r.waits, r.idles,
+	wrong := fmt.Sprintf("%d (%.0f %%)", r.wrong, 100*float64(r.wrong)/float64(max(r.actions, 1)))
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %d | %s | %d | %d | %.2f | %s | %s | %s | %s |\n",
+		name, lagText, dur(r.finished), finishedRatio, wrong, r.turned, dur(r.longestRetry), r.waits, r.idles,
 		r.perStep(r.requests), dur(r.cpu/time.Duration(r.stepCount())),
 		dur(r.percentile(0.5)), dur(r.percentile(0.99)), p50Ratio)
 }

@@ -77,6 +77,8 @@ type decisionResult struct {
 	requests                             int
 	cpu                                  time.Duration
 	latencies                            []time.Duration
+	// longestRetry is the longest delay the rate limiter gave a sync that failed or was turned away.
+	longestRetry time.Duration
 }
 
 func (r decisionResult) stepCount() int { return r.shape.objects * r.shape.steps }
@@ -98,7 +100,8 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	cfg.WrapTransport = rec.Wrap
 	ctx, cancel := context.WithTimeout(ctx, b.rowTimeout)
 	defer cancel()
-	queue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+	limiter := newObservedLimiter()
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig[string](limiter,
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "decisions"})
 	defer queue.ShutDown()
 	enqueue := func(obj any) {
@@ -121,12 +124,13 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	for range b.workers {
 		wg.Go(func() { c.worker(ctx) })
 	}
+	timedOut := false
 	select {
 	case <-t.done:
 	case <-ctx.Done():
-		r.err = fmt.Errorf("not finished in %s", b.rowTimeout)
+		timedOut = true
 	}
-	r.requests, r.cpu = rec.Stats().TotalRequests()-requests0, cpuTime()-cpu0
+	r.requests, r.cpu, r.longestRetry = rec.Stats().TotalRequests()-requests0, cpuTime()-cpu0, limiter.max()
 	cancel()
 	queue.ShutDown()
 	wg.Wait()
@@ -134,6 +138,9 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	defer t.mu.Unlock()
 	r.finished, r.latencies = t.finished, t.latencies
 	r.actions, r.wrong, r.turned, r.waits, r.idles = t.actions, t.wrong, t.turned, t.waits, t.idles
+	if timedOut {
+		r.err = fmt.Errorf("stopped after %s with %d of %d steps done", b.rowTimeout, r.actions-r.wrong, r.stepCount())
+	}
 	return r
 }
 
