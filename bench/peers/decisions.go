@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -104,8 +105,9 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig[string](limiter,
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "decisions"})
 	defer queue.ShutDown()
+	ours := sets.New(keys...) // the row's namespace also holds kube-controller-manager's kube-root-ca.crt
 	enqueue := func(obj any) {
-		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil && strings.HasPrefix(key, ns+"/") {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil && ours.Has(key) {
 			queue.Add(key)
 		}
 	}
