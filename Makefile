@@ -64,7 +64,7 @@ bench: ## Write-back store benchmarks: reads against the plain informer and Muta
 	$(GO) test ./pkg/writeback/ -run '^$$' -v -writeback.report
 
 .PHONY: bench-peers
-bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver (separate module bench/peers; see docs/peers.md).
+bench-peers: controlplane ## Read-your-writes strategies side by side on a real kube-apiserver; PEERS_FLAGS='-workload decisions' for whole controllers (bench/peers; docs/peers.md).
 	cd bench/peers && $(GO) run . $(PEERS_FLAGS)
 
 .PHONY: help

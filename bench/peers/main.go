@@ -10,8 +10,14 @@
 // it, and once with each watch stream delayed by -lag (test/race's lag injection), which is
 // what a busy apiserver or network does to a controller.
 //
+// With -workload decisions it runs each strategy as a whole controller making dependent
+// decisions instead (decisions.go): M objects that each go through K steps, one sync per step,
+// where acting on a stale read repeats a step. ConsistencyStore, kube-controller-manager's way
+// since v1.36, joins the strategies there.
+//
 //	make bench-peers
 //	go run . -objects 90 -writes 10 -namespaces 3 -lag 5ms-50ms
+//	go run . -workload decisions -shapes 1x6,40x6 -cross-kind 1x6,40x6 -workers 2 -lag 5ms-50ms
 package main
 
 import (
@@ -44,6 +50,11 @@ func main() {
 	lagFlag := flag.String("lag", "5ms-50ms", "watch delay of the lagged rows (MIN-MAX)")
 	readTimeout := flag.Duration("read-timeout", 2*time.Second, "a read that takes longer fails")
 	only := flag.String("only", "", "run only the strategies whose name contains this")
+	workloadName := flag.String("workload", "reads", "reads: patch and read back; decisions: a controller making dependent decisions")
+	shapesFlag := flag.String("shapes", "1x6,40x6", "decisions: OBJECTSxSTEPS shapes, each step recorded in the watched ConfigMap")
+	crossFlag := flag.String("cross-kind", "1x6,40x6", "decisions: shapes whose steps are recorded in Secrets the controller does not watch")
+	workers := flag.Int("workers", 2, "decisions: controller workers")
+	rowTimeout := flag.Duration("row-timeout", 60*time.Second, "decisions: a strategy that has not finished a shape by then is stopped")
 	klog.InitFlags(nil)
 	flag.Parse()
 
@@ -54,6 +65,26 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *workloadName != "reads" && *workloadName != "decisions" {
+		fmt.Fprintf(os.Stderr, "-workload %q: want reads or decisions\n", *workloadName)
+		os.Exit(2)
+	}
+	if *workloadName == "decisions" {
+		shapes, err := parseShapes(*shapesFlag, false)
+		if err == nil {
+			var cross []shape
+			cross, err = parseShapes(*crossFlag, true)
+			shapes = append(shapes, cross...)
+		}
+		if err == nil {
+			err = runDecisions(ctx, &decisionsBench{workers: max(*workers, 1), rowTimeout: *rowTimeout}, shapes, lag, *only)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	w := workload{objects: *objects, writes: *writes, readTimeout: *readTimeout}
 	if err := run(ctx, w, *namespaces, lag, *only); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -59,6 +59,8 @@ func dur(d time.Duration) string {
 		return "-"
 	case d < time.Millisecond:
 		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
 	default:
 		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 	}
