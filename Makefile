@@ -26,7 +26,7 @@ unit: ## Unit tests, with the race detector.
 	$(GO) test -race ./...
 
 .PHONY: charts
-charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint.
+charts: ## The Helm chart against deploy/: same objects, RBAC, Deployment, CRD and dashboard; helm lint; the alerts parsed as PromQL.
 	cd hack/chartcheck && $(GO) test -count=1 ./...
 
 # The real-node tests (test/node) run in a network namespace of their own, with no uplink.

@@ -35,6 +35,7 @@ func (o *operator) newElector(ctx context.Context) (*elector, error) {
 	// The watchdog fails /healthz when the leader has not renewed for a while, so a wedged leader is
 	// restarted and a standby takes over.
 	watchdog := leaderelection.NewLeaderHealthzAdaptor(o.opts.leaseDuration)
+	standBy(electionName)
 	return &elector{
 		op:       o,
 		watchdog: watchdog,
@@ -49,7 +50,7 @@ func (o *operator) newElector(ctx context.Context) (*elector, error) {
 			RetryPeriod:     o.opts.leaseRetryPeriod,
 			ReleaseOnCancel: true,
 			WatchDog:        watchdog,
-			Name:            "broker-operator",
+			Name:            electionName,
 		},
 	}, nil
 }

@@ -95,6 +95,10 @@ func TestRunLeadsReconcilesServesAndShutsDown(t *testing.T) {
 			t.Errorf("/metrics has no %s", name)
 		}
 	}
+	// The PrometheusRule's lease alert reads it (charts/broker-operator/templates/prometheus_rule.yaml).
+	if want := `leader_election_master_status{name="broker-operator"} 1`; !strings.Contains(metrics, want) {
+		t.Errorf("/metrics of the leader has no %s", want)
+	}
 
 	cancel()
 	select {

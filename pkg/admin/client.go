@@ -46,6 +46,8 @@ type httpClient struct {
 	// preferred is the index of the broker that answered last; calls start there so that a dead
 	// first broker does not cost a timeout on every call.
 	preferred atomic.Int32
+	// advertised holds the host names the cluster's members advertise, from GET /v1/brokers.
+	advertised advertisedHosts
 }
 
 // NewClient checks cfg and returns a Client for the brokers it names.
@@ -107,14 +109,23 @@ type call struct {
 
 func (c *httpClient) Brokers(ctx context.Context) ([]Broker, error) {
 	var brokers []Broker
-	err := c.do(ctx, call{
+	err := c.do(ctx, c.listBrokers(&brokers))
+	return brokers, err
+}
+
+// listBrokers is GET /v1/brokers, decoded into *into; the names the brokers advertise are
+// remembered for following redirects.
+func (c *httpClient) listBrokers(into *[]Broker) call {
+	return call{
 		op: "list brokers", method: http.MethodGet, path: "/v1/brokers", nodeID: -1,
 		decode: func(body io.Reader) (err error) {
-			brokers, err = decodeBrokers(body, c.maxBody)
+			*into, err = decodeBrokers(body, c.maxBody)
+			if err == nil {
+				c.advertised.remember(*into)
+			}
 			return err
 		},
-	})
-	return brokers, err
+	}
 }
 
 func (c *httpClient) Broker(ctx context.Context, nodeID int) (Broker, error) {
@@ -330,7 +341,8 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fail(ErrUnavailable, 0, "", err), ""
+		// net/http quotes a Location it cannot parse, which may hold anything the broker sent.
+		return fail(ErrUnavailable, 0, "", c.redactError(err)), ""
 	}
 	defer resp.Body.Close()
 
@@ -357,16 +369,17 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 			return fail(ErrBadResponse, status, "", fmt.Errorf("redirect without a usable Location: %w", err)), ""
 		case cl.only != nil:
 			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected to %s; this call asks only %s", loc.Redacted(), cl.only.Host)), ""
-		case !c.inCluster(loc):
-			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected to %s, which is not one of this cluster's broker URLs; not following", loc.Redacted())), ""
 		case !follow:
-			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected again, to %s: controller leadership is moving", loc.Redacted())), ""
+			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected again, to %s: controller leadership is moving", c.redact(loc.Redacted()))), ""
+		}
+		if why := c.mayFollow(ctx, target, loc); why != "" {
+			return fail(ErrUnavailable, status, "", fmt.Errorf("redirected to %s, %s; not following", c.redact(loc.Redacted()), why)), ""
 		}
 		return nil, loc.String()
 	}
 
 	body, _ := readCapped(resp.Body, maxErrorBodyBytes)
-	msg := errorMessage(body)
+	msg := c.redact(errorMessage(body))
 	kind, transition := classify(cl, status, msg)
 	e := fail(kind, status, msg, nil)
 	e.transition = transition
@@ -374,29 +387,6 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 		e.Err = fmt.Errorf("unexpected HTTP status %d", status)
 	}
 	return e, ""
-}
-
-// inCluster reports whether u points at one of the brokers the client was configured with
-// (same scheme, host and port): only those may receive the request and its credentials.
-func (c *httpClient) inCluster(u *url.URL) bool {
-	if u.User != nil {
-		return false
-	}
-	for _, b := range c.bases {
-		if strings.EqualFold(u.Scheme, b.Scheme) && strings.EqualFold(hostPort(u), hostPort(b)) {
-			return true
-		}
-	}
-	return false
-}
-
-// hostPort is u's host with the scheme's default port made explicit.
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // classify maps a failed answer to its sentinel, reading the message where Redpanda sends the

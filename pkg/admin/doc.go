@@ -70,11 +70,28 @@
 //
 // Redpanda answers a call whose controller leadership moved with a 307 to the leader
 // (server.cc redirect_to_leader, which counts redirects in the Location's redirect= query
-// parameter and asks for a Retry-After on every second one). The client follows one redirect
-// per attempt, itself (net/http's following is off): it sends the same method, with the same
-// credentials, to the Location as given, but only when its scheme, host and port are those of
-// one of Config.URLs. A redirect elsewhere, or a second one, ends the
-// attempt with ErrUnavailable and a message saying why.
+// parameter and asks for a Retry-After on every second one). Its Location keeps the scheme and
+// the port of the request and names the leader by the address it advertises: its internal RPC
+// address (in Kubernetes another pod's DNS name, often fully qualified with a trailing dot), or
+// its advertised Kafka address when the request's host was one of the broker's own. The client
+// follows one redirect per attempt, itself (net/http's following is off): it sends the same
+// method, with the same credentials, to the Location as given, but only when
+//   - its scheme, host and port are those of one of Config.URLs, or
+//   - it keeps the scheme and port of the broker that redirected, and its host is the internal
+//     RPC address of a member of this cluster as GET /v1/brokers reports it (a loopback address,
+//     Redpanda's default, never counts: it names the client's own host).
+//
+// Host names compare without case and without a trailing dot. The member names are those of the
+// last broker list the client read; a name it does not know yet costs one GET /v1/brokers of the
+// broker that redirected. A Location with user info, a redirect anywhere else, or a second one
+// ends the attempt with ErrUnavailable and a message saying why; credentials go to no other host.
+//
+// # Credentials
+//
+// The client logs nothing. No error it returns holds the password or the Authorization header's
+// value: a broker's error message, a Location and a transport error that quote them (as a proxy
+// on the way might, or net/http when it cannot parse a Location) have them replaced by
+// "<redacted>".
 //
 // DefaultTimeout is 10 s: Redpanda itself waits up to node_management_operation_timeout_ms
 // (5 s by default, src/v/config/configuration.cc) for a decommission, recommission or

@@ -15,6 +15,8 @@ type recorder struct {
 	requests []*http.Request
 	status   int
 	body     string
+	// handler, when set, answers instead of status and body.
+	handler http.HandlerFunc
 }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -22,6 +24,10 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.requests = append(r.requests, req)
 	status, body := r.status, r.body
 	r.mu.Unlock()
+	if r.handler != nil {
+		r.handler(w, req)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))

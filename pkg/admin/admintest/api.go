@@ -22,7 +22,26 @@ type brokerJSON struct {
 	InternalRPCPort    int             `json:"internal_rpc_port"`
 	Version            string          `json:"version,omitempty"`
 	MaintenanceStatus  maintenanceJSON `json:"maintenance_status"`
+	// InFIPSMode is always written (fmt of the broker's fips_mode_flag); RecoveryModeEnabled and
+	// DiskSpace only for a broker in the health report, as server.cc get_brokers does.
+	InFIPSMode          string          `json:"in_fips_mode"`
+	RecoveryModeEnabled *bool           `json:"recovery_mode_enabled,omitempty"`
+	DiskSpace           []diskSpaceJSON `json:"disk_space,omitempty"`
 }
+
+// diskSpaceJSON is broker.json's "disk_space_info": the data disk of a reporting broker.
+type diskSpaceJSON struct {
+	Path  string `json:"path"`
+	Free  int64  `json:"free"`
+	Total int64  `json:"total"`
+}
+
+// Disk figures of a simulated broker's data directory.
+const (
+	dataDirectory  = "/var/lib/redpanda/data"
+	diskTotalBytes = 100 << 30
+	diskFreeBytes  = 90 << 30
+)
 
 type partitionJSON struct {
 	Namespace string `json:"ns"`
@@ -30,11 +49,15 @@ type partitionJSON struct {
 	Partition int    `json:"partition"`
 }
 
+// decommissionStatusJSON is broker.json's "decommission_status". Seastar's JSON writer leaves out
+// a list nothing was pushed to, so server.cc get_decommission_progress_handler sends
+// allocation_failures and partitions only when they hold something: a removed broker's status is
+// {"finished":true,"replicas_left":0}.
 type decommissionStatusJSON struct {
 	Finished           bool            `json:"finished"`
 	ReplicasLeft       int             `json:"replicas_left"`
-	AllocationFailures []string        `json:"allocation_failures"`
-	Partitions         []partitionJSON `json:"partitions"`
+	AllocationFailures []string        `json:"allocation_failures,omitempty"`
+	Partitions         []partitionJSON `json:"partitions,omitempty"`
 }
 
 // internalRPCPort is Redpanda's default internal RPC port.
@@ -317,7 +340,10 @@ func (c *Cluster) controllerID() int {
 }
 
 // listBrokers answers GET /v1/brokers as server.cc get_brokers does: members from the members
-// table, enriched from the health report (version, drain status) for brokers that report, and
+// table (node_id, num_cores, membership_status, is_alive, maintenance_status.draining,
+// internal_rpc_address and _port, in_fips_mode; rack only when set, and no simulated broker has
+// one), enriched from the health report (version, recovery_mode_enabled, disk_space, drain
+// status) for brokers that report, and
 // 503 "Unable to get cluster health" while that report cannot be had.
 func (c *Cluster) listBrokers() reply {
 	if c.healthReportMissing {
@@ -331,10 +357,12 @@ func (c *Cluster) listBrokers() reply {
 		j := brokerJSON{
 			NodeID: b.nodeID, NumCores: 1, MembershipStatus: string(b.status), IsAlive: c.alive(b),
 			InternalRPCAddress: c.stableAddress(b.ordinal), InternalRPCPort: internalRPCPort,
-			MaintenanceStatus: maintenanceJSON{Draining: b.maintenance},
+			MaintenanceStatus: maintenanceJSON{Draining: b.maintenance}, InFIPSMode: "disabled",
 		}
 		if j.IsAlive {
-			j.Version = b.version
+			recovery := false
+			j.Version, j.RecoveryModeEnabled = b.version, &recovery
+			j.DiskSpace = []diskSpaceJSON{{Path: dataDirectory, Free: diskFreeBytes, Total: diskTotalBytes}}
 			j.MaintenanceStatus = c.maintenanceStatus(b)
 		}
 		list = append(list, j)
@@ -350,7 +378,7 @@ func (c *Cluster) decommissionStatus(nodeID int, m *member) reply {
 	case m == nil:
 		return errorReply(http.StatusNotFound, "Node %d does not exists", nodeID)
 	case m.status == admin.MembershipRemoved:
-		return reply{status: http.StatusOK, body: decommissionStatusJSON{Finished: true, AllocationFailures: []string{}, Partitions: []partitionJSON{}}}
+		return reply{status: http.StatusOK, body: decommissionStatusJSON{Finished: true}}
 	case m.status != admin.MembershipDraining:
 		return errorReply(http.StatusBadRequest, "Node %d is not decommissioning", nodeID)
 	}

@@ -24,16 +24,21 @@
 // partition.json; src/v/cluster/members_table.cc, members_manager.cc, health_monitor_backend.cc;
 // src/v/security/request_auth.cc; src/v/config/node_config.cc and configuration.cc.
 //
-//   - GET /v1/brokers: members (removed ones are not listed), is_alive for a running pod, the
-//     version and drain status only for brokers that report (alive), 503 "Unable to get cluster
-//     health: ..." while the health report is missing (Cluster.SetHealthReportMissing).
+//   - GET /v1/brokers: members (removed ones are not listed) with what get_brokers always writes
+//     (node_id, num_cores, membership_status, is_alive for a running pod, internal_rpc_address
+//     and internal_rpc_port, maintenance_status, in_fips_mode "disabled"; no rack), and the
+//     version, recovery_mode_enabled, disk_space and drain status only for brokers that report
+//     (alive), 503 "Unable to get cluster health: ..." while the health report is missing
+//     (Cluster.SetHealthReportMissing).
 //   - GET /v1/brokers/{id}: no is_alive and no version, as get_broker_handler; 404 "broker with
 //     id: N not found".
 //   - PUT /v1/brokers/{id}/decommission and /recommission: 404 "broker with id N not found" for a
 //     broker that is not (or no longer) a member, 400 "can not update broker N state, invalid
 //     state transition requested" for a decommission of a broker that is not active or a
 //     recommission of one that is not draining; 400 "Broker id: X, must be an integer".
-//   - GET /v1/brokers/{id}/decommission: 200 finished once removed, 400 "Node N is not
+//   - GET /v1/brokers/{id}/decommission: 200 {"finished":true,"replicas_left":0} and nothing
+//     else once removed (seastar leaves out lists nothing was pushed to, so allocation_failures
+//     and partitions appear only when they hold something), 400 "Node N is not
 //     decommissioning" while active, 404 "Node N does not exists" for unknown IDs; while a
 //     drain's replicas have nowhere to go they all show as allocation_failures.
 //   - PUT and DELETE /v1/brokers/{id}/maintenance: 400 "Maintenance mode may not be used on a

@@ -1,0 +1,148 @@
+package chartcheck
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// alertsDoc holds one section per alert, the target of each runbook_url.
+const alertsDoc = "../../docs/alerts.md"
+
+// prometheusRuleOn renders the PrometheusRule with the chart's defaults otherwise.
+var prometheusRuleOn = map[string]any{"metrics": map[string]any{"prometheusRule": map[string]any{"enabled": true}}}
+
+// alertRules renders the chart with vals and returns the PrometheusRule's rules.
+func alertRules(t *testing.T, vals map[string]any) []map[string]any {
+	t.Helper()
+	objs, err := renderChart(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prs := byKind(objs, "PrometheusRule")
+	if len(prs) != 1 {
+		t.Fatalf("want one PrometheusRule, got %d", len(prs))
+	}
+	var rules []map[string]any
+	for _, g := range dig(prs[0], "spec", "groups").([]any) {
+		for _, r := range g.(map[string]any)["rules"].([]any) {
+			rules = append(rules, r.(map[string]any))
+		}
+	}
+	return rules
+}
+
+// Every alert parses as PromQL, reads the operator's own job, has a valid duration, a severity, and
+// a runbook_url whose anchor is a section of docs/alerts.md.
+func TestPrometheusRuleIsValid(t *testing.T) {
+	doc, err := os.ReadFile(alertsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^## (\S+)$`).FindAllStringSubmatch(string(doc), -1) {
+		sections[strings.ToLower(m[1])] = true
+	}
+	rules := alertRules(t, prometheusRuleOn)
+	var names []string
+	for _, r := range rules {
+		name, _ := r["alert"].(string)
+		names = append(names, name)
+		expr, err := parser.NewParser(parser.Options{}).ParseExpr(r["expr"].(string))
+		if err != nil {
+			t.Errorf("%s: expr does not parse: %v\n%s", name, err, r["expr"])
+			continue
+		}
+		for _, sel := range parser.ExtractSelectors(expr) {
+			if !slices.ContainsFunc(sel, func(m *labels.Matcher) bool { return m.Name == "job" && m.Value == releaseName+"-metrics" }) {
+				t.Errorf("%s: a selector %v does not select job %q", name, sel, releaseName+"-metrics")
+			}
+		}
+		if f, ok := r["for"].(string); ok {
+			if _, err := model.ParseDuration(f); err != nil {
+				t.Errorf("%s: for %q: %v", name, f, err)
+			}
+		}
+		if sev := dig(r, "labels", "severity"); sev != "warning" && sev != "critical" {
+			t.Errorf("%s: severity %v", name, sev)
+		}
+		url, _ := dig(r, "annotations", "runbook_url").(string)
+		base, anchor, _ := strings.Cut(url, "#")
+		if !strings.HasSuffix(base, "/docs/alerts.md") || anchor != strings.ToLower(name) || !sections[anchor] {
+			t.Errorf("%s: runbook_url %q is not a section of %s", name, url, alertsDoc)
+		}
+		for _, a := range []string{"summary", "description"} {
+			if s, _ := dig(r, "annotations", a).(string); s == "" {
+				t.Errorf("%s: no %s", name, a)
+			}
+		}
+	}
+	want := []string{"BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
+		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed"}
+	if !slices.Equal(names, want) {
+		t.Errorf("alerts %v, want %v", names, want)
+	}
+	if len(sections) != len(want) {
+		t.Errorf("%s has %d sections, the rule %d alerts", alertsDoc, len(sections), len(want))
+	}
+}
+
+// The thresholds are values; the lease alert goes with leader election; the rule is off by
+// default and refused without metrics.
+func TestPrometheusRuleValues(t *testing.T) {
+	rules := alertRules(t, map[string]any{
+		"replicas":       1,
+		"leaderElection": map[string]any{"enabled": false},
+		"metrics": map[string]any{"prometheusRule": map[string]any{
+			"enabled": true, "drainStalledFor": "6h", "reconcileErrorsFor": "30m",
+			"runbookBaseURL": "https://runbooks.example/broker-operator/docs/alerts.md",
+		}},
+	})
+	for _, r := range rules {
+		switch r["alert"] {
+		case "BrokerOperatorLeaseNotRenewed":
+			t.Error("the lease alert is rendered with leader election off")
+		case "BrokerOperatorDrainNotProgressing":
+			if !strings.Contains(r["expr"].(string), "[6h]") {
+				t.Errorf("drainStalledFor is not in %s", r["expr"])
+			}
+		case "BrokerOperatorReconcileErrors":
+			if r["for"] != "30m" {
+				t.Errorf("reconcileErrorsFor: for = %v", r["for"])
+			}
+		}
+		if url, _ := dig(r, "annotations", "runbook_url").(string); !strings.HasPrefix(url, "https://runbooks.example/") {
+			t.Errorf("%s: runbook_url %q ignores runbookBaseURL", r["alert"], url)
+		}
+	}
+
+	objs, err := renderChart(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byKind(objs, "PrometheusRule"); len(got) != 0 {
+		t.Error("a PrometheusRule is rendered by default")
+	}
+	_, err = renderChart(map[string]any{"metrics": map[string]any{"enabled": false, "prometheusRule": map[string]any{"enabled": true}}})
+	if err == nil || !strings.Contains(err.Error(), "metrics.prometheusRule.enabled needs metrics.enabled") {
+		t.Errorf("PrometheusRule without metrics: %v", err)
+	}
+}
+
+// The dashboard shows stalled write-back entries, the first alert's metric.
+func TestDashboardShowsStalledEntries(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(chartDir, "dashboards/broker-operator.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "writeback_stalled_entries{") {
+		t.Error("the dashboard has no writeback_stalled_entries panel")
+	}
+}
