@@ -51,7 +51,7 @@ type Config struct {
 	// The zero value is ReadWriteback.
 	ReadStrategy ReadStrategy
 	// Guards are the checks that stand behind the write-back cache. The zero value turns both
-	// off: start from DefaultGuards() and turn one off only for experiments.
+	// on; turn one off only for experiments.
 	Guards Guards
 	// WritebackTTL is how long an overlay entry may wait for its informer before the watch is
 	// reported as stalled (writeback.Options.TTL); the entry is still served. Zero: the package
@@ -75,20 +75,22 @@ type Config struct {
 	ReadHook func(resource, namespace, name, resourceVersion string)
 }
 
-// Guards are the second wall behind the write-back cache.
+// Guards are the second wall behind the write-back cache. Both are on unless turned off; the
+// zero value is the safe one.
 type Guards struct {
-	// AdminCheck: before starting a decommission, ask the admin API whether the broker is still
-	// an active member. A broker that has left is not decommissioned again; a draining one is
-	// adopted without a second decommission call. The seed's option D.
-	AdminCheck bool
-	// Precondition: the status writes that start (or skip) a decommission carry the
-	// BrokerCluster's resourceVersion, so a decision made on a stale copy gets a Conflict. The
-	// seed's option C, for that one write.
-	Precondition bool
+	// SkipAdminCheck turns off the admin check: before starting a decommission, the operator
+	// asks the admin API whether the broker is still an active member. A broker that has left
+	// is not decommissioned again; a draining one is adopted without a second decommission
+	// call. The seed's option D.
+	SkipAdminCheck bool
+	// SkipPrecondition turns off the precondition: the status writes the step table marks
+	// (those that start, skip or record a decommission or a restart) carry the BrokerCluster's
+	// resourceVersion, so a decision made on a stale copy gets a Conflict. The seed's option C.
+	SkipPrecondition bool
 }
 
-// DefaultGuards turns both guards on.
-func DefaultGuards() Guards { return Guards{AdminCheck: true, Precondition: true} }
+// DefaultGuards turns both guards on; it is the zero value.
+func DefaultGuards() Guards { return Guards{} }
 
 // withDefaults validates the configuration and fills in defaults.
 func (cfg Config) withDefaults() (Config, error) {
