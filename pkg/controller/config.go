@@ -47,9 +47,9 @@ type Config struct {
 	// DefaultAdminDeadline; it must not be shorter than AdminTimeout.
 	AdminDeadline time.Duration
 
-	// ReadStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from.
-	// The zero value is ReadWriteback.
-	ReadStrategy ReadStrategy
+	// readStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from;
+	// set only through WithReadStrategy. The zero value is ReadWriteback.
+	readStrategy ReadStrategy
 	// Guards are the checks that stand behind the write-back cache. The zero value turns both
 	// on; turn one off only for experiments.
 	Guards Guards
@@ -73,6 +73,15 @@ type Config struct {
 	// StatefulSet read at the start of a reconcile, so an experiment can count stale reads. It
 	// runs on the worker's goroutine and must be quick and safe for concurrent use.
 	ReadHook func(resource, namespace, name, resourceVersion string)
+}
+
+// WithReadStrategy returns cfg reading with s instead of through the write-back overlays. It is
+// the seam for experiments that measure the stale reads the overlays remove (test/race, the
+// soak's scale run): ReadCache and ReadUncached are the seed's bugs and its option A, never
+// what a production controller should run.
+func (cfg Config) WithReadStrategy(s ReadStrategy) Config {
+	cfg.readStrategy = s
+	return cfg
 }
 
 // Guards are the second wall behind the write-back cache. Both are on unless turned off; the
@@ -129,8 +138,8 @@ func (cfg Config) withDefaults() (Config, error) {
 	} else if cfg.AdminDeadline < cfg.AdminTimeout {
 		errs = append(errs, fmt.Errorf("AdminDeadline %v is shorter than AdminTimeout %v", cfg.AdminDeadline, cfg.AdminTimeout))
 	}
-	if !cfg.ReadStrategy.valid() {
-		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.ReadStrategy), readStrategyNames))
+	if !cfg.readStrategy.valid() {
+		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.readStrategy), readStrategyNames))
 	}
 	if cfg.WritebackTTL < 0 {
 		errs = append(errs, fmt.Errorf("WritebackTTL %v is negative", cfg.WritebackTTL))

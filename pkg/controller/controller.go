@@ -191,7 +191,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	if c.cfg.Guards != (Guards{}) {
 		logger.Info("Running with guards off; for experiments only", "skipAdminCheck", c.cfg.Guards.SkipAdminCheck, "skipPrecondition", c.cfg.Guards.SkipPrecondition)
 	}
-	logger.Info("Starting workers", "workers", workers, "readStrategy", c.cfg.ReadStrategy.String())
+	logger.Info("Starting workers", "workers", workers, "readStrategy", c.cfg.readStrategy.String())
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })

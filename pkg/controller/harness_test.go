@@ -146,14 +146,13 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		Namespaces:           []string{testNamespace},
 		AdminAddressTemplate: h.sim.AddressTemplate(),
 		AdminTimeout:         5 * time.Second,
-		ReadStrategy:         opts.strategy,
 		Guards:               opts.guards,
 		Recorder:             h.recorder,
 		Registerer:           h.registry,
 		Clock:                h.clock,
 		DrainPollInterval:    pollInterval,
 		ReadHook:             h.countStaleRead,
-	})
+	}.WithReadStrategy(opts.strategy))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		sts = nil
 	}
 	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
-	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.ReadStrategy.String(),
+	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
 		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
 		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
 		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
