@@ -144,6 +144,19 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		return o, nil, err
 	}
 	view := newBrokerView(bc.Name, list)
+	if err := c.observeBrokers(ctx, client, bc, pods, &o, &view); err != nil {
+		o.AdminUnavailable = true
+		return o, &view, err
+	}
+	return o, &view, nil
+}
+
+// observeBrokers fills in the brokers' part of o from the admin API: who runs each pod, the
+// membership of B, of the next to go and of the next to restart, R's maintenance mode and
+// whether the others are up, and health_overview when a step behind the health gate may be
+// next.
+func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *observation, view *brokerView) error {
+	st := bc.Status
 	victimOrdinal := -1
 	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
 		victimOrdinal = int(o.Victim.Ordinal)
@@ -152,41 +165,40 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		// irreversible step.
 		victimOrdinal = int(o.Rollout.Next.Ordinal)
 	}
-	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
-		o.AdminUnavailable = true
-		return o, nil, err
+	var err error
+	if view.identities, err = identifyPods(ctx, client, pods, *view, victimOrdinal); err != nil {
+		return err
 	}
 	if o.Decommissioning != nil {
 		o.Target = view.membership(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
-		o.Victim = victimOf(o.Victim.Ordinal, view)
+		o.Victim = victimOf(o.Victim.Ordinal, *view)
 	}
 	if o.Rollout.Outdated > 0 {
-		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, view)
+		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, *view)
 	}
 	if r := o.Rollout.Restart; r != nil {
 		b, listed := view.byID[int(r.NodeID)]
 		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
-		o.Rollout.OthersUp = othersUp(view, r.NodeID)
+		o.Rollout.OthersUp = othersUp(*view, r.NodeID)
 		if r.Step == v1alpha1.RestartDraining {
 			m, err := c.readMaintenance(ctx, client, r.NodeID)
 			if err != nil {
-				o.AdminUnavailable = true
-				return o, &view, err
+				return err
 			}
 			o.Rollout.Maintenance = m
 		}
 	}
-	if behindHealthGate(o) {
+	if behindHealthGate(*o) {
 		h, err := c.readHealth(ctx, client)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
 		}
 		o.Health = h
 	}
-	o.Ghosts = findGhosts(bc, view, pods)
-	return o, &view, nil
+	o.Ghosts = findGhosts(bc, *view, pods)
+	return nil
 }
 
 // behindHealthGate reports whether the next step may be one the health gate guards: a
