@@ -83,12 +83,11 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		AdminTimeout:         opts.adminTimeout,
 		AdminDeadline:        opts.adminDeadline,
 		DrainPollInterval:    opts.drainPollInterval,
-		ReadStrategy:         strategy,
 		Guards:               controller.DefaultGuards(),
 		WritebackTTL:         opts.writebackTTL,
 		Recorder:             recorder,
 		Registerer:           reg,
-	})
+	}.WithReadStrategy(strategy))
 	if err != nil {
 		return nil, err
 	}

@@ -91,14 +91,3 @@ func explainWait(s step, err error) step {
 	s.Reason = why
 	return s
 }
-
-// adminFailed handles a failed admin call made before the status write: an API that cannot be
-// reached as configured degrades the cluster; anything else is retried with backoff.
-func (c *Controller) adminFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, err error) (result, error) {
-	if !waitsOnAdmin(err) {
-		return result{}, err
-	}
-	_, why := adminProblem(err)
-	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: %s", s.Kind, why)}
-	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
-}

@@ -47,11 +47,11 @@ type Config struct {
 	// DefaultAdminDeadline; it must not be shorter than AdminTimeout.
 	AdminDeadline time.Duration
 
-	// ReadStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from.
-	// The zero value is ReadWriteback.
-	ReadStrategy ReadStrategy
+	// readStrategy says where a reconcile reads the BrokerCluster, StatefulSet and Pods from;
+	// set only through WithReadStrategy. The zero value is ReadWriteback.
+	readStrategy ReadStrategy
 	// Guards are the checks that stand behind the write-back cache. The zero value turns both
-	// off: start from DefaultGuards() and turn one off only for experiments.
+	// on; turn one off only for experiments.
 	Guards Guards
 	// WritebackTTL is how long an overlay entry may wait for its informer before the watch is
 	// reported as stalled (writeback.Options.TTL); the entry is still served. Zero: the package
@@ -75,20 +75,31 @@ type Config struct {
 	ReadHook func(resource, namespace, name, resourceVersion string)
 }
 
-// Guards are the second wall behind the write-back cache.
-type Guards struct {
-	// AdminCheck: before starting a decommission, ask the admin API whether the broker is still
-	// an active member. A broker that has left is not decommissioned again; a draining one is
-	// adopted without a second decommission call. The seed's option D.
-	AdminCheck bool
-	// Precondition: the status writes that start (or skip) a decommission carry the
-	// BrokerCluster's resourceVersion, so a decision made on a stale copy gets a Conflict. The
-	// seed's option C, for that one write.
-	Precondition bool
+// WithReadStrategy returns cfg reading with s instead of through the write-back overlays. It is
+// the seam for experiments that measure the stale reads the overlays remove (test/race, the
+// soak's scale run): ReadCache and ReadUncached are the seed's bugs and its option A, never
+// what a production controller should run.
+func (cfg Config) WithReadStrategy(s ReadStrategy) Config {
+	cfg.readStrategy = s
+	return cfg
 }
 
-// DefaultGuards turns both guards on.
-func DefaultGuards() Guards { return Guards{AdminCheck: true, Precondition: true} }
+// Guards are the second wall behind the write-back cache. Both are on unless turned off; the
+// zero value is the safe one.
+type Guards struct {
+	// SkipAdminCheck turns off the admin check: before starting a decommission, the operator
+	// asks the admin API whether the broker is still an active member. A broker that has left
+	// is not decommissioned again; a draining one is adopted without a second decommission
+	// call. The seed's option D.
+	SkipAdminCheck bool
+	// SkipPrecondition turns off the precondition: the status writes the step table marks
+	// (those that start, skip or record a decommission or a restart) carry the BrokerCluster's
+	// resourceVersion, so a decision made on a stale copy gets a Conflict. The seed's option C.
+	SkipPrecondition bool
+}
+
+// DefaultGuards turns both guards on; it is the zero value.
+func DefaultGuards() Guards { return Guards{} }
 
 // withDefaults validates the configuration and fills in defaults.
 func (cfg Config) withDefaults() (Config, error) {
@@ -127,8 +138,8 @@ func (cfg Config) withDefaults() (Config, error) {
 	} else if cfg.AdminDeadline < cfg.AdminTimeout {
 		errs = append(errs, fmt.Errorf("AdminDeadline %v is shorter than AdminTimeout %v", cfg.AdminDeadline, cfg.AdminTimeout))
 	}
-	if !cfg.ReadStrategy.valid() {
-		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.ReadStrategy), readStrategyNames))
+	if !cfg.readStrategy.valid() {
+		errs = append(errs, fmt.Errorf("ReadStrategy %d is not one of %v", int(cfg.readStrategy), readStrategyNames))
 	}
 	if cfg.WritebackTTL < 0 {
 		errs = append(errs, fmt.Errorf("WritebackTTL %v is negative", cfg.WritebackTTL))

@@ -50,7 +50,7 @@ func TestConfigValidation(t *testing.T) {
 		{"namespace twice", func(c *Config) { c.Namespaces = []string{"a", "a"} }, "listed twice"},
 		{"bad template", func(c *Config) { c.AdminAddressTemplate = "ftp://{{.Name}}" }, "AdminAddressTemplate"},
 		{"negative timeout", func(c *Config) { c.AdminTimeout = -1 }, "AdminTimeout"},
-		{"unknown strategy", func(c *Config) { c.ReadStrategy = 9 }, "ReadStrategy 9"},
+		{"unknown strategy", func(c *Config) { *c = c.WithReadStrategy(9) }, "ReadStrategy 9"},
 		{"negative poll", func(c *Config) { c.DrainPollInterval = -1 }, "DrainPollInterval"},
 		{"negative TTL", func(c *Config) { c.WritebackTTL = -1 }, "WritebackTTL"},
 	}

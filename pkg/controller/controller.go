@@ -188,10 +188,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		}
 		return err
 	}
-	if !c.cfg.Guards.AdminCheck || !c.cfg.Guards.Precondition {
-		logger.Info("Running with guards off; for experiments only", "adminCheck", c.cfg.Guards.AdminCheck, "precondition", c.cfg.Guards.Precondition)
+	if c.cfg.Guards != (Guards{}) {
+		logger.Info("Running with guards off; for experiments only", "skipAdminCheck", c.cfg.Guards.SkipAdminCheck, "skipPrecondition", c.cfg.Guards.SkipPrecondition)
 	}
-	logger.Info("Starting workers", "workers", workers, "readStrategy", c.cfg.ReadStrategy.String())
+	logger.Info("Starting workers", "workers", workers, "readStrategy", c.cfg.readStrategy.String())
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })

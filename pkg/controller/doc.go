@@ -18,16 +18,32 @@
 // Every write goes through a capturing client from pkg/writeback (clients.go): BrokerCluster
 // status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, Pod
 // annotation patches and Pod deletes (rollouts). No call site records anything by hand. What a reconcile reads depends on
-// Config.ReadStrategy (readstrategy.go): the write-back overlays (the default), the plain
-// informer indexers (the seed's bug, for experiments), or a live GET of the BrokerCluster and
-// the StatefulSet (the seed's option A).
+// the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
+// sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
+// a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
+//
+// # The step table
+//
+// Every irreversible step checks, right before its call, the facts it relies on. The step
+// table (steps.go) has one row per step: its status write and whether it carries the
+// resourceVersion precondition, its call and whether the call comes before or after the write,
+// whether it polls, whether it is irreversible (it deletes a pod, turns maintenance mode on,
+// decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (facts.go).
+// decide (scale.go, rolling.go) names a step; act (sync.go) runs its row: the call if it comes
+// first, the status write, the call if it comes after, and before the irreversible call or
+// write a fresh read of its facts from the admin API (and the pod from the apiserver), in the
+// same reconcile, retries included. A fact that does not hold stops the step: the cluster is
+// Degraded (ClusterUnhealthy) naming it, and guard_fired_total{guard="fresh_facts"} counts it.
+// A restart whose maintenance mode is on when a fact stops holding, before its pod is deleted,
+// is suspended (SuspendRestart: maintenance mode off, status.restart back to Draining), and
+// resumes from maintenance on once the facts hold.
 //
 // # Scaling
 //
 // status.currentReplicas (C) steers the StatefulSet's replicas and moves towards spec.replicas
 // (D) one broker at a time; status.decommissioningBroker (B) names the broker being drained.
 // The transitions are listed as a table in scale.go. Two guards stand behind the write-back
-// cache (Config.Guards): before a decommission starts, the admin API must still list the broker
+// cache (Config.Guards, both on unless turned off): before a decommission starts, the admin API must still list the broker
 // as an active member (the seed's option D), and the status write that sets B carries the
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
 // fails with a Conflict instead of starting an irreversible action.
@@ -103,14 +119,16 @@
 //   - The admin API is asked only when a decision needs the brokers' view: a scale-down or a
 //     rollout is pending or under way, ghost brokers were reported, or a ready pod's broker ID
 //     is not recorded yet. health_overview is asked only when a decommission or a restart may
-//     start next. A steady cluster makes no admin calls, so a broken admin API shows as
+//     start next, while a restart's pod has not been deleted yet, and right before an
+//     irreversible step (steps.go). A steady cluster makes no admin calls, so a broken admin API shows as
 //     Degraded only when it matters (the Secrets it names are read every time, so a broken
 //     Secret shows at once).
 //   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),
 //     emits a Warning event and returns an error, so the queue backs off; nothing else is
 //     written. A scale-up does not need the brokers and goes ahead (Degraded stays set).
-//   - Config.Guards is a plain struct: its zero value turns both guards off. Callers start
-//     from DefaultGuards(); Run logs a line when either is off.
+//   - Config.Guards is a plain struct whose zero value turns both guards on (SkipAdminCheck
+//     and SkipPrecondition turn one off, for experiments); DefaultGuards() is that zero value.
+//     Run logs a line when either is off.
 //   - The status write that starts, adopts or skips a decommission carries the precondition;
 //     the others (scale-up, finish, recommission) do not, because they follow from what the
 //     admin API reports now rather than from status alone.

@@ -39,6 +39,9 @@ const (
 	pollInterval  = 30 * time.Second
 )
 
+// noGuards turns both guards off, as only experiments do.
+var noGuards = Guards{SkipAdminCheck: true, SkipPrecondition: true}
+
 var brokerClustersGVR = v1alpha1.SchemeGroupVersion.WithResource("brokerclusters")
 
 // harnessOptions shape a harness.
@@ -143,14 +146,13 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		Namespaces:           []string{testNamespace},
 		AdminAddressTemplate: h.sim.AddressTemplate(),
 		AdminTimeout:         5 * time.Second,
-		ReadStrategy:         opts.strategy,
 		Guards:               opts.guards,
 		Recorder:             h.recorder,
 		Registerer:           h.registry,
 		Clock:                h.clock,
 		DrainPollInterval:    pollInterval,
 		ReadHook:             h.countStaleRead,
-	})
+	}.WithReadStrategy(opts.strategy))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,9 @@ const (
 
 	guardAdminCheck   = "admin_check"
 	guardPrecondition = "precondition"
+	// guardFreshFacts: a fact an irreversible step relies on did not hold when read afresh
+	// right before it (steps.go).
+	guardFreshFacts = "fresh_facts"
 )
 
 // decisionKinds are the steps counted by decisions_total, exported as zeros from the start so
@@ -22,7 +25,7 @@ var decisionKinds = []stepKind{
 	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
 	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
 	stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
-	stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepDecommissionGhost, stepWaitPodGone,
+	stepRestartPod, stepDeletePod, stepSuspendRestart, stepWaitRestart, stepFinishRestart, stepDecommissionGhost, stepWaitPodGone,
 }
 
 // metrics are the controller's own Prometheus metrics.
@@ -55,7 +58,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"kind"}),
 		guardFired: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "broker_operator", Name: "guard_fired_total",
-			Help: "Times a guard stopped a decision made on a stale read: admin_check (broker already gone or draining) or precondition (Conflict on the status write).",
+			Help: "Times a guard stopped a decision made on a stale read: admin_check (broker already gone or draining), precondition (Conflict on the status write) or fresh_facts (a fact an irreversible step relies on did not hold right before it).",
 		}, []string{"guard"}),
 		adminRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "broker_operator", Name: "admin_requests_total",
@@ -81,7 +84,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, k := range decisionKinds {
 		m.decisions.WithLabelValues(string(k))
 	}
-	for _, g := range []string{guardAdminCheck, guardPrecondition} {
+	for _, g := range []string{guardAdminCheck, guardPrecondition, guardFreshFacts} {
 		m.guardFired.WithLabelValues(g)
 	}
 	for _, op := range adminOperations {

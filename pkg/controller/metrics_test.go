@@ -27,7 +27,7 @@ func TestMetricsExportZerosFromTheStart(t *testing.T) {
 	want := map[string]int{
 		"broker_operator_reconciles_total":     3,
 		"broker_operator_decisions_total":      len(decisionKinds),
-		"broker_operator_guard_fired_total":    2,
+		"broker_operator_guard_fired_total":    3,
 		"broker_operator_admin_requests_total": len(adminOperations), // each with result="success"
 		// A histogram without labels is one series from the start.
 		"broker_operator_reconcile_duration_seconds": 1,

@@ -24,10 +24,10 @@ func TestSeedRace(t *testing.T) {
 		// wantGuards: the guards must fire (they stand in for the fresh read); otherwise never.
 		wantGuards bool
 	}{
-		{"cache without guards decommissions twice", ReadCache, Guards{}, true, false},
+		{"cache without guards decommissions twice", ReadCache, noGuards, true, false},
 		{"cache with guards is saved by the guards", ReadCache, DefaultGuards(), false, true},
-		{"uncached without guards", ReadUncached, Guards{}, false, false},
-		{"writeback without guards", ReadWriteback, Guards{}, false, false},
+		{"uncached without guards", ReadUncached, noGuards, false, false},
+		{"writeback without guards", ReadWriteback, noGuards, false, false},
 		{"writeback with guards never needs them", ReadWriteback, DefaultGuards(), false, false},
 	}
 	for _, tt := range tests {

@@ -67,7 +67,7 @@ func (s *ReadStrategy) Type() string { return "readStrategy" }
 // read changes with the strategy.
 
 func (c *Controller) readBrokerCluster(ctx context.Context, nc *namespaceCache, ns, name string) (*v1alpha1.BrokerCluster, error) {
-	switch c.cfg.ReadStrategy {
+	switch c.cfg.readStrategy {
 	case ReadUncached:
 		return c.cfg.BrokerClient.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
 	case ReadCache:
@@ -78,7 +78,7 @@ func (c *Controller) readBrokerCluster(ctx context.Context, nc *namespaceCache, 
 }
 
 func (c *Controller) readStatefulSet(ctx context.Context, nc *namespaceCache, ns, name string) (*appsv1.StatefulSet, error) {
-	switch c.cfg.ReadStrategy {
+	switch c.cfg.readStrategy {
 	case ReadUncached:
 		return c.cfg.KubeClient.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
 	case ReadCache:
@@ -91,7 +91,7 @@ func (c *Controller) readStatefulSet(ctx context.Context, nc *namespaceCache, ns
 // listers are the cached reads of Pods, Services and PodDisruptionBudgets: overlaid for
 // writeback, the plain informers' otherwise.
 func (c *Controller) listers(nc *namespaceCache) listerSet {
-	if c.cfg.ReadStrategy == ReadWriteback {
+	if c.cfg.readStrategy == ReadWriteback {
 		return nc.overlaid
 	}
 	return nc.raw

@@ -58,6 +58,12 @@ type rollout struct {
 	Maintenance maintenance
 	// OldPodGone: no pod of R's ordinal has the UID recorded in R.
 	OldPodGone bool
+	// OldPodDeleting: the pod recorded in R is there and being deleted.
+	OldPodDeleting bool
+	// PodReady: the pod recorded in R is there, Ready and not being deleted.
+	PodReady bool
+	// OthersUp: the admin API lists every member but R's broker as alive.
+	OthersUp bool
 	// Back: a pod of R's ordinal with another UID is Ready, and the admin API lists R's broker
 	// as an alive, active member.
 	Back bool
@@ -84,34 +90,41 @@ const (
 	stepWaitLeadership    stepKind = "WaitForLeadershipDrain"
 	stepRestartPod        stepKind = "RestartPod"
 	stepDeletePod         stepKind = "DeletePod"
+	stepSuspendRestart    stepKind = "SuspendRestart"
 	stepWaitRestart       stepKind = "WaitForRestart"
 	stepFinishRestart     stepKind = "FinishRestart"
 )
 
-// What each rollout step writes and calls:
-//
-//	step                  status write                                  call                     then
-//	WaitForHealthyCluster Degraded (ClusterUnhealthy)                   -                        requeue after poll
-//	WaitForReadyBrokers   -                                             -                        requeue after poll
-//	StartRestart          R := next, Draining (with precondition)       maintenance on           requeue after poll
-//	RestartSingleBroker   R := next, Restarting (with precondition)     delete pod (UID)         requeue after poll
-//	EnableMaintenance     -                                             maintenance on           requeue after poll
-//	WaitForLeadershipDrain -                                            -                        requeue after poll
-//	RestartPod            R.step := Restarting (with precondition)      delete pod (UID)         requeue after poll
-//	DeletePod             -                                             delete pod (UID)         requeue after poll
-//	WaitForRestart        -                                             -                        requeue after poll
-//	FinishRestart         R := nil (with precondition)                  maintenance off (first)  requeue after poll
+// What each step writes, calls and relies on is in the step table (steps.go).
 
 func restarting(o observation) bool { return o.Rollout.Restart != nil }
 func draining(o observation) bool {
 	return restarting(o) && o.Rollout.Restart.Step == v1alpha1.RestartDraining
 }
 
+// beforeDelete: R is set and its pod has not been deleted yet; the restart's facts still count.
+func beforeDelete(o observation) bool {
+	return restarting(o) && (draining(o) || (!o.Rollout.OldPodGone && !o.Rollout.OldPodDeleting))
+}
+
+// restartFactsHold: what a restart's irreversible steps rely on holds (steps.go): the health
+// gate is open, every other broker is up, and the pod is Ready.
+func restartFactsHold(o observation) bool {
+	return (o.SkipHealthGate || (o.Health.healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady
+}
+
 // restartTransitions: R is set. The first row that matches wins.
 var restartTransitions = []transition{
 	{"Restarting", "admin API did not answer", func(o observation) bool {
-		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == maintenanceUnknown)
+		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == maintenanceUnknown) ||
+			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known)
 	}, stepWaitAdmin},
+	{"Draining", "a fact the restart relies on does not hold; maintenance mode is off", func(o observation) bool {
+		return draining(o) && o.Rollout.Maintenance == maintenanceOff && !restartFactsHold(o)
+	}, stepWaitHealthy},
+	{"Draining", "a fact the restart relies on does not hold; maintenance mode is on", func(o observation) bool {
+		return draining(o) && !restartFactsHold(o)
+	}, stepSuspendRestart},
 	{"Draining", "maintenance mode is not on yet", func(o observation) bool {
 		return draining(o) && o.Rollout.Maintenance == maintenanceOff
 	}, stepEnableMaintenance},
@@ -119,6 +132,10 @@ var restartTransitions = []transition{
 		return draining(o) && o.Rollout.Maintenance == maintenanceDraining
 	}, stepWaitLeadership},
 	{"Draining", "leadership drained", draining, stepRestartPod},
+	{"Restarting", "old pod being deleted", func(o observation) bool { return o.Rollout.OldPodDeleting }, stepWaitRestart},
+	{"Restarting", "old pod still there, a fact the restart relies on does not hold", func(o observation) bool {
+		return !o.Rollout.OldPodGone && !restartFactsHold(o)
+	}, stepSuspendRestart},
 	{"Restarting", "old pod still there", func(o observation) bool { return !o.Rollout.OldPodGone }, stepDeletePod},
 	{"Restarting", "new pod not ready or broker not back", func(o observation) bool { return !o.Rollout.Back }, stepWaitRestart},
 	{"Restarting", "broker back", func(observation) bool { return true }, stepFinishRestart},
@@ -158,8 +175,8 @@ func decideRollout(o observation, table []transition) step {
 			id := o.Rollout.Next.ID
 			s.Broker = &id
 		}
-		if t.Then == stepWaitHealthy {
-			s.Reason += ": " + o.Health.String()
+		if t.Then == stepWaitHealthy || t.Then == stepSuspendRestart {
+			s.Reason += ": " + restartFactsReason(o)
 		}
 		switch t.Then {
 		case stepStartRestart, stepRestartAlone:
@@ -202,6 +219,8 @@ func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods ma
 	if rs := r.Restart; rs != nil {
 		p := pods[int(rs.Ordinal)]
 		r.OldPodGone = p == nil || string(p.UID) != rs.PodUID
+		r.OldPodDeleting = !r.OldPodGone && p.DeletionTimestamp != nil
+		r.PodReady = !r.OldPodGone && !r.OldPodDeleting && isPodReady(p)
 		r.Back = r.OldPodGone && p != nil && isPodReady(p)
 	}
 	return r
@@ -225,4 +244,18 @@ func (c *Controller) deleteRestartingPod(ctx context.Context, nc *namespaceCache
 		return nil
 	}
 	return fmt.Errorf("delete pod %s/%s to restart broker %d: %w", bc.Namespace, r.Pod, r.NodeID, err)
+}
+
+// restartFactsReason names what holds a rollout back: the health gate's problems, a broker
+// down, or the pod not Ready.
+func restartFactsReason(o observation) string {
+	switch {
+	case o.Rollout.Restart != nil && !o.Rollout.PodReady:
+		return fmt.Sprintf("%s: pod %s is not Ready", factPodReady, o.Rollout.Restart.Pod)
+	case o.Rollout.Restart != nil && !o.Health.healthy():
+		return fmt.Sprintf("%s: %s", factHealthGate, o.Health)
+	case o.Rollout.Restart != nil && !o.Rollout.OthersUp:
+		return fmt.Sprintf("%s: the admin API lists another broker as down", factOthersUp)
+	}
+	return o.Health.String()
 }

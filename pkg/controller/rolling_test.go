@@ -17,6 +17,11 @@ func TestDecideRollout(t *testing.T) {
 		r.Outdated, r.AllReady, r.Next, r.NextPod, r.NextPodUID = 2, true, next, "redpanda-2", "uid-2"
 		return r
 	}
+	// facts: what a restart under way relies on holds (steps.go).
+	facts := func(r rollout) rollout {
+		r.PodReady, r.OthersUp = !r.OldPodGone, true
+		return r
+	}
 	restart := func(st v1alpha1.RestartStep) *v1alpha1.BrokerRestart {
 		return &v1alpha1.BrokerRestart{Pod: "redpanda-2", Ordinal: 2, NodeID: 102, Step: st, PodUID: "uid-2"}
 	}
@@ -49,27 +54,41 @@ func TestDecideRollout(t *testing.T) {
 		{"draining, admin API down",
 			observation{Desired: 3, Current: 3, AdminUnavailable: true, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining)}}, stepWaitAdmin, ptr.To[int32](102)},
 		{"draining, maintenance status unknown",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining)}}, stepWaitAdmin, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining)})}, stepWaitAdmin, ptr.To[int32](102)},
 		{"draining, maintenance not on (the call was lost): turn it on",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceOff}}, stepEnableMaintenance, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceOff})}, stepEnableMaintenance, ptr.To[int32](102)},
 		{"draining, leadership still moving",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDraining}}, stepWaitLeadership, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDraining})}, stepWaitLeadership, ptr.To[int32](102)},
 		{"draining, drained: restart the pod",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDrained}}, stepRestartPod, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDrained})}, stepRestartPod, ptr.To[int32](102)},
 		{"restarting, old pod still there: delete it (UID precondition)",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting)}}, stepDeletePod, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartRestarting)})}, stepDeletePod, ptr.To[int32](102)},
 		{"restarting, new pod not back",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true}}, stepWaitRestart, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true})}, stepWaitRestart, ptr.To[int32](102)},
 		{"restarting, broker back: maintenance off",
-			observation{Desired: 3, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true}}, stepFinishRestart, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true})}, stepFinishRestart, ptr.To[int32](102)},
 		{"restarting, admin API down while waiting for the broker",
 			observation{Desired: 3, Current: 3, AdminUnavailable: true, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true}}, stepWaitAdmin, ptr.To[int32](102)},
 
+		// A fact a restart relies on stops holding before its pod is deleted.
+		{"draining, a broker went down, maintenance not on yet: wait",
+			observation{Desired: 3, Current: 3, Health: sick, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceOff})}, stepWaitHealthy, ptr.To[int32](102)},
+		{"draining, a broker went down, maintenance on: suspend (maintenance off)",
+			observation{Desired: 3, Current: 3, Health: sick, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDrained})}, stepSuspendRestart, ptr.To[int32](102)},
+		{"draining, its own pod not Ready: suspend",
+			observation{Desired: 3, Current: 3, Health: ok, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDraining, OthersUp: true}}, stepSuspendRestart, ptr.To[int32](102)},
+		{"restarting, old pod still there, another broker down: suspend",
+			observation{Desired: 3, Current: 3, Health: ok, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), PodReady: true}}, stepSuspendRestart, ptr.To[int32](102)},
+		{"restarting, old pod being deleted: the restart under way goes on",
+			observation{Desired: 3, Current: 3, Health: sick, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodDeleting: true}}, stepWaitRestart, ptr.To[int32](102)},
+		{"draining, health not known: wait for the admin API",
+			observation{Desired: 3, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDrained})}, stepWaitAdmin, ptr.To[int32](102)},
+
 		// The order of scaling and rollout.
 		{"scale-down requested mid-restart: the restart finishes first",
-			observation{Desired: 2, Current: 3, Health: ok, Victim: next, AdminCheck: true, Rollout: rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDraining}}, stepWaitLeadership, ptr.To[int32](102)},
+			observation{Desired: 2, Current: 3, Health: ok, Victim: next, AdminCheck: true, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: maintenanceDraining})}, stepWaitLeadership, ptr.To[int32](102)},
 		{"scale-up requested mid-restart: the restart finishes first",
-			observation{Desired: 5, Current: 3, Rollout: rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true}}, stepFinishRestart, ptr.To[int32](102)},
+			observation{Health: ok, Desired: 5, Current: 3, Rollout: facts(rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true})}, stepFinishRestart, ptr.To[int32](102)},
 		{"between two restarts a scale-down goes first",
 			observation{Desired: 2, Current: 3, Health: ok, Victim: next, AdminCheck: true, Rollout: pending(rollout{})}, stepStartDecommission, ptr.To[int32](102)},
 		{"between two restarts a scale-up goes first",
@@ -136,7 +155,8 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
 													o := observation{Desired: current, Current: current, AdminUnavailable: down, Health: health{Known: healthy},
-														Rollout: rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back,
+														Rollout: rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
+															OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
 															Next: victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}}}
 													if name == "restart" {
 														o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st}

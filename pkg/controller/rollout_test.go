@@ -253,7 +253,7 @@ func TestRolloutNeverRepeatsAStepOnAStaleRead(t *testing.T) {
 	}{
 		{"cache with the precondition", ReadCache, DefaultGuards()},
 		{"writeback", ReadWriteback, DefaultGuards()},
-		{"writeback without guards", ReadWriteback, Guards{}},
+		{"writeback without guards", ReadWriteback, noGuards},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, harnessOptions{strategy: tt.strategy, guards: tt.guards, hold: true})

@@ -45,7 +45,7 @@ type observation struct {
 	Victim victim
 	// AdminUnavailable: the admin API was asked (to map pods to brokers) and did not answer.
 	AdminUnavailable bool
-	// AdminCheck is Guards.AdminCheck.
+	// AdminCheck is true unless Guards.SkipAdminCheck.
 	AdminCheck bool
 	// Health is the brokers' health_overview, read when a step behind the health gate may be
 	// next (health.go).

@@ -194,7 +194,7 @@ func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func eventType(k stepKind) string {
-	if k == stepWaitAdmin || k == stepWaitBrokerID || k == stepWaitHealthy {
+	if k == stepWaitAdmin || k == stepWaitBrokerID || k == stepWaitHealthy || k == stepSuspendRestart {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -58,7 +59,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		sts = nil
 	}
 	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
-	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.ReadStrategy.String(),
+	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
 		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
 		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
 		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
@@ -110,7 +111,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		Desired:         bc.Spec.Replicas,
 		Current:         st.CurrentReplicas,
 		Decommissioning: st.DecommissioningBroker,
-		AdminCheck:      c.cfg.Guards.AdminCheck,
+		AdminCheck:      !c.cfg.Guards.SkipAdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
 		Rollout:         observeRollout(bc, sts, pods),
 	}
@@ -143,6 +144,19 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		return o, nil, err
 	}
 	view := newBrokerView(bc.Name, list)
+	if err := c.observeBrokers(ctx, client, bc, pods, &o, &view); err != nil {
+		o.AdminUnavailable = true
+		return o, &view, err
+	}
+	return o, &view, nil
+}
+
+// observeBrokers fills in the brokers' part of o from the admin API: who runs each pod, the
+// membership of B, of the next to go and of the next to restart, R's maintenance mode and
+// whether the others are up, and health_overview when a step behind the health gate may be
+// next.
+func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *observation, view *brokerView) error {
+	st := bc.Status
 	victimOrdinal := -1
 	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
 		victimOrdinal = int(o.Victim.Ordinal)
@@ -151,50 +165,63 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		// irreversible step.
 		victimOrdinal = int(o.Rollout.Next.Ordinal)
 	}
-	if view.identities, err = identifyPods(ctx, client, pods, view, victimOrdinal); err != nil {
-		o.AdminUnavailable = true
-		return o, nil, err
+	var err error
+	if view.identities, err = identifyPods(ctx, client, pods, *view, victimOrdinal); err != nil {
+		return err
 	}
 	if o.Decommissioning != nil {
 		o.Target = view.membership(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
-		o.Victim = victimOf(o.Victim.Ordinal, view)
+		o.Victim = victimOf(o.Victim.Ordinal, *view)
 	}
 	if o.Rollout.Outdated > 0 {
-		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, view)
+		o.Rollout.Next = victimOf(o.Rollout.Next.Ordinal, *view)
 	}
 	if r := o.Rollout.Restart; r != nil {
 		b, listed := view.byID[int(r.NodeID)]
 		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
+		o.Rollout.OthersUp = othersUp(*view, r.NodeID)
 		if r.Step == v1alpha1.RestartDraining {
 			m, err := c.readMaintenance(ctx, client, r.NodeID)
 			if err != nil {
-				o.AdminUnavailable = true
-				return o, &view, err
+				return err
 			}
 			o.Rollout.Maintenance = m
 		}
 	}
-	if behindHealthGate(o) {
+	if behindHealthGate(*o) {
 		h, err := c.readHealth(ctx, client)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
 		}
 		o.Health = h
 	}
-	o.Ghosts = findGhosts(bc, view, pods)
-	return o, &view, nil
+	o.Ghosts = findGhosts(bc, *view, pods)
+	return nil
 }
 
 // behindHealthGate reports whether the next step may be one the health gate guards: a
 // decommission or a restart about to start. Only then is health_overview asked.
 func behindHealthGate(o observation) bool {
-	if o.Decommissioning != nil || o.Rollout.Restart != nil {
+	if o.Decommissioning != nil {
 		return false
+	}
+	if o.Rollout.Restart != nil {
+		return beforeDelete(o) // the restart's facts (steps.go)
 	}
 	return o.Current > o.Desired ||
 		(o.Current == o.Desired && o.Rollout.Outdated > 0 && o.Rollout.AllReady)
+}
+
+// othersUp reports whether the admin API listed every member but broker id as alive.
+func othersUp(view brokerView, id int32) bool {
+	for nodeID, b := range view.byID {
+		if int32(nodeID) != id && b.MembershipStatus != admin.MembershipRemoved && !b.IsAlive {
+			return false
+		}
+	}
+	return true
 }
 
 func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, r rollout) bool {
@@ -211,124 +238,160 @@ func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, r rollout)
 	return false
 }
 
-// act carries out step s: the status write first (it records a decision before any admin call
-// that cannot be undone), then the admin call, then the owned objects, which follow the new
-// currentReplicas.
+// act runs step s's row of the step table (steps.go): its call if it comes first, the status
+// write, its call if it comes after, then the owned objects, which follow the new
+// currentReplicas. An irreversible call or write is preceded by a fresh check of its facts.
 func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, obs observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
-	logger := klog.FromContext(ctx)
-	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
-	lc := lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
-		Ghosts: obs.Ghosts, GhostsKnown: view != nil}
+	row := steps[s.Kind]
+	if row.Call != callNone && row.Order == callBeforeWrite {
+		if err := c.call(ctx, nc, bc, s, row); err != nil {
+			return c.stepFailed(ctx, nc, bc, s, obs, pods, view, err)
+		}
+	}
+	if row.Irreversible == irreversibleWrite {
+		if err := c.checkFacts(ctx, bc, s, row.Facts); err != nil {
+			return c.stepFailed(ctx, nc, bc, s, obs, pods, view, err)
+		}
+	}
 	ghost := c.ghostToDecommission(bc, s, obs)
-	ghostsBefore := bc.Status.GhostBrokers
-	precondition := ""
-	guarded := func() {
-		if c.cfg.Guards.Precondition {
-			precondition = bc.ResourceVersion
-		}
-	}
-
-	// Admin calls that come before the status write: it records their outcome.
-	switch s.Kind {
-	case stepDecommission:
-		if err := c.decommission(ctx, bc, *s.Broker); err != nil {
-			return c.adminFailed(ctx, nc, bc, s, err)
-		}
-	case stepRecommission:
-		if err := c.recommission(ctx, bc, *s.Broker); err != nil {
-			return c.adminFailed(ctx, nc, bc, s, err)
-		}
-	case stepEnableMaintenance:
-		if err := c.setMaintenance(ctx, bc, *s.Broker, true); err != nil {
-			return c.adminFailed(ctx, nc, bc, s, err)
-		}
-	case stepFinishRestart:
-		if err := c.setMaintenance(ctx, bc, *s.Broker, false); err != nil {
-			return c.adminFailed(ctx, nc, bc, s, err)
-		}
-	}
-
-	switch s.Kind {
-	case stepScaleUp:
-		current = bc.Spec.Replicas
-	case stepStartDecommission:
-		decommissioning = s.Broker
-		guarded()
-	case stepAdoptDrain:
-		decommissioning = s.Broker
-		guarded()
-		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc() // a second decommission call avoided
-	case stepSkipAbsent:
-		current--
-		guarded()
-		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc()
-	case stepFinish:
-		current, decommissioning = current-1, nil
-	case stepCancel:
-		decommissioning = nil
-		// stepRecommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
-		// state transition), so B is cleared only once the admin API lists the broker as active
-		// again (stepCancel) or it has left (stepFinish).
-	case stepStartRestart, stepRestartAlone:
-		lc.Restart = s.Restart
-		guarded()
-	case stepRestartPod:
-		r := *bc.Status.Restart
-		r.Step = v1alpha1.RestartRestarting
-		lc.Restart = &r
-		guarded()
-	case stepFinishRestart:
-		lc.Restart = nil
-		guarded() // a stale R must not clear the record of the next broker's restart
-	}
-	if ghost != nil {
-		guarded() // the ghost list this reconcile read is recorded before the decommission
-	}
-	c.record(ctx, bc, s)
-
-	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), lc, adminErr, c.cfg.Clock.Now())
-	if s.Kind == stepWaitDrain {
-		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
-	}
-	if patch := statusPatch(bc.Status, next, precondition); patch != nil {
-		updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-		if err != nil {
-			if apierrors.IsConflict(err) && precondition != "" {
-				c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
-				logger.V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", ptrString(s.Broker), "resourceVersion", precondition)
-				c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead", "%s refused: the BrokerCluster changed since resourceVersion %s", s.Kind, precondition)
-			}
-			return result{}, fmt.Errorf("patch status of %s: %w", clusterKey(bc), err)
-		}
-		bc = updated
+	updated, err := c.writeStatus(ctx, nc, bc, s, row, obs, pods, view, adminErr, ghost != nil)
+	if err != nil {
+		return result{}, err
 	}
 	if s.Kind == stepWaitAdmin {
 		return result{}, fmt.Errorf("admin API of %s: %w", clusterKey(bc), adminErr)
 	}
-
-	// Admin calls that come after the status write: it is the record that they were made.
-	switch s.Kind {
-	case stepStartDecommission:
-		if err := c.decommission(ctx, bc, *s.Broker); err != nil {
-			return result{}, err // B is recorded: the next reconcile decommissions or finishes
-		}
-	case stepStartRestart:
-		if err := c.setMaintenance(ctx, bc, *s.Broker, true); err != nil {
-			return result{}, err // R is recorded: the next reconcile turns maintenance on again
-		}
-	case stepRestartAlone, stepRestartPod, stepDeletePod:
-		if err := c.deleteRestartingPod(ctx, nc, bc); err != nil {
-			return result{}, err
+	if row.Call != callNone && row.Order == callAfterWrite {
+		if err := c.call(ctx, nc, updated, s, row); err != nil {
+			// The write is the record: the next reconcile takes the step again, facts afresh.
+			return c.stepFailed(ctx, nc, updated, s, obs, pods, view, err)
 		}
 	}
+	return c.follow(ctx, nc, updated, bc.Status.GhostBrokers, s, row, obs, pods, view, ghost)
+}
+
+// call makes the row's call, after a fresh check of its facts when the call is irreversible.
+func (c *Controller) call(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, row stepRow) error {
+	if row.Irreversible == irreversibleCall {
+		if err := c.checkFacts(ctx, bc, s, row.Facts); err != nil {
+			return err
+		}
+	}
+	switch row.Call {
+	case callDecommission:
+		return c.decommission(ctx, bc, *s.Broker)
+	case callRecommission:
+		return c.recommission(ctx, bc, *s.Broker)
+	case callMaintenanceOn:
+		return c.setMaintenance(ctx, bc, *s.Broker, true)
+	case callMaintenanceOff:
+		return c.setMaintenance(ctx, bc, *s.Broker, false)
+	case callDeletePod:
+		return c.deleteRestartingPod(ctx, nc, bc)
+	}
+	return nil
+}
+
+// stepFailed handles a step whose facts did not hold or whose call failed. A fact that does not
+// hold makes the cluster wait, Degraded, with the fact named; an admin API that cannot be
+// reached as configured degrades the cluster; anything else is retried with backoff.
+func (c *Controller) stepFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, obs observation, pods map[int]*corev1.Pod, view *brokerView, err error) (result, error) {
+	var fe *factError
+	if errors.As(err, &fe) {
+		c.metrics.guardFired.WithLabelValues(guardFreshFacts).Inc()
+		klog.FromContext(ctx).V(2).Info("Step refused: a fact it relies on does not hold", "step", s.Kind, "broker", ptrString(s.Broker), "fact", fe.Fact, "why", fe.Why)
+		wait := step{Kind: stepWaitHealthy, Broker: s.Broker, Reason: fmt.Sprintf("%s refused: %v", s.Kind, fe)}
+		return c.act(ctx, nc, bc, wait, obs, pods, view, nil)
+	}
+	if steps[s.Kind].Order == callAfterWrite || !waitsOnAdmin(err) {
+		return result{}, err
+	}
+	_, why := adminProblem(err)
+	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: %s", s.Kind, why)}
+	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
+}
+
+// writeStatus makes the step's status write, under the BrokerCluster's resourceVersion when
+// the row asks for a precondition (or a ghost's decommission follows), and returns the
+// BrokerCluster as written.
+func (c *Controller) writeStatus(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, row stepRow, obs observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error, ghost bool) (*v1alpha1.BrokerCluster, error) {
+	current, decommissioning, lc := statusChange(bc, s, obs, view != nil)
+	precondition := ""
+	if (row.Precondition || ghost) && !c.cfg.Guards.SkipPrecondition {
+		precondition = bc.ResourceVersion
+	}
+	switch s.Kind {
+	case stepAdoptDrain, stepSkipAbsent:
+		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc() // a second decommission call avoided
+	}
+	c.record(ctx, bc, s)
+	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), lc, adminErr, c.cfg.Clock.Now())
+	if s.Kind == stepWaitDrain {
+		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
+	}
+	patch := statusPatch(bc.Status, next, precondition)
+	if patch == nil {
+		return bc, nil
+	}
+	updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		if apierrors.IsConflict(err) && precondition != "" {
+			c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
+			klog.FromContext(ctx).V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", ptrString(s.Broker), "resourceVersion", precondition)
+			c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead", "%s refused: the BrokerCluster changed since resourceVersion %s", s.Kind, precondition)
+		}
+		return nil, fmt.Errorf("patch status of %s: %w", clusterKey(bc), err)
+	}
+	return updated, nil
+}
+
+// statusChange is what step s writes: C, B and the rollout's record.
+func statusChange(bc *v1alpha1.BrokerCluster, s step, obs observation, ghostsKnown bool) (int32, *int32, lifecycle) {
+	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
+	lc := lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
+		Ghosts: obs.Ghosts, GhostsKnown: ghostsKnown}
+	switch s.Kind {
+	case stepScaleUp:
+		current = bc.Spec.Replicas
+	case stepStartDecommission, stepAdoptDrain:
+		decommissioning = s.Broker
+	case stepSkipAbsent:
+		current--
+	case stepFinish:
+		current, decommissioning = current-1, nil
+	case stepCancel:
+		// Recommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
+		// state transition), so B is cleared only once the admin API lists the broker as active
+		// again (CancelDecommission) or it has left (FinishDecommission).
+		decommissioning = nil
+	case stepStartRestart, stepRestartAlone:
+		lc.Restart = s.Restart
+	case stepRestartPod, stepSuspendRestart:
+		r := *bc.Status.Restart
+		r.Step = v1alpha1.RestartRestarting
+		if s.Kind == stepSuspendRestart {
+			r.Step = v1alpha1.RestartDraining
+		}
+		lc.Restart = &r
+	case stepFinishRestart:
+		lc.Restart = nil
+	}
+	return current, decommissioning, lc
+}
+
+// follow does what comes after a step's call: a ghost's decommission, the owned objects, the
+// pods' broker IDs, and the requeue the row asks for.
+func (c *Controller) follow(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, ghostsBefore []int32, s step, row stepRow, obs observation, pods map[int]*corev1.Pod, view *brokerView, ghost *int32) (result, error) {
 	if ghost != nil {
+		if err := c.checkFacts(ctx, bc, step{Kind: stepDecommissionGhost, Broker: ghost}, ghostFacts); err != nil {
+			return result{}, err
+		}
 		if err := c.decommissionGhost(ctx, bc, *ghost); err != nil {
 			return result{}, err
 		}
 	}
 	c.reportGhosts(ctx, bc, ghostsBefore, obs.Ghosts, view != nil)
-
-	if err := c.ensureOwned(ctx, nc, bc, current); err != nil {
+	if err := c.ensureOwned(ctx, nc, bc, bc.Status.CurrentReplicas); err != nil {
 		return result{}, err
 	}
 	if view != nil {
@@ -336,10 +399,7 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 			return result{}, err
 		}
 	}
-	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepDecommission, stepWaitDrain, stepWaitBrokerID, stepRecommission,
-		stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
-		stepRestartPod, stepDeletePod, stepWaitRestart, stepFinishRestart, stepWaitPodGone:
+	if row.Polls {
 		return result{RequeueAfter: c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil

@@ -317,12 +317,11 @@ func newOperator(cfg *rest.Config, ns string, sim *admintest.Server, s settings,
 		Namespaces:           []string{ns},
 		AdminAddressTemplate: sim.BrokerAddressTemplate(),
 		AdminTimeout:         5 * time.Second,
-		ReadStrategy:         strategy,
-		Guards:               controller.Guards{AdminCheck: row.AdminCheck, Precondition: row.Precondition},
+		Guards:               controller.Guards{SkipAdminCheck: !row.AdminCheck, SkipPrecondition: !row.Precondition},
 		Registerer:           registry,
 		DrainPollInterval:    s.poll,
 		ReadHook:             rec.ReadHook,
-	})
+	}.WithReadStrategy(strategy))
 	return ctrl, registry, err
 }
 

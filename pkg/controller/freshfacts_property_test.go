@@ -1,0 +1,342 @@
+package controller
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// The property: no irreversible step (maintenance on, a restart's pod delete, a decommission)
+// ever runs while, at the instant of its call, a fact its row in the step table names is false.
+// The facts are judged from the simulator's own state and the apiserver's objects at that
+// instant, never from what the operator saw.
+//
+// An adversary may take any broker down or bring it back, and fail the next PUT, before any
+// admin call and any status write the operator makes. It does not act between the operator's
+// last read of a fact and the irreversible call that follows it: no operator can close that
+// window, and the rule asks only that nothing of the operator's own lies in it.
+var (
+	propertySchedules = flag.Int("controller.property-schedules", 2000, "random schedules TestIrreversibleStepsHoldTheirFacts runs")
+	propertySeed      = flag.Uint64("controller.property-seed", 1, "seed of TestIrreversibleStepsHoldTheirFacts' first schedule; schedule i uses seed+i")
+)
+
+// factChunk is how many schedules share one harness: starting informers costs more than a
+// schedule, and a chunk keeps the call logs short.
+const factChunk = 50
+
+func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
+	total := uint64(*propertySchedules)
+	for first := uint64(0); first < total; first += factChunk {
+		seed, n := *propertySeed+first, min(factChunk, total-first)
+		t.Run(fmt.Sprintf("seeds=%d..%d", seed, seed+n-1), func(t *testing.T) { runFactChunk(t, seed, n) })
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// runFactChunk runs n schedules on one cluster of three brokers, seeds seed to seed+n-1. Each
+// schedule starts from a steady cluster and ends when it is steady again.
+func runFactChunk(t *testing.T, seed, n uint64) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.cluster.SetReplicationFactor(2)
+	h.bringUp(3)
+	a := &adversary{t: t, h: h}
+	a.install()
+	images := []string{"redpanda:v25.2.1", "redpanda:v25.1.1"}
+	for i := range n {
+		a.reset(seed + i)
+		h.cluster.SetMaintenanceDrainTime(time.Duration(a.rng.IntN(2)) * pollInterval)
+		scaleDown := a.rng.IntN(4) == 0
+		image := images[i%2]
+		if scaleDown {
+			image = h.stored().Spec.Image
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+		} else {
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = image })
+		}
+		if !a.drive(image) {
+			t.Fatalf("seed %d: not done after 60 reconciles: status %+v\n%s", seed+i, h.stored().Status, a.log())
+		}
+		if t.Failed() {
+			t.Fatalf("seed %d broke the rule; rerun it with -run 'TestIrreversibleStepsHoldTheirFacts' -args -controller.property-seed=%d -controller.property-schedules=%d", seed+i, seed, i+1)
+		}
+		if scaleDown {
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 3 })
+			h.settle(20)
+		}
+	}
+}
+
+// drive reconciles until the cluster is steady with every pod on image, the adversary acting
+// meanwhile; false if it is not within 60 reconciles.
+func (a *adversary) drive(image string) bool {
+	h := a.h
+	for range 60 {
+		h.simClock.Advance(pollInterval)
+		a.set(true)
+		_, err := h.c.sync(h.ctx, testKey)
+		a.set(false)
+		if err != nil {
+			a.note("reconcile: %v", err)
+		}
+		h.playStatefulSet()
+		h.syncInformers()
+		if factScheduleDone(h, image) {
+			a.set(true)
+			a.restore("after the schedule")
+			a.set(false)
+			h.syncInformers()
+			return true
+		}
+	}
+	return false
+}
+
+// adversary changes the brokers between the operator's calls, and checks each irreversible
+// call against the simulator's state when it is made.
+type adversary struct {
+	t      *testing.T
+	h      *harness
+	mu     sync.Mutex
+	rng    *rand.Rand
+	budget int  // changes left; then every broker comes back and the adversary stops
+	active bool // only while a reconcile runs
+	trace  []string
+}
+
+func (a *adversary) reset(seed uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rng = rand.New(rand.NewPCG(seed, 0x5eed))
+	a.budget = 1 + a.rng.IntN(6)
+	a.trace = []string{fmt.Sprintf("seed %d", seed)}
+	a.h.cluster.SetFault(admintest.Fault{})
+}
+
+func factScheduleDone(h *harness, image string) bool {
+	bc := h.stored()
+	st := bc.Status
+	if st.Restart != nil || st.DecommissioningBroker != nil || st.CurrentReplicas != bc.Spec.Replicas {
+		return false
+	}
+	for _, p := range h.pods() {
+		if p.Spec.Containers[0].Image != image {
+			return false
+		}
+	}
+	return true
+}
+
+// install hooks the adversary in front of every admin call (the admin client's transport) and
+// every status write and pod delete (fake clientset reactors).
+func (a *adversary) install() {
+	a.h.c.admin.config.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if irreversibleAdminCall(req) {
+			a.checkAdmin(req)
+		} else {
+			a.act("before " + req.Method + " " + req.URL.Path)
+		}
+		return http.DefaultTransport.RoundTrip(req)
+	})
+	a.h.c.admin.forget(testKey)
+	a.h.brokers.PrependReactor("patch", "brokerclusters", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		a.act("before a status write")
+		return false, nil, nil
+	})
+	a.h.kube.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		a.checkPodDelete(action.(k8stesting.DeleteAction).GetName())
+		return false, nil, nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func irreversibleAdminCall(req *http.Request) bool {
+	return req.Method == http.MethodPut &&
+		(strings.HasSuffix(req.URL.Path, "/maintenance") || strings.HasSuffix(req.URL.Path, "/decommission"))
+}
+
+func (a *adversary) set(active bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.active = active
+}
+
+func (a *adversary) note(format string, args ...any) {
+	a.trace = append(a.trace, fmt.Sprintf(format, args...))
+}
+
+func (a *adversary) log() string { return "  " + strings.Join(a.trace, "\n  ") }
+
+// act may change one broker: take a running one down, bring a stopped one back, or make the
+// next PUT fail with 503. When its budget is spent it brings every broker back, once.
+func (a *adversary) act(where string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.active || a.budget == 0 || a.rng.IntN(3) != 0 {
+		return
+	}
+	a.budget--
+	down, up := a.brokersByState()
+	switch k := a.rng.IntN(5); {
+	case a.budget == 0:
+		a.restoreLocked(where)
+	case k == 0:
+		a.h.cluster.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut, Times: 1})
+		a.note("%s: the next PUT fails with 503", where)
+	case k <= 2 && len(down) > 0:
+		a.bringUp(down[a.rng.IntN(len(down))], where)
+	case len(up) > 0:
+		o := up[a.rng.IntN(len(up))]
+		a.h.cluster.Down(o)
+		a.setPodReady(o, false)
+		a.note("%s: ordinal %d down", where, o)
+	}
+}
+
+// restore brings every stopped broker back.
+func (a *adversary) restore(where string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.restoreLocked(where)
+}
+
+func (a *adversary) restoreLocked(where string) {
+	down, _ := a.brokersByState()
+	for _, o := range down {
+		a.bringUp(o, where)
+	}
+}
+
+func (a *adversary) bringUp(ordinal int, where string) {
+	a.h.cluster.Join(ordinal)
+	a.setPodReady(ordinal, true)
+	a.note("%s: ordinal %d back", where, ordinal)
+}
+
+// brokersByState lists the ordinals of member brokers whose pods are stopped and running.
+func (a *adversary) brokersByState() (down, up []int) {
+	for _, b := range a.h.cluster.Brokers() {
+		switch {
+		case b.Status == admin.MembershipRemoved:
+		case b.PodRunning:
+			up = append(up, b.Ordinal)
+		default:
+			down = append(down, b.Ordinal)
+		}
+	}
+	return down, up
+}
+
+// setPodReady sets the Ready condition of the ordinal's pod in the apiserver, as the kubelet
+// does when the broker's readiness probe fails or passes again.
+func (a *adversary) setPodReady(ordinal int, ready bool) {
+	gvr := corev1.SchemeGroupVersion.WithResource("pods")
+	name := fmt.Sprintf("%s-%d", testName, ordinal)
+	obj, err := a.h.kube.Tracker().Get(gvr, testNamespace, name)
+	if err != nil {
+		return // being replaced: the new pod starts Ready
+	}
+	pod := obj.(*corev1.Pod).DeepCopy()
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+	if err := a.h.kube.Tracker().Update(gvr, pod, testNamespace, metav1.UpdateOptions{}); err != nil {
+		a.t.Errorf("set pod %s ready=%v: %v", name, ready, err)
+	}
+}
+
+// checkAdmin judges a maintenance-on or decommission call by the simulator's state now.
+func (a *adversary) checkAdmin(req *http.Request) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.active {
+		return
+	}
+	var id int
+	var what string
+	if _, err := fmt.Sscanf(req.URL.Path[strings.Index(req.URL.Path, "/v1/brokers/"):], "/v1/brokers/%d/%s", &id, &what); err != nil {
+		a.t.Errorf("cannot parse %s", req.URL.Path)
+		return
+	}
+	a.note("%s %s", req.Method, req.URL.Path)
+	for _, b := range a.h.cluster.Brokers() {
+		if b.Status == admin.MembershipRemoved {
+			continue
+		}
+		if !b.PodRunning {
+			a.violation("%s for broker %d while broker %d (ordinal %d) is down", what, id, b.NodeID, b.Ordinal)
+		}
+		if what == "decommission" && b.NodeID != id && b.Status == admin.MembershipDraining {
+			a.violation("decommission of broker %d while broker %d is draining", id, b.NodeID)
+		}
+	}
+	if what == "decommission" {
+		for _, on := range a.inMaintenance() {
+			a.violation("decommission of broker %d while broker %d is in maintenance", id, on)
+		}
+	}
+}
+
+// checkPodDelete judges a pod delete the operator makes: a restart's delete needs every other
+// broker up and the pod itself Ready.
+func (a *adversary) checkPodDelete(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.active {
+		return // the StatefulSet's own deletes (playStatefulSet)
+	}
+	a.note("DELETE pod %s", name)
+	for _, b := range a.h.cluster.Brokers() {
+		if b.Status != admin.MembershipRemoved && !b.PodRunning && fmt.Sprintf("%s-%d", testName, b.Ordinal) != name {
+			a.violation("pod %s deleted while broker %d (ordinal %d) is down", name, b.NodeID, b.Ordinal)
+		}
+	}
+	obj, err := a.h.kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), testNamespace, name)
+	if err == nil && !isPodReady(obj.(*corev1.Pod)) {
+		a.violation("pod %s deleted while it is not Ready", name)
+	}
+}
+
+// inMaintenance lists the brokers the simulator's call log shows in maintenance now.
+func (a *adversary) inMaintenance() []int {
+	on := map[int]bool{}
+	for _, c := range a.h.cluster.Calls() {
+		if c.Path != fmt.Sprintf("/v1/brokers/%d/maintenance", c.NodeID) || c.Status != http.StatusOK {
+			continue
+		}
+		on[c.NodeID] = c.Method == http.MethodPut
+	}
+	var out []int
+	for id, yes := range on {
+		if yes {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (a *adversary) violation(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	a.note("VIOLATION: %s", msg)
+	a.t.Errorf("%s\nschedule so far:\n%s", msg, a.log())
+}

@@ -1,0 +1,125 @@
+package controller
+
+// The step table: what each step writes, calls and relies on, one row a step. decide (scale.go,
+// rolling.go) names the step; act (sync.go) runs its row. The rule the table carries: every
+// irreversible step checks, right before its call, the facts it relies on. An irreversible step
+// takes capacity away: it deletes a broker's pod, turns maintenance mode on, decommissions, or
+// lowers the StatefulSet's replicas (a status write that lowers C, which the StatefulSet then
+// follows). Right before that call or write, in the same reconcile and after every other call
+// and write of the step (a failed call being retried included), the runner reads each fact the
+// row names afresh (facts.go): from the admin API, and the pod from the apiserver. If one does
+// not hold, the step is not taken; the cluster is Degraded (ClusterUnhealthy) naming the fact,
+// and the next reconcile decides again.
+//
+//	step                     status write (precondition)     call                order   polls irreversible facts
+//	None                     -                               -                   -       no    -            -
+//	ScaleUp                  C := D                          -                   -       no    -            -
+//	StartDecommission        B := victim (yes)               decommission        after   yes   call         gate, no other drain
+//	AdoptDrain               B := victim (yes)               -                   -       yes   -            -
+//	SkipAbsentBroker         C := C-1 (yes)                  -                   -       no    write        broker left
+//	Decommission             -                               decommission(B)     before  yes   call         gate, no other drain
+//	WaitForDrain             drain progress                  -                   -       yes   -            -
+//	FinishDecommission       C := C-1, B := nil              -                   -       no    write        broker left
+//	Recommission             -                               recommission(B)     before  yes   -            -
+//	CancelDecommission       B := nil                        -                   -       no    -            -
+//	WaitForAdminAPI          Degraded                        -                   -       error -            -
+//	WaitForBrokerID          Degraded                        -                   -       yes   -            -
+//	WaitForHealthyCluster    Degraded (ClusterUnhealthy)     -                   -       yes   -            -
+//	WaitForRemovedPod        -                               -                   -       yes   -            -
+//	WaitForReadyBrokers      -                               -                   -       yes   -            -
+//	StartRestart             R := next, Draining (yes)       maintenance on      after   yes   call         gate, others up, pod Ready
+//	RestartSingleBroker      R := next, Restarting (yes)     delete pod (UID)    after   yes   call         gate, pod Ready
+//	EnableMaintenance        -                               maintenance on      before  yes   call         gate, others up, pod Ready
+//	WaitForLeadershipDrain   -                               -                   -       yes   -            -
+//	RestartPod               R.step := Restarting (yes)      delete pod (UID)    after   yes   call         gate, others up, pod Ready
+//	DeletePod                -                               delete pod (UID)    before  yes   call         gate, others up, pod Ready
+//	SuspendRestart           R.step := Draining (yes)        maintenance off     after   yes   -            -
+//	WaitForRestart           -                               -                   -       yes   -            -
+//	FinishRestart            R := nil (yes)                  maintenance off     before  yes   -            -
+//
+// A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
+// and relies on "no other drain" (the ghost itself keeps the health gate closed).
+//
+// A restart whose maintenance mode is already on when a fact stops holding (another broker went
+// down, the gate closed, its own pod is not Ready) is suspended, not held: SuspendRestart turns
+// maintenance mode off again and R goes back to Draining, so that while the cluster is short of
+// a broker every live broker may lead partitions again. Once the facts hold, the next reconcile
+// turns maintenance mode on again (EnableMaintenance, facts read afresh) and the restart goes on.
+// A pod already being deleted is past that point: the restart under way is not interrupted.
+
+// adminCall is the one call a step makes.
+type adminCall int
+
+const (
+	callNone adminCall = iota
+	callDecommission
+	callRecommission
+	callMaintenanceOn
+	callMaintenanceOff
+	callDeletePod
+)
+
+// callOrder says whether a step's call comes before its status write (which then records its
+// outcome) or after it (which is then the record that it was made).
+type callOrder int
+
+const (
+	callBeforeWrite callOrder = iota
+	callAfterWrite
+)
+
+// irreversibility says what part of a step takes capacity away, if any.
+type irreversibility int
+
+const (
+	reversible irreversibility = iota
+	irreversibleCall
+	irreversibleWrite
+)
+
+// stepRow is one row of the step table.
+type stepRow struct {
+	// Precondition: the status write carries the BrokerCluster's resourceVersion, so a decision
+	// made on a stale copy gets a Conflict (unless Guards.SkipPrecondition).
+	Precondition bool
+	Call         adminCall
+	Order        callOrder
+	// Polls: the step is looked at again after Config.DrainPollInterval.
+	Polls        bool
+	Irreversible irreversibility
+	// Facts are read afresh right before the irreversible call or write, and must all hold.
+	Facts []fact
+}
+
+var restartFacts = []fact{factHealthGate, factOthersUp, factPodReady}
+
+// steps is the step table; a step missing from it writes status and calls nothing.
+var steps = map[stepKind]stepRow{
+	stepScaleUp:           {},
+	stepStartDecommission: {Precondition: true, Call: callDecommission, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factNoOtherDrain}},
+	stepAdoptDrain:        {Precondition: true, Polls: true},
+	stepSkipAbsent:        {Precondition: true, Irreversible: irreversibleWrite, Facts: []fact{factBrokerLeft}},
+	stepDecommission:      {Call: callDecommission, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factNoOtherDrain}},
+	stepWaitDrain:         {Polls: true},
+	stepFinish:            {Irreversible: irreversibleWrite, Facts: []fact{factBrokerLeft}},
+	stepRecommission:      {Call: callRecommission, Order: callBeforeWrite, Polls: true},
+	stepCancel:            {},
+	stepWaitAdmin:         {},
+	stepWaitBrokerID:      {Polls: true},
+	stepWaitHealthy:       {Polls: true},
+	stepWaitPodGone:       {Polls: true},
+	stepWaitPods:          {Polls: true},
+	stepStartRestart:      {Precondition: true, Call: callMaintenanceOn, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
+	stepRestartAlone:      {Precondition: true, Call: callDeletePod, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factPodReady}},
+	stepEnableMaintenance: {Call: callMaintenanceOn, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
+	stepWaitLeadership:    {Polls: true},
+	stepRestartPod:        {Precondition: true, Call: callDeletePod, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
+	stepDeletePod:         {Call: callDeletePod, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
+	stepSuspendRestart:    {Precondition: true, Call: callMaintenanceOff, Order: callAfterWrite, Polls: true},
+	stepWaitRestart:       {Polls: true},
+	// A stale R must not clear the record of the next broker's restart.
+	stepFinishRestart: {Precondition: true, Call: callMaintenanceOff, Order: callBeforeWrite, Polls: true},
+}
+
+// ghostFacts are what a ghost broker's decommission relies on.
+var ghostFacts = []fact{factNoOtherDrain}
