@@ -11,10 +11,10 @@ import (
 	"regexp"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/secretread"
 )
 
 // Reasons of a Degraded condition caused by the Secrets spec.adminAPI names.
@@ -118,9 +118,10 @@ func (c *Controller) readAdminSecurity(ctx context.Context, bc *v1alpha1.BrokerC
 	return s, nil
 }
 
-// getSecret reads one Secret's data.
+// getSecret reads one Secret's data through secretread, so that client-go logs nothing of the
+// call (it logs response bodies from -v=8 up through the context's logger).
 func (c *Controller) getSecret(ctx context.Context, ns, name, field string) (map[string][]byte, error) {
-	secret, err := c.cfg.KubeClient.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	secret, err := secretread.Get(ctx, c.cfg.KubeClient.CoreV1(), ns, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, &secretError{Reason: ReasonAdminSecretMissing, Field: field, Secret: ns + "/" + name, Detail: "not found", cause: err}
