@@ -120,8 +120,9 @@ func (o *Overlay) Len() int {
 // Resource is the name given to NewOverlay.
 func (o *Overlay) Resource() string { return o.resource }
 
-// putLocked publishes e for its key, files it for eviction and the stall check, and returns
-// the entry it replaced. Callers hold o.mu.
+// putLocked publishes e for its key and files it for eviction and the stall check; the entry
+// it replaces leaves the eviction heap and the aging list at once, so that the overlay holds
+// one copy per key however often the key is written. Callers hold o.mu.
 func (o *Overlay) putLocked(e *entry, now time.Time) {
 	old := o.entries.putLocked(e)
 	e.heapIndex = -1

@@ -120,9 +120,10 @@ func (o *Overlay) resetLocked(p string, now time.Time) {
 	o.aging = agingList{}
 }
 
-// pendingHeap orders entries by resourceVersion, oldest first. Replaced and evicted entries
-// are not taken out: they are skipped when they reach the top, which they do at the latest
-// when the progress passes them.
+// pendingHeap orders the entries with comparable resourceVersions, oldest first. Each entry
+// knows its place (heapIndex), so that an entry replaced by a newer write of its key, or
+// evicted by its own event, leaves the heap at once: the heap holds one entry per key at most,
+// whatever the number of writes while the informer makes no progress.
 type pendingHeap []*entry
 
 func (h pendingHeap) Len() int { return len(h) }
@@ -130,12 +131,21 @@ func (h pendingHeap) Less(i, j int) bool {
 	c, _ := compareRV(h[i].rv, h[j].rv)
 	return c < 0
 }
-func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(*entry)) }
+func (h pendingHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIndex = i
+	h[j].heapIndex = j
+}
+func (h *pendingHeap) Push(x any) {
+	e := x.(*entry)
+	e.heapIndex = len(*h)
+	*h = append(*h, e)
+}
 func (h *pendingHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
+	e.heapIndex = -1
 	return e
 }
