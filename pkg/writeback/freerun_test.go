@@ -54,9 +54,10 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 		defer delayMu.Unlock()
 		return time.Duration(delayRand.IntN(2000)) * time.Microsecond
 	}
-	cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, func(w watch.Interface) watch.Interface {
+	var watches writebacktest.Watches
+	cs.PrependWatchReactor("configmaps", watches.Reactor(writebacktest.WatchReactor(tracker, func(w watch.Interface) watch.Interface {
 		return writebacktest.NewDelayingWatch(w, delay, nil)
-	}))
+	})))
 
 	const background = 300
 	for i := range background {
@@ -87,6 +88,9 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 	go informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		t.Fatal("informer did not sync")
+	}
+	if err := watches.Await(ctx, configMapsGVR); err != nil { // the fake loses deletes before it
+		t.Fatal(err)
 	}
 	handled.Store(0) // count only the events of the writes below
 	var writes atomic.Int64

@@ -40,6 +40,7 @@ type harness struct {
 	writer   writer // records into the overlay
 	others   writer // another actor: the overlay does not see its writes
 	holder   *writebacktest.Holder
+	watches  writebacktest.Watches // the informer's watch, awaited before any write
 	informer cache.SharedIndexInformer
 	overlay  *Overlay
 	lister   corelisters.ConfigMapLister
@@ -98,6 +99,10 @@ func newHarness(t *testing.T) *harness {
 	go h.informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), h.informer.HasSynced) {
 		t.Fatal("informer did not sync")
+	}
+	// The fake loses a delete made between the informer's List and its Watch.
+	if err := h.watches.Await(ctx, configMapsGVR); err != nil {
+		t.Fatal(err)
 	}
 	return h
 }

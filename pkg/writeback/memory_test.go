@@ -3,7 +3,7 @@ package writeback
 import (
 	"runtime"
 	"strconv"
-		"testing"
+	"testing"
 
 	"k8s.io/client-go/tools/cache"
 )
