@@ -75,14 +75,13 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 	overlay := NewOverlay("configmaps", informer.GetIndexer(), Options{})
 	var handled atomic.Int64
 	poke := make(chan struct{}, 1)
-	overlay.observedHook = func(interface{}) {
+	if _, err := overlay.observe(informer, func(interface{}) {
 		handled.Add(1)
 		select {
 		case poke <- struct{}{}:
 		default:
 		}
-	}
-	if _, err := overlay.Observe(informer); err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	go informer.RunWithContext(ctx)

@@ -85,13 +85,12 @@ func newHarness(t *testing.T) *harness {
 		Clock:   h.clock,
 		Metrics: NewMetrics(h.registry),
 	})
-	h.overlay.observedHook = func(obj interface{}) {
+	if _, err := h.overlay.observe(h.informer, func(obj interface{}) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		h.observed <- obj.(runtime.Object)
-	}
-	if _, err := h.overlay.Observe(h.informer); err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	h.backend.clients(h)
