@@ -91,7 +91,7 @@ var dynamicBackend = &backend{
 		h.writer = dynamicWriter{WrapDynamic(ns, testNamespace, h.overlay)}
 		h.others = dynamicWriter{ns}
 		h.lister = configMapsFromUnstructured{dynamiclister.New(h.overlay, configMapsGVR)}
-		h.overlay.asStored = asUnstructured // as NewDynamic sets it
+		h.overlay.asStored = asUnstructuredFor(configMapsGVR) // as NewDynamic sets it
 	},
 	view: func(obj interface{}) *corev1.ConfigMap { return fromUnstructured(obj.(*unstructured.Unstructured)) },
 	// A typed object recorded into a dynamic overlay is converted by the overlay itself.
