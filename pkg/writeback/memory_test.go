@@ -2,6 +2,8 @@ package writeback
 
 import (
 	"runtime"
+
+	corev1 "k8s.io/api/core/v1"
 	"strconv"
 	"testing"
 
@@ -11,16 +13,27 @@ import (
 // heldBytesAfterWrites records n writes of one 64 KiB object to an overlay whose informer
 // makes no progress (a stalled watch), and returns the heap the overlay holds afterwards.
 func heldBytesAfterWrites(n int) (held int64, pending int, entries int) {
+	return heldBytesAfterWritesOf(1, n, 64<<10)
+}
+
+// heldBytesAfterWritesOf records n writes of each of keys objects of size bytes, round robin,
+// with the informer stalled.
+func heldBytesAfterWritesOf(keys, n, size int) (held int64, pending int, entries int) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	cm := configMap(1, 10)
-	_ = store.Add(cm)
+	objs := make([]*corev1.ConfigMap, keys)
+	for k := range objs {
+		cm := configMap(k, 10)
+		_ = store.Add(cm)
+		objs[k] = cm.DeepCopy()
+		objs[k].BinaryData = map[string][]byte{"payload": make([]byte, size)} // deep-copied on each Record
+	}
 	o := NewOverlay("configmaps", store, Options{})
-	big := cm.DeepCopy()
-	big.BinaryData = map[string][]byte{"payload": make([]byte, 64<<10)} // deep-copied on each Record
 	before := heapInUse()
 	for i := range n {
-		big.ResourceVersion = strconv.Itoa(100 + i)
-		o.Record(big)
+		for _, big := range objs {
+			big.ResourceVersion = strconv.Itoa(100 + i)
+			o.Record(big)
+		}
 	}
 	held = heapInUse() - before
 	o.mu.Lock()
@@ -28,6 +41,7 @@ func heldBytesAfterWrites(n int) (held int64, pending int, entries int) {
 	o.mu.Unlock()
 	entries = o.Len()
 	runtime.KeepAlive(o)
+	runtime.KeepAlive(objs) // measured before and after: the written objects are not the overlay's
 	return held, pending, entries
 }
 
