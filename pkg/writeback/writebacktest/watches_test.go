@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,26 +77,24 @@ func TestStampedWritesWaitForASlowWatch(t *testing.T) {
 	}
 	defer w.Stop()
 	const writes, writers = 300, 3
-	halfway := make(chan struct{})
+	var made atomic.Int64
+	nearlyFull := make(chan struct{})
 	errs := make(chan error, writers)
 	for g := range writers {
 		go func() {
 			var err error
 			for i := range writes / writers {
-				if g == 0 && i == 50 {
-					close(halfway) // about 150 writes made by now, none read
-				}
 				if _, err = cs.CoreV1().ConfigMaps("ns").Create(ctx, named(fmt.Sprintf("w%d-%d", g, i)), metav1.CreateOptions{}); err != nil {
 					break
+				}
+				if made.Add(1) == 95 {
+					close(nearlyFull) // the fake's 100-event buffer is nearly full, nothing read yet
 				}
 			}
 			errs <- err
 		}()
 	}
-	select {
-	case <-halfway:
-	case <-time.After(30 * time.Second):
-	}
+	<-nearlyFull // the writers go on past 100 while the reader starts
 	for i := range writes {
 		select {
 		case ev := <-w.ResultChan():
