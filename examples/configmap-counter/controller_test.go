@@ -32,7 +32,8 @@ func TestStepAfterWriteReadsOwnWrite(t *testing.T) {
 			cs := fake.NewClientset()
 			tracker := writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
 			holder := writebacktest.NewHolder()
-			cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, holder.Wrap))
+			watches := &writebacktest.Watches{}
+			cs.PrependWatchReactor("configmaps", watches.Reactor(writebacktest.WatchReactor(tracker, holder.Wrap)))
 			if _, err := cs.CoreV1().ConfigMaps("ns").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 				Name: "tally", Namespace: "ns", Annotations: map[string]string{TargetAnnotation: "5"},
 			}}, metav1.CreateOptions{}); err != nil {
@@ -47,6 +48,10 @@ func TestStepAfterWriteReadsOwnWrite(t *testing.T) {
 			factory.Start(ctx.Done())
 			if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 				t.Fatal("caches did not sync")
+			}
+			// The fake loses a delete made between the informer's List and its Watch.
+			if err := watches.Await(ctx, corev1.SchemeGroupVersion.WithResource("configmaps")); err != nil {
+				t.Fatal(err)
 			}
 
 			name := cache.ObjectName{Namespace: "ns", Name: "tally"}

@@ -64,7 +64,7 @@ var typedBackend = &backend{
 	server: func(h *harness) {
 		h.cs = fake.NewClientset()
 		tracker := writebacktest.StampServerFields(&h.cs.Fake, h.cs.Tracker())
-		h.cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, h.holder.Wrap))
+		h.cs.PrependWatchReactor("configmaps", h.watches.Reactor(writebacktest.WatchReactor(tracker, h.holder.Wrap)))
 		h.informer = informers.NewSharedInformerFactory(h.cs, 0).Core().V1().ConfigMaps().Informer()
 	},
 	clients: func(h *harness) {
@@ -82,7 +82,7 @@ var dynamicBackend = &backend{
 	server: func(h *harness) {
 		dyn := fakedynamic.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList"})
 		tracker := writebacktest.StampServerFields(&dyn.Fake, dyn.Tracker())
-		dyn.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, h.holder.Wrap))
+		dyn.PrependWatchReactor("configmaps", h.watches.Reactor(writebacktest.WatchReactor(tracker, h.holder.Wrap)))
 		h.dynamic = dyn
 		h.informer = dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0).ForResource(configMapsGVR).Informer()
 	},
@@ -91,7 +91,7 @@ var dynamicBackend = &backend{
 		h.writer = dynamicWriter{WrapDynamic(ns, testNamespace, h.overlay)}
 		h.others = dynamicWriter{ns}
 		h.lister = configMapsFromUnstructured{dynamiclister.New(h.overlay, configMapsGVR)}
-		h.overlay.asStored = asUnstructured // as NewDynamic sets it
+		h.overlay.asStored = asUnstructuredFor(configMapsGVR) // as NewDynamic sets it
 	},
 	view: func(obj interface{}) *corev1.ConfigMap { return fromUnstructured(obj.(*unstructured.Unstructured)) },
 	// A typed object recorded into a dynamic overlay is converted by the overlay itself.
@@ -103,7 +103,7 @@ var metadataBackend = &backend{
 	server: func(h *harness) {
 		md := fakemetadata.NewSimpleMetadataClient(fakemetadata.NewTestScheme())
 		tracker := writebacktest.StampServerFields(&md.Fake, md.Tracker())
-		md.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, h.holder.Wrap))
+		md.PrependWatchReactor("configmaps", h.watches.Reactor(writebacktest.WatchReactor(tracker, h.holder.Wrap)))
 		h.metadata = md
 		h.informer = metadatainformer.NewSharedInformerFactory(md, 0).ForResource(configMapsGVR).Informer()
 	},

@@ -224,6 +224,7 @@ func printBenchReport() {
 		{"overlay, 100 pending updates", "<= 1.3", indexerListOp(busy)},
 	})
 	printWriteReport()
+	printMemoryReport()
 }
 
 // newCreatingOverlay has benchPending-1 pending updates and one pending create, which sends

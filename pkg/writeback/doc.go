@@ -26,6 +26,12 @@
 // metadatalister.New(overlay, gvr) (*metav1.PartialObjectMetadata), writes through
 // WrapMetadata (Patch and Delete, all the metadata API has). Both overlays convert a write
 // result of another type (a typed client's, wrapped with Wrap) to what their informer holds.
+// A NewDynamic overlay gives a typed result the apiVersion of its resource and the object's
+// kind (its Go type's name when the object names none), as every informer copy has them, so
+// that a dynamic controller that writes back what it read sends a whole object; it refuses a
+// *metav1.PartialObjectMetadata result (logged as an error, not recorded), which has no spec
+// or data and would be served as a copy the server never held. A NewMetadata overlay keeps
+// the metadata of any result.
 // The contract below holds for all three; the same contract tests run over each
 // (TestContractDynamic, TestContractMetadata).
 //
@@ -61,16 +67,21 @@
 //     and the store no longer shows the deleted object ("deleted"), or shows a re-created one
 //     ("recreated") or the terminating one after the delete ("observed"); otherwise it goes
 //     with the delete event. Eviction runs in the informer event handler (Observe), in Record
-//     and RecordDelete, and in Len. Record and RecordDelete look at the store again after
-//     publishing, so an entry never waits for an event its handler has already handled.
-//     Therefore, once the informer has caught up with every write, Len is 0. Reads always
-//     compare, so correctness does not depend on eviction or on handler order.
+//     and RecordDelete, and in Sweep; evict.go holds all of it. Record and RecordDelete look
+//     at the store again after publishing, so an entry never waits for an event its handler
+//     has already handled. Therefore, once the informer has caught up with every write and
+//     a Sweep has run (or an event, or a write, came after the last progress), Len is 0. Len
+//     itself only counts: it neither evicts nor logs. Reads always compare, so correctness
+//     does not depend on eviction or on handler order.
+//   - Memory is bounded by the keys written, not by the writes: a newer write of a key
+//     replaces its entry, and the replaced copy is released at once, however long the
+//     informer makes no progress (TestStalledWritesOfOneKeyHoldOneCopy).
 //   - An entry is never dropped for its age or to make room: there is no size bound. The TTL
 //     (default five minutes) means "the informer made no progress past this write for that
 //     long": a stalled watch. Such an entry is still served, because dropping it would roll
 //     reads back to the informer's stale copy; it is counted in writeback_stalled_entries and
 //     logged as an error, and its recovery is logged when the informer catches up. The TTL is
-//     checked on each write the overlay records, on informer events and in Len; reads never
+//     checked on each write the overlay records, on informer events and in Sweep; reads never
 //     look at the clock. Options.TTL sets it (0: DefaultTTL), Options.Clock the clock.
 //   - Monotonic reads: once a read returned resourceVersion R for a key, no later read returns
 //     an older one.
@@ -81,7 +92,7 @@
 //   - ResourceVersions that go back: when the informer's progress falls below the highest one
 //     the overlay has seen (etcd restored from a backup, then the informer relisted), every
 //     entry belongs to a history that no longer exists and is dropped (reason "reset", logged
-//     as an error), at the first informer event, write or Len after the relist. A write whose
+//     as an error), at the first informer event, write or Sweep after the relist. A write whose
 //     result is at or below the informer's progress at the time is not held: between a restore
 //     and the informer's relist, reads show the informer's state.
 //   - client-go's AtomicFIFO feature gate (on by default since 1.36) must stay on: with it
@@ -154,6 +165,14 @@
 // freely beside writers and readers: 1,000 writes by default, more with
 // -writeback.schedules=100000.
 //
+// # Locking
+//
+// Reads take no lock. Writers (Record, RecordDelete, Sweep, the informer event handler)
+// serialise on the overlay's mutex, and the lock order is: the overlay's mutex, then the
+// informer's store. Under the mutex nothing blocks: metrics are atomic, and log lines are
+// written after it is released (TestNoLogUnderTheOverlaysLock), so a slow log sink never
+// holds up a writer or the informer.
+//
 // # Observability
 //
 // NewMetrics registers, with the label "resource": writeback_reads_served_from_overlay_total
@@ -172,8 +191,8 @@
 // without an entry, a counter test in a small filter as well; for a key with an entry, a hash
 // lookup besides the informer's, and a comparison of resourceVersions only the first time a
 // read meets a given informer copy: the entry remembers the copy it was found newer than, and
-// a read that finds that very object again (store objects are immutable) serves the entry at
-// once.
+// a read that finds that very object again (store objects are immutable, so an equal
+// interface value is the same object) serves the entry at once. The package uses no unsafe.
 //
 // Entries live in a hash table that readers search without locks and writers change in place
 // under one mutex, with an index by resourceVersion for eviction by progress and a list in
@@ -181,11 +200,24 @@
 // number of pending entries (within 1.6x from 1 to 100,000 in the report below; before, each
 // write copied the whole set).
 //
-// List finds the stale informer copies of pending keys by pointer identity, without reading
-// the other objects, when every pending key has an informer copy that stayed put during the
+// List finds the stale informer copies of pending keys by interface equality (one hash
+// lookup per item), without reading the other objects, when every pending key has an informer copy that stayed put during the
 // list; otherwise (for example while a create is pending and the store moved) it matches
 // items by namespace and name, which reads every object. Either way it works on the entries
 // as they were before it read the store.
+//
+// # Changes in behaviour
+//
+// Every exported name keeps its signature. Three behaviours changed:
+//
+//   - Len only counts. It used to evict the entries the progress had passed and report
+//     stalls (logging under the lock); Sweep, new, does that now. Code that read Len right
+//     after a watch bookmark to see the overlay empty calls Sweep first.
+//   - A NewDynamic overlay sets apiVersion and kind on a typed result, and refuses a
+//     *metav1.PartialObjectMetadata result, which it used to serve as an Unstructured of kind
+//     PartialObjectMetadata with no data.
+//   - A write replaced while the informer is stalled is released at once (it used to stay
+//     in memory until the informer's progress passed it).
 //
 // # Benchmarks
 //
@@ -196,31 +228,38 @@
 //
 // or run the plain benchmarks with go test ./pkg/writeback/ -run '^$' -bench 'Get|List|Record'.
 // With 10,000 ConfigMaps in the informer and 100 pending writes, measured on a shared, heavily
-// loaded 2-core machine (load average near 20), each figure the best of five interleaved
-// runs, ratios against the informer's own indexer, ranges over two to three reports:
+// loaded 2-core machine (load average near 30), each figure the best of five interleaved
+// runs, ratios against the informer's own indexer, ranges over two reports:
 //
 //	Get                                    ratio      allocs  target
-//	overlay, 0 pending                     1.01-1.19  0       <= 1.1, 0 allocs  met but noisy
-//	overlay, 100 pending, other key        1.09-1.32  0       <= 1.3            met but noisy
-//	overlay, 100 pending, this key         1.46-1.62  0       <= 1.3            missed, see below
-//	MutationCache, 100 pending, other key  2.19-2.33  0
-//	MutationCache, 100 pending, this key   5.44-5.67  0
+//	overlay, 0 pending                     0.77-1.05  0       <= 1.1, 0 allocs  met but noisy
+//	overlay, 100 pending, other key        1.16       0       <= 1.3            met
+//	overlay, 100 pending, this key         1.69-1.81  0       <= 1.3            missed, see below
+//	MutationCache, 100 pending, other key  2.17-2.84  0
+//	MutationCache, 100 pending, this key   5.52-5.61  0
 //
-//	List of 10,000                         ratio      target
-//	lister, 100 pending updates            1.04-1.32  <= 1.3  met but noisy
-//	lister, 99 updates and 1 create        1.21-1.50  (none)
-//	indexer, 100 pending updates           1.29-1.57  <= 1.3  noisy; unchanged from before
+//	List of 10,000                         ratio  target
+//	lister, 100 pending updates            1.37   <= 1.3  missed by a little, noisy
+//	lister, 99 updates and 1 create        1.74   (none)
+//	indexer, 100 pending updates           1.38   <= 1.3  missed by a little, noisy
 //
 //	Write, by pending entries                1     100        10,000     100,000    target
-//	Record (a newer write of a pending key)  1.00  0.67-1.02  1.01-1.08  1.31-1.54  <= 2.0
-//	Record, then the informer delivers it    1.00  0.82-1.27  0.90-1.31  0.86-1.29  <= 2.0
+//	Record (a newer write of a pending key)  1.00  1.42-1.50  2.33-2.39  2.85-2.94  <= 2.0
+//	Record, then the informer delivers it    1.00  1.20-1.29  1.23-1.48  1.54-2.43  <= 2.0
 //
-// A write costs about 1.5 µs (mostly the deep copy of the result) and a write with its
-// eviction about 4 µs, whatever the pending set. Reading a key that has a pending write went
-// from 1.8-2.6x to 1.46-1.62x with the remembered copy (and with the -v=5 check taken off the read
-// path); it still does two hash lookups, not one, because the informer's copy must be read:
-// the informer may have caught up or moved past the write. That is a third of what client-go's
-// MutationCache needs for the same job. List from the bare indexer is a plain copy of a map,
-// so the fixed work of finding 100 stale copies (200 lookups) weighs more there than through
-// the lister.
+//	Bytes held per pending key (100 keys of 16 KiB, informer stalled)
+//	writes per key                           1       10      100     target
+//	bytes per key                            17,682  17,677  17,682  flat (<= 1.1x)
+//
+// A write costs about 1.5-2 µs (mostly the deep copy of the result) and a write with its
+// eviction about 3-4 µs. A rewrite of a pending key now also takes the replaced entry out of
+// the eviction heap (log n in the pending set), which is what keeps memory to one copy per
+// key; at 100,000 pending entries that costs 2.9x the write with one. Reading a key that has
+// a pending write is 1.69-1.81x: it does two hash lookups, not one, because the informer's
+// copy must be read (the informer may have caught up or moved past the write), then one
+// comparison of interface values (an atomic.Value load) to reuse the last verdict; the
+// earlier figure of 1.46-1.62x compared raw pointers read with unsafe, and was measured under
+// less load. It is still a third of what client-go's MutationCache needs for the same job.
+// List from the bare indexer is a plain copy of a map, so the fixed work of finding 100 stale
+// copies (200 lookups) weighs more there than through the lister.
 package writeback

@@ -32,10 +32,11 @@ type entry struct {
 	recorded time.Time
 	expires  time.Time
 
-	// beaten is the informer copy (its data word) that a read last found older than this
-	// entry: a read that finds the same object again skips comparing resourceVersions. Store
-	// objects are immutable, and the pointer keeps the object alive, so equal means same.
-	beaten atomic.Pointer[byte]
+	// beaten is the informer copy that a read last found older than this entry: a read that
+	// finds the same object again (an equal interface value, see identity.go) skips comparing
+	// resourceVersions. Store objects are immutable, and holding the copy keeps it alive, so
+	// equal means same.
+	beaten atomic.Value
 
 	// Writers' bookkeeping, under Overlay.mu; readers never look at it.
 	// stalled is set once the entry has outlived the TTL.

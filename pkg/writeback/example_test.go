@@ -45,7 +45,8 @@ func ExampleNewObserving() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // stops the informers
 	clientset := fake.NewClientset()
-	writebacktest.StampServerFields(&clientset.Fake, clientset.Tracker()) // resourceVersions, as an apiserver
+	tracker := writebacktest.StampServerFields(&clientset.Fake, clientset.Tracker()) // resourceVersions, as an apiserver
+	watches := writebacktest.RecordWatches(&clientset.Fake, tracker)                 // the fake loses deletes made before its watch opens
 	factory := informers.NewSharedInformerFactory(clientset, 0)
 
 	// Before: lister := factory.Core().V1().ConfigMaps().Lister()
@@ -64,6 +65,10 @@ func ExampleNewObserving() {
 
 	factory.Start(ctx.Done())
 	cache.WaitForCacheSync(ctx.Done(), c.synced...)
+	if err := watches.Await(ctx, corev1.SchemeGroupVersion.WithResource("configmaps")); err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	if _, err := c.client("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "tally"}}, metav1.CreateOptions{}); err != nil {
 		fmt.Println(err)

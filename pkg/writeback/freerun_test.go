@@ -54,9 +54,10 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 		defer delayMu.Unlock()
 		return time.Duration(delayRand.IntN(2000)) * time.Microsecond
 	}
-	cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, func(w watch.Interface) watch.Interface {
+	var watches writebacktest.Watches
+	cs.PrependWatchReactor("configmaps", watches.Reactor(writebacktest.WatchReactor(tracker, func(w watch.Interface) watch.Interface {
 		return writebacktest.NewDelayingWatch(w, delay, nil)
-	}))
+	})))
 
 	const background = 300
 	for i := range background {
@@ -74,19 +75,21 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 	overlay := NewOverlay("configmaps", informer.GetIndexer(), Options{})
 	var handled atomic.Int64
 	poke := make(chan struct{}, 1)
-	overlay.observedHook = func(interface{}) {
+	if _, err := overlay.observe(informer, func(interface{}) {
 		handled.Add(1)
 		select {
 		case poke <- struct{}{}:
 		default:
 		}
-	}
-	if _, err := overlay.Observe(informer); err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	go informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		t.Fatal("informer did not sync")
+	}
+	if err := watches.Await(ctx, configMapsGVR); err != nil { // the fake loses deletes before it
+		t.Fatal(err)
 	}
 	handled.Store(0) // count only the events of the writes below
 	var writes atomic.Int64

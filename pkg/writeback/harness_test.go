@@ -40,6 +40,7 @@ type harness struct {
 	writer   writer // records into the overlay
 	others   writer // another actor: the overlay does not see its writes
 	holder   *writebacktest.Holder
+	watches  writebacktest.Watches // the informer's watch, awaited before any write
 	informer cache.SharedIndexInformer
 	overlay  *Overlay
 	lister   corelisters.ConfigMapLister
@@ -84,13 +85,12 @@ func newHarness(t *testing.T) *harness {
 		Clock:   h.clock,
 		Metrics: NewMetrics(h.registry),
 	})
-	h.overlay.observedHook = func(obj interface{}) {
+	if _, err := h.overlay.observe(h.informer, func(obj interface{}) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		h.observed <- obj.(runtime.Object)
-	}
-	if _, err := h.overlay.Observe(h.informer); err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	h.backend.clients(h)
@@ -98,6 +98,10 @@ func newHarness(t *testing.T) *harness {
 	go h.informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), h.informer.HasSynced) {
 		t.Fatal("informer did not sync")
+	}
+	// The fake loses a delete made between the informer's List and its Watch.
+	if err := h.watches.Await(ctx, configMapsGVR); err != nil {
+		t.Fatal(err)
 	}
 	return h
 }

@@ -29,19 +29,23 @@ func (o *Overlay) Observe(informer cache.SharedIndexInformer) (cache.ResourceEve
 	if !clientfeatures.FeatureGates().Enabled(clientfeatures.AtomicFIFO) {
 		return nil, ErrAtomicFIFODisabled
 	}
+	return o.observe(informer, func(interface{}) {})
+}
+
+// observe registers the handler, which calls after once it has handled each event. after is
+// the seam tests use to know when the overlay has handled an event (client-go runs each
+// handler on its own goroutine, so a handler of the test's own would race with it).
+func (o *Overlay) observe(informer cache.SharedIndexInformer, after func(obj interface{})) (cache.ResourceEventHandlerRegistration, error) {
 	return informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { o.observed(obj, false) },
-		UpdateFunc: func(_, obj interface{}) { o.observed(obj, false) },
-		DeleteFunc: func(obj interface{}) { o.observed(obj, true) },
+		AddFunc:    func(obj interface{}) { o.observed(obj, false); after(obj) },
+		UpdateFunc: func(_, obj interface{}) { o.observed(obj, false); after(obj) },
+		DeleteFunc: func(obj interface{}) { o.observed(obj, true); after(obj) },
 	})
 }
 
 // observed handles one informer event. The informer's store already reflects the event when
 // handlers run, so dropping an entry here never exposes an older copy.
 func (o *Overlay) observed(obj interface{}, deleted bool) {
-	if o.observedHook != nil {
-		defer o.observedHook(obj)
-	}
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 		deleted = true
@@ -54,7 +58,7 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 		return // the common case: nothing pending
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	defer o.unlock()
 	now := o.clock.Now()
 	// The event moved the informer's progress: that evicts every entry it passed, whatever
 	// its key, including those whose own event a relist skipped.
@@ -65,31 +69,4 @@ func (o *Overlay) observed(obj interface{}, deleted bool) {
 		}
 	}
 	o.sweepLocked(now)
-}
-
-// evictionReason says why the event m ends entry e, or "" when e must stay.
-func evictionReason(e *entry, m metav1.Object, deleted bool) string {
-	c, ok := compareRV(m.GetResourceVersion(), e.rv)
-	sameUID := e.uid == "" || m.GetUID() == e.uid
-	switch {
-	case deleted && sameUID:
-		return EvictDeleted
-	case deleted:
-		// The delete of another incarnation: it ends the entry only if it is not older.
-		if !ok || c >= 0 {
-			return EvictDeleted
-		}
-	case e.tombstone():
-		if !sameUID && (!ok || c > 0) {
-			return EvictRecreated
-		}
-		if sameUID && (!ok || (c > 0 && m.GetDeletionTimestamp() != nil)) {
-			return EvictObserved
-		}
-	default:
-		if !ok || c >= 0 {
-			return EvictObserved
-		}
-	}
-	return ""
 }

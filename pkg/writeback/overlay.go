@@ -50,6 +50,7 @@ type Overlay struct {
 	// entries are read without locks on every read.
 	entries entries
 	// mu serialises writers: recording and eviction. The fields below are guarded by it.
+	// Lock order: mu, then the informer's store (see locking.go).
 	mu sync.Mutex
 	// pending orders the entries with comparable resourceVersions for eviction by progress.
 	pending pendingHeap
@@ -59,12 +60,12 @@ type Overlay struct {
 	progress string
 	// stalled counts the entries that outlived the TTL.
 	stalled int
+	// queued are the log lines made under mu, written once it is released (see unlock).
+	queued []logLine
 
 	// logReads caches whether the logger logs reads (-v=5): asking costs a read a sixth.
 	logReads atomic.Bool
 
-	// observedHook, when set (by tests), runs after each informer event is handled.
-	observedHook func(obj interface{})
 	// asStored, when set, turns a recorded copy into the type the informer holds (unstructured
 	// or metadata-only; NewDynamic and NewMetadata set it), so that its listers can serve it.
 	asStored func(runtime.Object) (runtime.Object, error)
@@ -103,25 +104,32 @@ func NewOverlay(resource string, informerIndexer cache.Indexer, opts Options) *O
 }
 
 // Len is the number of entries (writes and tombstones) the informer has not caught up with.
-// It first evicts the entries the informer's progress has passed since its last event (a
-// watch bookmark moves it without any event).
-func (o *Overlay) Len() int {
+// It changes nothing and logs nothing: an entry whose write the informer's progress has passed
+// without an event for its key (a watch bookmark) is counted until the next informer event,
+// write or Sweep evicts it.
+func (o *Overlay) Len() int { return o.entries.len() }
+
+// Sweep evicts the entries the informer's progress has passed since its last event (a watch
+// bookmark moves it without any), and reports the entries that outlived the TTL as stalled.
+// Informer events and writes do the same; Sweep is for a caller that wants the overlay's
+// state up to date without either, for example before reading Len or the metrics.
+func (o *Overlay) Sweep() {
 	if o.entries.len() == 0 {
-		return 0
+		return
 	}
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	defer o.unlock()
 	now := o.clock.Now()
 	o.catchUpLocked(now)
 	o.sweepLocked(now)
-	return o.entries.len()
 }
 
 // Resource is the name given to NewOverlay.
 func (o *Overlay) Resource() string { return o.resource }
 
-// putLocked publishes e for its key, files it for eviction and the stall check, and returns
-// the entry it replaced. Callers hold o.mu.
+// putLocked publishes e for its key and files it for eviction and the stall check; the entry
+// it replaces leaves the eviction heap and the aging list at once, so that the overlay holds
+// one copy per key however often the key is written. Callers hold o.mu.
 func (o *Overlay) putLocked(e *entry, now time.Time) {
 	old := o.entries.putLocked(e)
 	e.heapIndex = -1
@@ -134,24 +142,4 @@ func (o *Overlay) putLocked(e *entry, now time.Time) {
 	} else if o.metrics != nil {
 		o.metrics.entries.Inc()
 	}
-}
-
-// removeLocked takes e out of the overlay. Callers hold o.mu.
-func (o *Overlay) removeLocked(e *entry, now time.Time) {
-	if !o.entries.removeLocked(e) {
-		return
-	}
-	o.untrackLocked(e, now)
-	if o.metrics != nil {
-		o.metrics.entries.Dec()
-	}
-}
-
-// untrackLocked forgets the bookkeeping of an entry that left (removed or replaced).
-func (o *Overlay) untrackLocked(e *entry, now time.Time) {
-	if e.heapIndex >= 0 {
-		heap.Remove(&o.pending, e.heapIndex)
-	}
-	o.aging.remove(e)
-	o.forgetLocked(e, now)
 }

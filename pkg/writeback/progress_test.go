@@ -62,15 +62,20 @@ func TestRelistThatSkipsAnObjectsLifeEvictsItsEntry(t *testing.T) {
 	}
 }
 
-// A watch bookmark moves the progress without any event; Len evicts what it passed.
-func TestBookmarkProgressEvictsOnLen(t *testing.T) {
+// A watch bookmark moves the progress without any event; Sweep evicts what it passed. Len
+// only counts: it changes nothing.
+func TestBookmarkProgressEvictsOnSweep(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	_ = store.Add(configMap(1, 10))
 	o := NewOverlay("configmaps", store, Options{})
 	o.Record(configMap(1, 11))
 	store.Bookmark("12") // the update went to a label the informer does not watch, say
+	if n := o.Len(); n != 1 {
+		t.Fatalf("Len %d before any sweep, want 1: Len must not evict", n)
+	}
+	o.Sweep()
 	if n := o.Len(); n != 0 {
-		t.Fatalf("Len %d after the progress passed the only entry, want 0", n)
+		t.Fatalf("Len %d after a sweep past the only entry, want 0", n)
 	}
 }
 

@@ -20,7 +20,7 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 	if err != nil {
 		return item, exists, err
 	}
-	if exists && e.beaten.Load() == dataOf(item) {
+	if exists && e.beats(item) {
 		// The very informer copy this entry was found newer than before: same answer.
 		o.noteRead(e, item, exists, fromOverlay)
 		return e.obj, true, nil
@@ -35,8 +35,8 @@ func (o *Overlay) GetByKey(key string) (interface{}, bool, error) {
 		}
 	}
 	got, found, src := o.resolve(e, item, exists, progress)
-	if src == fromOverlay && exists {
-		e.beaten.Store(dataOf(item))
+	if src == fromOverlay && exists && identifiable(item) {
+		e.rememberBeaten(item)
 	}
 	o.noteRead(e, item, exists, src)
 	return got, found, nil

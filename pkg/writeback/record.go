@@ -3,7 +3,6 @@ package writeback
 import (
 	"errors"
 	"reflect"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,7 +34,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 	}
 	cm, _ := meta.Accessor(cp)
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	defer o.unlock()
 	now := o.clock.Now()
 	o.catchUpLocked(now)
 
@@ -53,7 +52,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 	e.rvComparable = comparableRV(e.rv)
 	old := o.entries.table.Load().get(e.key)
 	if old != nil && !supersedes(e, old) {
-		o.logger.V(4).Info("Write-back ignored a write result older than the one it holds", "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
+		o.logLocked(4, "Write-back ignored a write result older than the one it holds", "key", e.key, "resultRV", e.rv, "heldRV", old.rv)
 		return
 	}
 	// The informer may have stored this write before the call returned. Then there is
@@ -65,7 +64,7 @@ func (o *Overlay) Record(obj runtime.Object) {
 		return
 	}
 	o.putLocked(e, now)
-	o.logger.V(4).Info("Write-back recorded a write", "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
+	o.logLocked(4, "Write-back recorded a write", "key", e.key, "uid", e.uid, "resourceVersion", e.rv)
 	// The informer may have stored the write and run its handler between the check and the
 	// publish; the handler then found nothing to evict. Anything stored after this second
 	// look runs a handler that finds the entry.
@@ -99,7 +98,7 @@ func supersedes(e, old *entry) bool {
 func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	key := keyOf(namespace, name)
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	defer o.unlock()
 	now := o.clock.Now()
 	o.catchUpLocked(now)
 
@@ -123,7 +122,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	if uid != "" && uid != sm.GetUID() {
 		// The server deleted another incarnation than the one reads serve; which of the two is
 		// newer is unknown, so the served copy is left alone.
-		o.logger.V(4).Info("Write-back recorded no tombstone: the deleted UID is not the served one", "key", key, "deletedUID", uid, "servedUID", sm.GetUID())
+		o.logLocked(4, "Write-back recorded no tombstone: the deleted UID is not the served one", "key", key, "deletedUID", uid, "servedUID", sm.GetUID())
 		return
 	}
 	t := &entry{
@@ -137,7 +136,7 @@ func (o *Overlay) RecordDelete(namespace, name string, uid types.UID) {
 	}
 	t.rvComparable = comparableRV(t.rv)
 	o.putLocked(t, now)
-	o.logger.V(4).Info("Write-back recorded a delete", "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
+	o.logLocked(4, "Write-back recorded a delete", "key", key, "uid", t.uid, "lastResourceVersion", t.rv)
 	// As for Record: the delete event may have been stored and handled before the publish.
 	if reason := o.tombstoneObserved(t); reason != "" {
 		o.evictLocked(t, reason, now)
@@ -155,23 +154,4 @@ func keyOf(namespace, name string) string {
 func isNilPointer(obj runtime.Object) bool {
 	v := reflect.ValueOf(obj)
 	return v.Kind() == reflect.Pointer && v.IsNil()
-}
-
-// evictLocked drops e, if it is still the entry for its key.
-func (o *Overlay) evictLocked(e *entry, reason string, now time.Time) {
-	if o.entries.get(e.key) != e {
-		return
-	}
-	o.removeLocked(e, now)
-	o.countEviction(e, reason, now)
-}
-
-func (o *Overlay) countEviction(e *entry, reason string, now time.Time) {
-	if o.metrics != nil {
-		o.metrics.evictions[reason].Inc()
-		if reason == EvictObserved && !e.tombstone() {
-			o.metrics.lag.Observe(now.Sub(e.recorded).Seconds())
-		}
-	}
-	o.logger.V(4).Info("Write-back evicted an entry", "key", e.key, "reason", reason, "resourceVersion", e.rv, "tombstone", e.tombstone(), "held", now.Sub(e.recorded))
 }

@@ -23,7 +23,7 @@ func (o *Overlay) sweepLocked(now time.Time) {
 		if o.metrics != nil {
 			o.metrics.stalled.Inc()
 		}
-		o.logger.Error(nil, "Write-back: the informer has not caught up with a write within the TTL; its watch may be stalled. The write is still served",
+		o.logErrorLocked("Write-back: the informer has not caught up with a write within the TTL; its watch may be stalled. The write is still served",
 			"key", e.key, "resourceVersion", e.rv, "tombstone", e.tombstone(), "informerResourceVersion", o.progressOf(), "held", now.Sub(e.recorded), "ttl", o.ttl)
 	}
 }
@@ -38,7 +38,7 @@ func (o *Overlay) forgetLocked(e *entry, now time.Time) {
 	if o.metrics != nil {
 		o.metrics.stalled.Dec()
 	}
-	o.logger.Info("Write-back: the informer caught up with a write after a stall", "key", e.key, "resourceVersion", e.rv, "held", now.Sub(e.recorded))
+	o.logLocked(0, "Write-back: the informer caught up with a write after a stall", "key", e.key, "resourceVersion", e.rv, "held", now.Sub(e.recorded))
 }
 
 // agingList links entries in the order they were recorded, so that the stall check looks only

@@ -65,7 +65,7 @@ func TestStalledEntryReplacedByNewerWrite(t *testing.T) {
 	o := NewOverlay("configmaps", store, Options{Clock: clock, TTL: time.Minute, Metrics: NewMetrics(prometheus.NewRegistry())})
 	o.Record(configMap(1, 20))
 	clock.Step(2 * time.Minute)
-	o.Len()
+	o.Sweep()
 	if got := valueOf(t, o.metrics.stalled); got != 1 {
 		t.Fatalf("stalled gauge %v, want 1", got)
 	}

@@ -28,16 +28,18 @@ func NewObserving(resource string, informer cache.SharedIndexInformer, opts Opti
 
 // NewDynamic is NewObserving for the informer of gvr in a dynamicinformer factory. The informer
 // holds *unstructured.Unstructured; read through dynamiclister.New(overlay, gvr) and write
-// through WrapDynamic. A write result of another type (from a typed client's Wrap, or Record)
-// is converted to unstructured when recorded; it keeps the apiVersion and kind it carried,
-// which typed clients usually leave empty. The resource label is gvr's group-resource
+// through WrapDynamic. A typed write result (from a typed client's Wrap, or Record) is
+// converted to unstructured when recorded, with gvr's apiVersion and the object's kind set
+// when it carried none (typed clients leave them empty), as every informer copy has them. A
+// metadata-only result (*metav1.PartialObjectMetadata) is refused and logged as an error: it
+// is not the whole object. The resource label is gvr's group-resource
 // ("deployments.apps"). Call it before the factory's Start, or call Start again after it: a
 // factory starts only the informers it has handed out.
 func NewDynamic(factory dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, opts Options) (*Overlay, cache.InformerSynced, error) {
 	if factory == nil {
 		return nil, nil, fmt.Errorf("writeback: NewDynamic(%s) needs a factory, got nil", gvr)
 	}
-	return newObservingAs(gvr.GroupResource().String(), factory.ForResource(gvr).Informer(), opts, asUnstructured)
+	return newObservingAs(gvr.GroupResource().String(), factory.ForResource(gvr).Informer(), opts, asUnstructuredFor(gvr))
 }
 
 // newObservingAs is NewObserving for an informer that holds one type for every resource: each

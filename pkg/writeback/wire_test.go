@@ -2,6 +2,7 @@ package writeback
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -171,5 +172,31 @@ func dryRunDeleteLeavesNoTombstone(t *testing.T, h *harness, del func(context.Co
 	}
 	if e := h.overlay.entries.get("ns/a"); e == nil || e.tombstone() {
 		t.Fatalf("entry %+v after a dry-run delete, want the patch's entry, not a tombstone", e)
+	}
+}
+
+// A dynamic overlay serves a typed write result with the apiVersion and kind every informer
+// copy has, and refuses a metadata-only result, which is not the whole object.
+func TestDynamicOverlayCompletesTypedResultsAndRefusesMetadataOnly(t *testing.T) {
+	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	logger, logs := capturingLogger(0)
+	o := NewOverlay("configmaps", store, Options{Logger: logger})
+	o.asStored = asUnstructuredFor(configMapsGVR) // as NewDynamic sets it
+
+	o.Record(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: "5"}, Data: map[string]string{"v": "1"}})
+	u, err := dynamiclister.New(o, configMapsGVR).Namespace("ns").Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.GetAPIVersion() != "v1" || u.GetKind() != "ConfigMap" {
+		t.Fatalf("served apiVersion %q kind %q, want v1 ConfigMap", u.GetAPIVersion(), u.GetKind())
+	}
+
+	o.Record(&metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b", ResourceVersion: "6"}})
+	if _, found, _ := o.GetByKey("ns/b"); found {
+		t.Fatal("a metadata-only result was served as a whole object")
+	}
+	if !strings.Contains(logs(), "metadata-only") {
+		t.Fatalf("want the refusal logged, got:\n%s", logs())
 	}
 }

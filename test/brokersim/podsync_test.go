@@ -17,6 +17,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
 const (
@@ -52,6 +53,23 @@ func statefulSet(replicas int32) *appsv1.StatefulSet {
 	}
 }
 
+// startPodSync starts PodSync over client and waits until its pod watch is open: the fake
+// clientset loses a delete made between the informer's List and its Watch
+// (kubernetes/kubernetes#141528).
+func startPodSync(t *testing.T, client *fake.Clientset, sim *admintest.Server, opts ...PodSyncOption) *PodSync {
+	t.Helper()
+	watches := writebacktest.RecordWatches(&client.Fake, client.Tracker())
+	s, err := StartPodSync(t.Context(), client, sim, "", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	if err := watches.Await(t.Context(), corev1.SchemeGroupVersion.WithResource("pods")); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // awaitRunning waits for PodSync to report exactly want, change by change.
 func awaitRunning(t *testing.T, s *PodSync, want []int) {
 	t.Helper()
@@ -82,11 +100,7 @@ func TestPodSyncJoinsReadyPodsAndTellsLeavingFromRestarting(t *testing.T) {
 	client := fake.NewClientset(statefulSet(3), brokerPod(0, true), brokerPod(1, true), brokerPod(2, false))
 	sim := admintest.NewServer(admintest.Options{})
 	t.Cleanup(sim.Close)
-	s, err := StartPodSync(ctx, client, sim, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
+	s := startPodSync(t, client, sim)
 
 	awaitRunning(t, s, []int{0, 1})
 	if _, ok := sim.Cluster(testNS, testCluster).NodeID(2); ok {
@@ -179,11 +193,7 @@ func TestPodSyncReportsVersionsAndRefusesADecommissionedBrokersClaim(t *testing.
 		claim("datadir-example-0", "uid-0"), claim("datadir-example-1", "uid-1"))
 	sim := admintest.NewServer(admintest.Options{})
 	t.Cleanup(sim.Close)
-	s, err := StartPodSync(ctx, client, sim, "", WithVolumeIdentity())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
+	s := startPodSync(t, client, sim, WithVolumeIdentity())
 	awaitRunning(t, s, []int{0, 1})
 	c := sim.Cluster(testNS, testCluster)
 	cl, err := admin.NewClient(c.Config(2))

@@ -12,6 +12,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
 // volumeEvents reports the names of the PersistentVolumes created and deleted through client.
@@ -42,11 +43,16 @@ func receive(t *testing.T, ch <-chan string, what string) string {
 func TestVolumeBinderBindsAClaimAndDeletesItsVolumeOnceReleased(t *testing.T) {
 	client := fake.NewClientset()
 	created, deleted := volumeEvents(client)
+	watches := writebacktest.RecordWatches(&client.Fake, client.Tracker())
 	b, err := StartVolumeBinder(t.Context(), client, testNS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Stop)
+	// The fake loses a delete made between an informer's List and its Watch.
+	if err := watches.Await(t.Context(), corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), corev1.SchemeGroupVersion.WithResource("persistentvolumes")); err != nil {
+		t.Fatal(err)
+	}
 
 	// A volume nobody here made, already Released: not the binder's to delete.
 	foreign := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "foreign"},

@@ -107,7 +107,8 @@ func TestHolderWithFakeClientsetAndInformer(t *testing.T) {
 	cs := fake.NewClientset()
 	tracker := writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
 	holder := writebacktest.NewHolder()
-	cs.PrependWatchReactor("configmaps", writebacktest.WatchReactor(tracker, holder.Wrap))
+	var watches writebacktest.Watches
+	cs.PrependWatchReactor("configmaps", watches.Reactor(writebacktest.WatchReactor(tracker, holder.Wrap)))
 
 	informer := informers.NewSharedInformerFactory(cs, 0).Core().V1().ConfigMaps().Informer()
 	seen := make(chan string, 10)
@@ -119,6 +120,9 @@ func TestHolderWithFakeClientsetAndInformer(t *testing.T) {
 	go informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		t.Fatal("no sync")
+	}
+	if err := watches.Await(ctx, configMapsGVR); err != nil {
+		t.Fatal(err)
 	}
 
 	created, err := cs.CoreV1().ConfigMaps("ns").Create(ctx, named("a"), metav1.CreateOptions{})

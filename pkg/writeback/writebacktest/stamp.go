@@ -39,7 +39,8 @@ const FirstResourceVersion = 1_000_000
 //
 // Objects given to NewClientset are not stamped; create them through the client instead.
 func StampServerFields(f *k8stesting.Fake, tracker k8stesting.ObjectTracker) k8stesting.ObjectTracker {
-	s := &stampingTracker{ObjectTracker: tracker, deleteRVs: map[types.UID]string{}, listRVs: map[string]string{}}
+	s := &stampingTracker{ObjectTracker: tracker, deleteRVs: map[types.UID]string{}, listRVs: map[string]string{}, watches: map[*pacedWatch]struct{}{}}
+	s.room = sync.NewCond(&s.mu)
 	s.next.Store(FirstResourceVersion - 1)
 	react := k8stesting.ObjectReaction(s)
 	f.PrependReactor("*", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -62,6 +63,25 @@ type stampingTracker struct {
 	next      atomic.Int64
 	deleteRVs map[types.UID]string // resourceVersion of each delete, for its watch event
 	listRVs   map[string]string    // the tracker's own resourceVersion of each list, by the one handed out
+	// watches are the tracker's watches handed out and not stopped; room is signalled
+	// whenever one of them is read from or stopped (see pace.go).
+	watches map[*pacedWatch]struct{}
+	room    *sync.Cond
+}
+
+// begin starts a write: it waits until every open watch can take the write's event, and
+// returns the function that ends it, which gives back the resourceVersion if the tracker
+// refused the write (AlreadyExists, NotFound, Conflict): a refused write is not a write, and
+// a list must not run ahead of every event. Callers hold s.mu.
+func (s *stampingTracker) begin() (end func(error) error) {
+	s.awaitRoomLocked()
+	prev := s.next.Load()
+	return func(err error) error {
+		if err != nil {
+			s.next.Store(prev)
+		}
+		return err
+	}
 }
 
 // stamp returns a copy of obj with a new resourceVersion (and a UID when creating).
@@ -85,11 +105,12 @@ func (s *stampingTracker) stampInPlace(obj runtime.Object, create bool) error {
 func (s *stampingTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	end := s.begin()
 	obj, err := s.stamp(obj, true)
 	if err != nil {
-		return err
+		return end(err)
 	}
-	return s.ObjectTracker.Create(gvr, obj, ns, opts...)
+	return end(s.ObjectTracker.Create(gvr, obj, ns, opts...))
 }
 
 // Update also does what an apiserver does with the metadata of an update: it refuses a stale
@@ -113,14 +134,15 @@ func (s *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Ob
 		return apierrors.NewConflict(gvr.GroupResource(), sent.GetName(),
 			fmt.Errorf("resourceVersion %s is not the stored %s", sent.GetResourceVersion(), sm.GetResourceVersion()))
 	}
+	end := s.begin()
 	obj, err = s.stamp(obj, false)
 	if err != nil {
-		return err
+		return end(err)
 	}
 	if m, _ := meta.Accessor(obj); m.GetUID() == "" {
 		m.SetUID(sm.GetUID())
 	}
-	return s.ObjectTracker.Update(gvr, obj, ns, opts...)
+	return end(s.ObjectTracker.Update(gvr, obj, ns, opts...))
 }
 
 // Patch stamps in place: the fake's patch reaction hands over its own copy and returns that
@@ -128,10 +150,11 @@ func (s *stampingTracker) Update(gvr schema.GroupVersionResource, obj runtime.Ob
 func (s *stampingTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	end := s.begin()
 	if err := s.stampInPlace(obj, false); err != nil {
-		return err
+		return end(err)
 	}
-	return s.ObjectTracker.Patch(gvr, obj, ns, opts...)
+	return end(s.ObjectTracker.Patch(gvr, obj, ns, opts...))
 }
 
 func (s *stampingTracker) Apply(gvr schema.GroupVersionResource, applyConfiguration runtime.Object, ns string, opts ...metav1.PatchOptions) error {
@@ -143,11 +166,12 @@ func (s *stampingTracker) Apply(gvr schema.GroupVersionResource, applyConfigurat
 	}
 	_, err = s.ObjectTracker.Get(gvr, ns, m.GetName())
 	create := apierrors.IsNotFound(err)
+	end := s.begin()
 	applyConfiguration, err = s.stamp(applyConfiguration, create)
 	if err != nil {
-		return err
+		return end(err)
 	}
-	return s.ObjectTracker.Apply(gvr, applyConfiguration, ns, opts...)
+	return end(s.ObjectTracker.Apply(gvr, applyConfiguration, ns, opts...))
 }
 
 // Delete gives the delete its own resourceVersion, which the watch event will carry.
@@ -166,8 +190,13 @@ func (s *stampingTracker) Delete(gvr schema.GroupVersionResource, ns, name strin
 		return apierrors.NewConflict(gvr.GroupResource(), name,
 			fmt.Errorf("precondition failed: UID in precondition: %s, UID in object meta: %s", *opts[0].Preconditions.UID, m.GetUID()))
 	}
+	end := s.begin()
 	s.deleteRVs[m.GetUID()] = strconv.FormatInt(s.next.Add(1), 10)
-	return s.ObjectTracker.Delete(gvr, ns, name, opts...)
+	if err := s.ObjectTracker.Delete(gvr, ns, name, opts...); err != nil {
+		delete(s.deleteRVs, m.GetUID())
+		return end(err)
+	}
+	return nil
 }
 
 // List hands out the resourceVersion of the last write as the list's, as an apiserver does:
@@ -203,20 +232,20 @@ func (s *stampingTracker) Watch(gvr schema.GroupVersionResource, ns string, opts
 	if err != nil {
 		return nil, err
 	}
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		if ev.Type != watch.Deleted {
-			return ev, true
-		}
-		m, err := meta.Accessor(ev.Object)
-		if err != nil {
-			return ev, true
-		}
-		s.mu.Lock()
-		rv, ok := s.deleteRVs[m.GetUID()]
-		s.mu.Unlock()
-		if ok {
-			m.SetResourceVersion(rv)
-		}
-		return ev, true
-	}), nil
+	return s.pace(w), nil
+}
+
+// rewriteLocked gives a delete event the delete's own resourceVersion. Callers hold s.mu.
+func (s *stampingTracker) rewriteLocked(ev watch.Event) watch.Event {
+	if ev.Type != watch.Deleted {
+		return ev
+	}
+	m, err := meta.Accessor(ev.Object)
+	if err != nil {
+		return ev
+	}
+	if rv, ok := s.deleteRVs[m.GetUID()]; ok {
+		m.SetResourceVersion(rv)
+	}
+	return ev
 }

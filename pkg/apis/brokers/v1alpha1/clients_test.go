@@ -13,6 +13,7 @@ import (
 	v1alpha1 "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
 	informers "github.com/broker-operator/broker-operator/pkg/generated/informers/externalversions"
+	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
 // The generated fake clientset, informer and lister must work together: users test their own
@@ -20,6 +21,7 @@ import (
 func TestFakeClientsetInformerListerRoundTrip(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	client := fake.NewClientset()
+	watches := writebacktest.RecordWatches(&client.Fake, client.Tracker())
 	factory := informers.NewSharedInformerFactory(client, 0)
 	informer := factory.Brokers().V1alpha1().BrokerClusters()
 	lister := informer.Lister()
@@ -30,6 +32,10 @@ func TestFakeClientsetInformerListerRoundTrip(t *testing.T) {
 	}()
 	if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
 		t.Fatal("informer did not sync")
+	}
+	// The fake loses a delete made between the informer's List and its Watch.
+	if err := watches.Await(ctx, v1alpha1.SchemeGroupVersion.WithResource("brokerclusters")); err != nil {
+		t.Fatal(err)
 	}
 
 	bc := &v1alpha1.BrokerCluster{
