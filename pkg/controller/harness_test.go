@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -73,21 +74,25 @@ const (
 // small stand-in for the StatefulSet controller and kubelet (playStatefulSet). Tests drive
 // reconciles one at a time.
 type harness struct {
-	t        *testing.T
-	ctx      context.Context
-	kube     *kubefake.Clientset
-	brokers  *brokerfake.Clientset
-	bcTrack  k8stesting.ObjectTracker
-	holder   *writebacktest.Holder
-	holding  bool
-	sim      *admintest.Server
-	simClock *admintest.FakeClock
-	cluster  *admintest.Cluster
-	clock    *testingclock.FakeClock
-	registry *prometheus.Registry
-	recorder *record.FakeRecorder
-	c        *Controller
-	nc       *namespaceCache
+	t       *testing.T
+	ctx     context.Context
+	kube    *kubefake.Clientset
+	brokers *brokerfake.Clientset
+	bcTrack k8stesting.ObjectTracker
+	// kubeWatches and bcWatches let newHarness wait until every informer's watch is open: the
+	// fake clientset loses a delete made between an informer's List and its Watch
+	// (kubernetes/kubernetes#141528).
+	kubeWatches, bcWatches *writebacktest.Watches
+	holder                 *writebacktest.Holder
+	holding                bool
+	sim                    *admintest.Server
+	simClock               *admintest.FakeClock
+	cluster                *admintest.Cluster
+	clock                  *testingclock.FakeClock
+	registry               *prometheus.Registry
+	recorder               *record.FakeRecorder
+	c                      *Controller
+	nc                     *namespaceCache
 	// informed gets a value after any informer event (the indexer is updated by then).
 	informed chan struct{}
 	// staleReads counts BrokerCluster reads older than what the apiserver held at the time.
@@ -112,17 +117,20 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		recorder: record.NewFakeRecorder(10000),
 		informed: make(chan struct{}, 1),
 	}
-	writebacktest.StampServerFields(&h.kube.Fake, h.kube.Tracker())
+	kubeTrack := writebacktest.StampServerFields(&h.kube.Fake, h.kube.Tracker())
 	h.bcTrack = writebacktest.StampServerFields(&h.brokers.Fake, h.brokers.Tracker())
+	// After StampServerFields: the last watch reactor prepended is the one that answers.
+	h.kubeWatches = writebacktest.RecordWatches(&h.kube.Fake, kubeTrack)
+	h.bcWatches = writebacktest.RecordWatches(&h.brokers.Fake, h.bcTrack)
 	h.brokers.PrependReactor("patch", "brokerclusters", resourceVersionPrecondition(h.bcTrack))
 	if opts.hold {
 		h.holder = writebacktest.NewHolder()
-		h.brokers.PrependWatchReactor("brokerclusters", writebacktest.WatchReactor(h.bcTrack, h.holder.Wrap))
+		h.brokers.PrependWatchReactor("brokerclusters", h.bcWatches.Reactor(writebacktest.WatchReactor(h.bcTrack, h.holder.Wrap)))
 	}
 	if opts.delay != nil {
-		h.brokers.PrependWatchReactor("brokerclusters", writebacktest.WatchReactor(h.bcTrack, func(w watch.Interface) watch.Interface {
+		h.brokers.PrependWatchReactor("brokerclusters", h.bcWatches.Reactor(writebacktest.WatchReactor(h.bcTrack, func(w watch.Interface) watch.Interface {
 			return writebacktest.NewDelayingWatch(w, opts.delay, nil)
-		}))
+		})))
 	}
 	simOpts := admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime}
 	if opts.auth {
@@ -168,6 +176,13 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		}
 	}
 	if err := c.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kubeWatches.Await(ctx, appsv1.SchemeGroupVersion.WithResource("statefulsets"), corev1.SchemeGroupVersion.WithResource("services"),
+		policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), corev1.SchemeGroupVersion.WithResource("pods")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.bcWatches.Await(ctx, v1alpha1.SchemeGroupVersion.WithResource("brokerclusters")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
