@@ -40,6 +40,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/race"
 )
 
@@ -58,7 +59,7 @@ func main() {
 	klog.InitFlags(nil)
 	flag.Parse()
 
-	lag, err := race.ParseLag(*lagFlag)
+	lag, err := harness.ParseLag(*lagFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -92,7 +93,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, w workload, namespaceCount int, lag race.Lag, only string) error {
+func run(ctx context.Context, w workload, namespaceCount int, lag harness.Lag, only string) error {
 	cp, err := framework.Start(ctx, framework.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }})
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func run(ctx context.Context, w workload, namespaceCount int, lag race.Lag, only
 	}
 
 	var results []result
-	for _, l := range []race.Lag{{}, lag} {
+	for _, l := range []harness.Lag{{}, lag} {
 		for _, s := range strategies {
 			if only != "" && !strings.Contains(s.name, only) {
 				continue
@@ -144,7 +145,7 @@ func (w workload) object(i int) (namespace, name string) {
 
 type result struct {
 	strategy string
-	lag      race.Lag
+	lag      harness.Lag
 	reads    int
 	stale    int
 	failed   int
@@ -156,7 +157,7 @@ type result struct {
 // maxFailures ends a row early: a strategy whose reads keep failing says so after this many.
 const maxFailures = 10
 
-func (w workload) measure(ctx context.Context, cp *framework.ControlPlane, s namedStrategy, lag race.Lag) result {
+func (w workload) measure(ctx context.Context, cp *framework.ControlPlane, s namedStrategy, lag harness.Lag) result {
 	r := result{strategy: s.name, lag: lag}
 	rec := race.NewRecorder(race.RecorderOptions{Lag: lag, Seed: 1})
 	cfg := cp.AdminConfig()

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // report renders the results as a markdown table, with each strategy's p50 as a ratio to the
 // plain lister's and to pkg/writeback's at the same lag.
-func report(w workload, namespaces int, lag race.Lag, results []result) string {
+func report(w workload, namespaces int, lag harness.Lag, results []result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d ConfigMaps in %d namespaces, each patched %d times and read back at once; lagged rows delay every watch stream by %s.\n",
 		w.objects, namespaces, w.writes, lag)
@@ -37,7 +37,7 @@ func report(w workload, namespaces int, lag race.Lag, results []result) string {
 	return b.String()
 }
 
-func find(results []result, strategy string, lag race.Lag) time.Duration {
+func find(results []result, strategy string, lag harness.Lag) time.Duration {
 	for _, r := range results {
 		if r.strategy == strategy && r.lag == lag && len(r.lat) > 0 {
 			return r.percentile(0.5)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/race"
 )
 
@@ -40,7 +41,7 @@ func TestCounterOnRealAPIServer(t *testing.T) {
 			}
 
 			cfg := cp.AdminConfig()
-			cfg.WrapTransport = race.NewRecorder(race.RecorderOptions{Lag: race.Lag{Min: 10 * time.Millisecond, Max: 30 * time.Millisecond}, Seed: 1}).Wrap
+			cfg.WrapTransport = race.NewRecorder(race.RecorderOptions{Lag: harness.Lag{Min: 10 * time.Millisecond, Max: 30 * time.Millisecond}, Seed: 1}).Wrap
 			client := kubernetes.NewForConfigOrDie(cfg)
 			factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
 			c, err := NewController(client, factory.Core().V1().ConfigMaps(), writeBack)

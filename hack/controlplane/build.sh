@@ -32,7 +32,9 @@ targets=(
   "kube-proxy|node|k8s.io/kubernetes/cmd/kube-proxy|${kube_ldflags}"
   "helm|helm|helm.sh/helm/v3/cmd/helm|${base_ldflags}"
 )
-# kwok's default behaviour (kwokctl's defaults), taken from the kwok module source.
+# kwok's default behaviour (kwokctl's defaults), taken from the kwok module source. test/framework
+# leaves pod-delete out when it starts kwok (it deletes by name with no UID precondition) and
+# finishes pod deletes itself, as a kubelet does.
 kwok_stages=(
   node/fast/node-initialize.yaml
   node/heartbeat-with-lease/node-heartbeat-with-lease.yaml

@@ -26,6 +26,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/race"
 )
 
@@ -45,7 +46,7 @@ func TestDynamicAndMetadataReadOwnWrites(t *testing.T) {
 	}
 
 	cfg := cp.AdminConfig()
-	cfg.WrapTransport = race.NewRecorder(race.RecorderOptions{Lag: race.Lag{Min: 10 * time.Millisecond, Max: 30 * time.Millisecond}, Seed: 1}).Wrap
+	cfg.WrapTransport = race.NewRecorder(race.RecorderOptions{Lag: harness.Lag{Min: 10 * time.Millisecond, Max: 30 * time.Millisecond}, Seed: 1}).Wrap
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	md := metadata.NewForConfigOrDie(cfg)
 	typed := kubernetes.NewForConfigOrDie(cfg)

@@ -6,15 +6,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
-// The apiserver writes an audit log of every request a ServiceAccount makes. A controller often
-// only logs a Forbidden answer (an informer retries its list for ever), so a test that must fail
-// on any forbidden request reads them from here.
+// The apiserver writes an audit log of every request a ServiceAccount makes, and of every pod
+// delete by anyone, with its options (grace period, UID precondition). A controller often only
+// logs a Forbidden answer (an informer retries its list for ever), so a test that must fail on any
+// forbidden request reads them from here; a pod that vanishes is traced to who deleted it.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
+- level: Request
+  verbs: ["delete", "deletecollection"]
+  resources: [{group: "", resources: ["pods"]}]
 - level: Metadata
   userGroups: ["system:serviceaccounts"]
 - level: None
@@ -26,6 +32,13 @@ type Request struct {
 	Verb       string
 	RequestURI string
 	Code       int32
+	// UserAgent names the client program (e.g. "kwok/v0.8.0", "kube-controller-manager/...").
+	UserAgent string
+	// At is when the apiserver finished answering.
+	At time.Time
+	// PreconditionUID is the UID a delete required the object to have; "" for none. Only pod
+	// deletes are audited with their options.
+	PreconditionUID string
 }
 
 func (r Request) String() string {
@@ -45,6 +58,42 @@ func writeAuditPolicy(dir string) (auditFiles, error) {
 // apiserver writes an entry once the response is complete, so a request answered a moment ago
 // may be missing.
 func (cp *ControlPlane) ServiceAccountRequests() ([]Request, error) {
+	all, err := cp.auditedRequests()
+	var out []Request
+	for _, r := range all {
+		if strings.HasPrefix(r.User, serviceAccountUserPrefix) {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// serviceAccountUserPrefix starts the user name of every ServiceAccount.
+const serviceAccountUserPrefix = "system:serviceaccount:"
+
+// PodDeletes returns every pod delete so far, by any user, in order, with its UID precondition.
+// The pods of the fake Node are finished by the user "pod-finisher", always with the pod's UID.
+func (cp *ControlPlane) PodDeletes() ([]Request, error) {
+	all, err := cp.auditedRequests()
+	var out []Request
+	for _, r := range all {
+		if (r.Verb == "delete" || r.Verb == "deletecollection") && isPodsURI(r.RequestURI) {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// isPodsURI reports whether a request URI addresses pods (a collection or one pod, no subresource).
+func isPodsURI(uri string) bool {
+	path, _, _ := strings.Cut(uri, "?")
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	n := len(segs)
+	return (n >= 3 && segs[n-1] == "pods") || (n >= 4 && segs[n-2] == "pods")
+}
+
+// auditedRequests reads every entry of the audit log.
+func (cp *ControlPlane) auditedRequests() ([]Request, error) {
 	f, err := os.Open(cp.audit.log)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -61,16 +110,26 @@ func (cp *ControlPlane) ServiceAccountRequests() ([]Request, error) {
 			User struct {
 				Username string `json:"username"`
 			} `json:"user"`
-			Verb           string `json:"verb"`
-			RequestURI     string `json:"requestURI"`
+			Verb           string    `json:"verb"`
+			RequestURI     string    `json:"requestURI"`
+			UserAgent      string    `json:"userAgent"`
+			StageTimestamp time.Time `json:"stageTimestamp"`
 			ResponseStatus *struct {
 				Code int32 `json:"code"`
 			} `json:"responseStatus"`
+			RequestObject *struct {
+				Preconditions *struct {
+					UID string `json:"uid"`
+				} `json:"preconditions"`
+			} `json:"requestObject"`
 		}
 		if err := json.Unmarshal(scanner.Bytes(), &event); err != nil {
 			continue // a line being written right now
 		}
-		r := Request{User: event.User.Username, Verb: event.Verb, RequestURI: event.RequestURI}
+		r := Request{User: event.User.Username, Verb: event.Verb, RequestURI: event.RequestURI, UserAgent: event.UserAgent, At: event.StageTimestamp}
+		if o := event.RequestObject; o != nil && o.Preconditions != nil {
+			r.PreconditionUID = o.Preconditions.UID
+		}
 		if event.ResponseStatus != nil {
 			r.Code = event.ResponseStatus.Code
 		}

@@ -30,6 +30,8 @@ type ControlPlane struct {
 	caPEM []byte
 	audit auditFiles
 	logf  func(format string, args ...any)
+	// finisher finishes the fake Node's pod deletes in kwok's place (podfinisher.go).
+	finisher *podFinisher
 
 	mu        sync.Mutex
 	processes []*process     // in start order
@@ -126,8 +128,15 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	kwok, err := cp.run(opts, "kwok", kwokArgs(kubeconfigs["kwok"], opts.KwokStages))
+	stages, err := writeKwokStages(cp.Dir, opts.KwokStages)
 	if err != nil {
+		return err
+	}
+	kwok, err := cp.run(opts, "kwok", kwokArgs(kubeconfigs["kwok"], stages))
+	if err != nil {
+		return err
+	}
+	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser]); err != nil {
 		return err
 	}
 	all := []*process{etcd, apiserver, kcm, scheduler, kwok}
@@ -152,7 +161,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 func (cp *ControlPlane) writeCredentials() (kubeconfigs map[string]string, tokensFile string, err error) {
 	kubeconfigs = map[string]string{}
 	var lines []byte
-	for i, user := range []string{"admin", "kube-controller-manager", "kube-scheduler", "kwok"} {
+	for i, user := range []string{"admin", "kube-controller-manager", "kube-scheduler", "kwok", podFinisherUser} {
 		token, err := randomToken()
 		if err != nil {
 			return nil, "", err
@@ -210,6 +219,9 @@ func (cp *ControlPlane) stop(keepLogs bool) error {
 		close(cp.stopped)
 		processes := slices.Clone(cp.processes)
 		cp.mu.Unlock()
+		if cp.finisher != nil {
+			cp.finisher.stop()
+		}
 		for i := len(processes) - 1; i >= 0; i-- {
 			if err := processes[i].stop(); err != nil {
 				errs = append(errs, err)

@@ -1,7 +1,12 @@
 // Package framework starts a real local Kubernetes control plane on 127.0.0.1 for end-to-end tests
 // and local runs: etcd, kube-apiserver (RBAC, static token authentication, an audit log of
-// ServiceAccount requests), kube-controller-manager, kube-scheduler and kwok, which plays the
-// kubelet for one fake Node so that Pods become Running and Ready with IPs.
+// ServiceAccount requests and of every pod delete), kube-controller-manager, kube-scheduler and
+// kwok, which plays the kubelet for one fake Node so that Pods become Running and Ready with IPs.
+//
+// kwok's own pod-delete stage is left out of its stage configuration: it finishes a graceful pod
+// delete by name with no precondition, and so can delete the new Pod a StatefulSet made under the
+// same name. The control plane finishes those deletes itself instead, as a kubelet does: grace 0
+// and the Pod's UID as a precondition, as the user "pod-finisher".
 //
 // The binaries are built from Go modules by hack/controlplane/build.sh into _output/bin
 // (CONTROLPLANE_BIN_DIR overrides the directory). From a program, call Start and, when done,
@@ -12,7 +17,8 @@
 //   - AdminConfig and KubeconfigPath: a superuser, for the test itself and for kubectl;
 //   - ServiceAccountConfig and ServiceAccountKubeconfig: clients that hold only what RBAC grants a
 //     ServiceAccount, which is how the operator is meant to run;
-//   - ForbiddenRequests: every request of a ServiceAccount that RBAC refused.
+//   - ForbiddenRequests: every request of a ServiceAccount that RBAC refused;
+//   - PodDeletes: every pod delete by any user, with its user agent, time and UID precondition.
 //
 // For soak tests, RestartAPIServer kills kube-apiserver and starts it again (kwok is restarted with
 // it), and CompactEtcd compacts etcd so that watches resuming from before it get 410 Gone.

@@ -201,13 +201,17 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 	if err := createFakeNode(ctx, client); err != nil {
 		return err
 	}
+	stages, err := writeKwokStages(dir, opts.KwokStages)
+	if err != nil {
+		return err
+	}
 	components := []struct {
 		name string
 		args []string
 	}{
 		{"kube-controller-manager", controllerManagerArgs(dir, kubeconfigs["kube-controller-manager"], p, kcmPort)},
 		{"kube-scheduler", schedulerArgs(dir, kubeconfigs["kube-scheduler"], schedulerPort)},
-		{"kwok", kwokArgs(kubeconfigs["kwok"], opts.KwokStages)},
+		{"kwok", kwokArgs(kubeconfigs["kwok"], stages)},
 		{"kubelet", kubeletArgs(dir, filepath.Join(dir, "kubelet.json"), kubeconfigs["kubelet"])},
 		{"kube-proxy", []string{"--config=" + filepath.Join(dir, "kube-proxy.json")}},
 	}
@@ -215,6 +219,9 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 		if _, err := n.run(opts.Options, c.name, "", c.args); err != nil {
 			return err
 		}
+	}
+	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser]); err != nil {
+		return err
 	}
 	checks := []struct {
 		what  string
@@ -363,6 +370,9 @@ func (n *RealNode) stop(keepLogs bool) error {
 		}
 		if n.processes["kubelet"] != nil && n.admin != nil {
 			errs = append(errs, n.deleteAllPods())
+		}
+		if n.finisher != nil {
+			n.finisher.stop()
 		}
 		// The apiserver's clients go first, together, then the apiserver, etcd and containerd:
 		// an apiserver with clients still attached waits for them and outlasts its grace.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -200,5 +199,3 @@ func writeJSON(path string, data []byte, err error) error {
 	}
 	return os.WriteFile(path, data, 0o600)
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -12,12 +12,17 @@ import (
 // (for example "go test -tags e2e ./test/race -run TestRaceExperiment -count=1 -v"), a
 // -timeout other than go test's default, every other flag set on the command line, and the seed.
 func ReplayCommand(base string, seed uint64) string {
+	return replayCommand(flag.CommandLine, base, seed)
+}
+
+// replayCommand is ReplayCommand over the flags of fs.
+func replayCommand(fs *flag.FlagSet, base string, seed uint64) string {
 	args := []string{base}
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() != "10m0s" {
+	if f := fs.Lookup("test.timeout"); f != nil && f.Value.String() != "10m0s" {
 		args = append(args, "-timeout="+f.Value.String())
 	}
 	args = append(args, "-args")
-	flag.Visit(func(f *flag.Flag) {
+	fs.Visit(func(f *flag.Flag) {
 		if !strings.HasPrefix(f.Name, "test.") && f.Name != "seed" {
 			args = append(args, fmt.Sprintf("-%s=%s", f.Name, f.Value))
 		}

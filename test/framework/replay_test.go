@@ -4,20 +4,25 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 )
 
 func TestReplayCommandNamesTheFlagsSetAndTheSeed(t *testing.T) {
-	var lag string
-	flag.StringVar(&lag, "replay-test-lag", "", "")
-	if err := flag.Set("replay-test-lag", "0-50ms"); err != nil {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.Duration("test.timeout", 10*time.Minute, "")
+	fs.Bool("test.v", false, "")
+	fs.String("lag", "0-50ms", "")
+	fs.Int("clusters", 10, "")
+	fs.Uint64("seed", 0, "")
+	if err := fs.Parse([]string{"-test.timeout=30m", "-test.v", "-lag=5ms-20ms", "-seed=7"}); err != nil {
 		t.Fatal(err)
 	}
-	got := ReplayCommand("go test ./x -run TestX", 42)
-	if !strings.HasPrefix(got, "go test ./x -run TestX") || !strings.Contains(got, " -args ") ||
-		!strings.Contains(got, "-replay-test-lag=0-50ms") || !strings.HasSuffix(got, "-seed=42") {
-		t.Errorf("ReplayCommand = %q", got)
+	got := replayCommand(fs, "go test ./x -run TestX", 42)
+	// Flags left at their defaults (-clusters) and go test's own (-test.v) are not named; the
+	// seed given is replaced by the one drawn.
+	if want := "go test ./x -run TestX -timeout=30m0s -args -lag=5ms-20ms -seed=42"; got != want {
+		t.Errorf("replayCommand = %q, want %q", got, want)
 	}
 }
 

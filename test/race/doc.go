@@ -11,14 +11,16 @@
 // a maintenance call the brokers refuse, counts as a wrong decision.
 //
 // The pieces that do not need a control plane live in plain files and have unit tests:
-//   - Lag and ParseLag: the delay distribution, and a watch body that delivers each chunk late,
-//     in order (lag.go);
 //   - Recorder: a transport wrapper for the operator's rest.Config that counts API requests by
-//     verb, delays watch responses, and remembers the resourceVersion of the operator's own last
-//     successful write to each object, so a read older than it is counted as stale
-//     (recorder.go, requests.go);
-//   - Schedule: each cluster's replica targets, drawn from the seed (schedule.go);
+//     verb, delays watch responses (harness.Lag), and remembers the resourceVersion of the
+//     operator's own last successful write to each object, so a read older than it is counted
+//     as stale (recorder.go);
+//   - the maintenance judge: two brokers in maintenance at once (decisions.go);
 //   - WriteTable (with Row, Result and Header): the markdown report (table.go).
+//
+// What the experiment shares with the soak test (test/soak) lives in test/harness: the watch lag,
+// the schedules, the request classifier, the untargeted-decommission judge, and the harness's own
+// view of whether a cluster has converged.
 //
 // See docs/race-experiment.md for the command lines and the committed results.
 package race

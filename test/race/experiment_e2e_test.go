@@ -24,6 +24,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/controller"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // AllRows are every strategy with and without each guard; QuickRows are the ones CI runs.
@@ -54,7 +55,7 @@ var (
 // settings are the parsed flags.
 type settings struct {
 	clusters, steps, workers int
-	lag                      Lag
+	lag                      harness.Lag
 	seed                     uint64
 	rows                     []Row
 	qps                      float32
@@ -70,7 +71,7 @@ func parseSettings() (settings, error) {
 		bringUp: *flagBringUp, settle: *flagSettle,
 	}
 	var err error
-	if s.lag, err = ParseLag(*flagLag); err != nil {
+	if s.lag, err = harness.ParseLag(*flagLag); err != nil {
 		return s, err
 	}
 	if s.rows, err = ParseRows(*flagRows); err != nil {
@@ -82,9 +83,7 @@ func parseSettings() (settings, error) {
 	if s.drain < 0 || s.settle < 0 || s.poll <= 0 || s.stepTimeout <= 0 || s.bringUp <= 0 {
 		return s, fmt.Errorf("-drain and -settle must not be negative; -poll, -step-timeout and -bringup-timeout must be positive")
 	}
-	if s.seed == 0 {
-		s.seed = uint64(time.Now().UnixNano())
-	}
+	s.seed = harness.DrawSeed(s.seed)
 	return s, nil
 }
 
@@ -189,7 +188,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	for i := range names {
 		names[i] = fmt.Sprintf("bc-%03d", i)
 	}
-	schedules := Schedules(s.seed, s.clusters, s.steps)
+	schedules := harness.Schedules(s.seed, s.clusters, s.steps)
 	res := Result{Row: row, Clusters: s.clusters}
 	for _, sc := range schedules {
 		res.Decommissions += sc.Decommissions()
@@ -211,10 +210,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	}
 	sim := admintest.NewServer(admintest.Options{DrainTime: s.drain})
 	defer sim.Close()
-	w, err := newWorld(ns, kube, brokers, sim)
-	if err != nil {
-		return res, err
-	}
+	w := newWorld(ns, kube, brokers, sim)
 	worldCtx, stopWorld := context.WithCancel(ctx)
 	defer func() { stopWorld(); w.shutdown() }()
 	if err := w.start(worldCtx); err != nil {
@@ -264,7 +260,9 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	for _, run := range runs {
 		steps = append(steps, run.steps...)
 		bringUps = append(bringUps, run.bringUp)
-		n, why := untargeted(sim.Cluster(ns, run.name), run)
+		c := sim.Cluster(ns, run.name)
+		why := harness.Untargeted(run.name, c.Calls(), harness.Ordinals(c), run.marks)
+		n := len(why)
 		res.Untargeted += n
 		wrong = append(wrong, why...)
 		n, why = maintenanceOverlaps(sim.Cluster(ns, run.name), run.name)
@@ -275,8 +273,8 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 			t.Logf("row %s: cluster %s stuck: %s", row.Name(), run.name, run.stuck)
 		}
 	}
-	res.StepP50, res.StepP95 = quantile(steps, 0.5), quantile(steps, 0.95)
-	t.Logf("row %s: bring-up p50 %s, max %s", row.Name(), quantile(bringUps, 0.5).Round(time.Millisecond), quantile(bringUps, 1).Round(time.Millisecond))
+	res.StepP50, res.StepP95 = harness.Quantile(steps, 0.5), harness.Quantile(steps, 0.95)
+	t.Logf("row %s: bring-up p50 %s, max %s", row.Name(), harness.Quantile(bringUps, 0.5).Round(time.Millisecond), harness.Quantile(bringUps, 1).Round(time.Millisecond))
 	for _, list := range [][]string{doubles, wrong, left} {
 		for i, why := range list {
 			if i == 5 {

@@ -1,21 +1,20 @@
 package race
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"maps"
 	"net/http"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/utils/clock"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
 	// Lag delays every watch response the wrapped transport receives. Zero: no delay.
-	Lag Lag
+	Lag harness.Lag
 	// Seed seeds the delays.
 	Seed uint64
 	// Clock times the delays. Nil: the real clock.
@@ -28,7 +27,7 @@ type RecorderOptions struct {
 // the operator's last successful write to each object, so that a reconcile that reads an older
 // copy is counted as a stale read. All methods are safe for concurrent use.
 type Recorder struct {
-	lag   *lagSource
+	lag   *harness.LagSource
 	clock clock.Clock
 
 	mu       sync.Mutex
@@ -48,7 +47,7 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Recorder{
-		lag:       newLagSource(opts.Lag, opts.Seed),
+		lag:       harness.NewLagSource(opts.Lag, opts.Seed),
 		clock:     opts.Clock,
 		requests:  map[string]int{},
 		lastWrite: map[objectKey]string{},
@@ -59,17 +58,13 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 
 // Wrap returns rt wrapped: the signature of rest.Config.WrapTransport.
 func (r *Recorder) Wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) { return r.roundTrip(rt, req) })
+	return harness.RoundTripperFunc(func(req *http.Request) (*http.Response, error) { return r.roundTrip(rt, req) })
 }
 
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
 func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
-	info := parseRequest(req)
+	info := harness.Classify(req)
 	r.mu.Lock()
-	r.requests[info.verb]++
+	r.requests[info.Verb]++
 	r.mu.Unlock()
 
 	resp, err := rt.RoundTrip(req)
@@ -77,41 +72,33 @@ func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Res
 		return resp, err
 	}
 	switch {
-	case info.verb == verbWatch && !r.lag.lag.IsZero():
-		resp.Body = newLateBody(resp.Body, r.lag.draw, r.clock)
-	case isWrite(info.verb):
-		body, readErr := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+	case info.Verb == harness.VerbWatch && !r.lag.Lag().IsZero():
+		resp.Body = harness.NewLateBody(resp.Body, r.lag.Draw, r.clock)
+	case info.Writes():
+		obj, ok, readErr := harness.ReadWritten(resp)
 		if readErr != nil {
 			return resp, readErr
 		}
-		r.recordWrite(info, body)
+		r.recordWrite(info, obj, ok)
 	}
 	return resp, nil
 }
 
-// recordWrite remembers the resourceVersion a successful write returned. The name comes from the
-// body, since a create's path has none.
-func (r *Recorder) recordWrite(info requestInfo, body []byte) {
-	var obj struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			Name, Namespace, ResourceVersion string
-		} `json:"metadata"`
-	}
+// recordWrite remembers the resourceVersion a successful write returned; ok is false when its
+// answer named no object.
+func (r *Recorder) recordWrite(info harness.Request, obj harness.Written, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := json.Unmarshal(body, &obj); err != nil || obj.Metadata.Name == "" {
+	if !ok {
 		r.unparsedWrites++
 		return
 	}
-	key := objectKey{info.resource, obj.Metadata.Namespace, obj.Metadata.Name}
-	if info.verb == verbDelete {
+	key := objectKey{info.Resource, obj.Namespace, obj.Name}
+	if info.Verb == harness.VerbDelete {
 		r.lastWrite[key] = ""
 		return
 	}
-	rv := obj.Metadata.ResourceVersion
+	rv := obj.ResourceVersion
 	if prev := r.lastWrite[key]; prev != "" {
 		if cmp, err := resourceversion.CompareResourceVersion(rv, prev); err != nil || cmp <= 0 {
 			return // an older write's answer arrived late
@@ -161,20 +148,12 @@ type Stats struct {
 
 // TotalRequests sums Requests.
 func (s Stats) TotalRequests() int {
-	n := 0
-	for _, c := range s.Requests {
-		n += c
-	}
-	return n
+	return harness.Total(s.Requests)
 }
 
 // TotalStaleReads sums StaleReads.
 func (s Stats) TotalStaleReads() int {
-	n := 0
-	for _, c := range s.StaleReads {
-		n += c
-	}
-	return n
+	return harness.Total(s.StaleReads)
 }
 
 // Stats returns a copy of the counts so far.

@@ -13,6 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // fakeAPIServer answers writes with the object's metadata and the resourceVersion the test
@@ -26,17 +28,17 @@ func (s *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rv := s.rv
 	s.mu.Unlock()
-	info := parseRequest(r)
-	name := info.name
+	info := harness.Classify(r)
+	name := info.Name
 	if name == "" {
 		name = "created"
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if info.verb == verbWatch {
+	if info.Verb == harness.VerbWatch {
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"metadata":{"name":"w","resourceVersion":%q}}}`+"\n", rv)
 		return
 	}
-	fmt.Fprintf(w, `{"kind":"X","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q}}`, name, info.namespace, rv)
+	fmt.Fprintf(w, `{"kind":"X","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q}}`, name, info.Namespace, rv)
 }
 
 func (s *fakeAPIServer) setRV(rv string) {
@@ -61,30 +63,6 @@ func do(t *testing.T, client *http.Client, method, url string) string {
 		t.Fatal(err)
 	}
 	return string(body)
-}
-
-func TestParseRequest(t *testing.T) {
-	for _, tt := range []struct {
-		method, path string
-		want         requestInfo
-	}{
-		{"GET", "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters/a", requestInfo{verbGet, "brokerclusters", "ns", "a", ""}},
-		{"GET", "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters", requestInfo{verbList, "brokerclusters", "ns", "", ""}},
-		{"GET", "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters?watch=true", requestInfo{verbWatch, "brokerclusters", "ns", "", ""}},
-		{"GET", "/api/v1/pods?watch=1&labelSelector=x", requestInfo{verbWatch, "pods", "", "", ""}},
-		{"PATCH", "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters/a/status", requestInfo{verbPatch, "brokerclusters", "ns", "a", "status"}},
-		{"POST", "/apis/apps/v1/namespaces/ns/statefulsets", requestInfo{verbCreate, "statefulsets", "ns", "", ""}},
-		{"PUT", "/apis/apps/v1/namespaces/ns/statefulsets/a", requestInfo{verbUpdate, "statefulsets", "ns", "a", ""}},
-		{"DELETE", "/api/v1/namespaces/ns/pods/p", requestInfo{verbDelete, "pods", "ns", "p", ""}},
-		{"DELETE", "/api/v1/namespaces/ns/pods", requestInfo{verbDeleteCollection, "pods", "ns", "", ""}},
-		{"GET", "/api/v1/namespaces/ns", requestInfo{verbGet, "namespaces", "", "ns", ""}},
-		{"GET", "/healthz", requestInfo{verb: verbOther}},
-	} {
-		req := httptest.NewRequest(tt.method, tt.path, nil)
-		if got := parseRequest(req); got != tt.want {
-			t.Errorf("%s %s: got %+v, want %+v", tt.method, tt.path, got, tt.want)
-		}
-	}
 }
 
 func TestRecorderCountsVerbsAndFindsReadsOlderThanTheLastWrite(t *testing.T) {
@@ -122,8 +100,8 @@ func TestRecorderCountsVerbsAndFindsReadsOlderThanTheLastWrite(t *testing.T) {
 	if st.Reads["brokerclusters"] != 4 || st.Reads["statefulsets"] != 2 {
 		t.Errorf("reads %v", st.Reads)
 	}
-	want := map[string]int{verbPatch: 1, verbUpdate: 1, verbGet: 1, verbCreate: 1}
-	for _, v := range Verbs {
+	want := map[string]int{harness.VerbPatch: 1, harness.VerbUpdate: 1, harness.VerbGet: 1, harness.VerbCreate: 1}
+	for _, v := range harness.Verbs {
 		if st.Requests[v] != want[v] {
 			t.Errorf("%s requests: %d, want %d", v, st.Requests[v], want[v])
 		}
@@ -154,13 +132,17 @@ func TestRecorderDelaysWatchResponses(t *testing.T) {
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	clock := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	rec := NewRecorder(RecorderOptions{Lag: Lag{Min: time.Second, Max: time.Second}, Clock: clock})
+	rec := NewRecorder(RecorderOptions{Lag: harness.Lag{Min: time.Second, Max: time.Second}, Clock: clock})
 	client := &http.Client{Transport: rec.Wrap(http.DefaultTransport)}
 
 	got := make(chan string, 1)
 	go func() { got <- do(t, client, "GET", srv.URL+"/api/v1/namespaces/ns/pods?watch=true") }()
-	f := &lateBodyFixture{clock: clock}
-	f.awaitTimer(t)
+	// Wait until the reader waits on the clock for the event to be due.
+	if err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return clock.HasWaiters(), nil
+	}); err != nil {
+		t.Fatal("the watch body never waited for its lag")
+	}
 	select {
 	case body := <-got:
 		t.Fatalf("watch body %q read before the lag passed", body)
@@ -186,7 +168,7 @@ func TestRecorderDelaysWatchResponses(t *testing.T) {
 	if !strings.Contains(body, `"ADDED"`) {
 		t.Fatalf("watch body %q", body)
 	}
-	if n := rec.Stats().Requests[verbWatch]; n != 1 {
+	if n := rec.Stats().Requests[harness.VerbWatch]; n != 1 {
 		t.Errorf("%d watch requests counted, want 1", n)
 	}
 }

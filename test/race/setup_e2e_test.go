@@ -23,8 +23,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // crdPath is the BrokerCluster CRD, relative to the repository root.
@@ -32,6 +34,14 @@ const crdPath = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
 
 // volumeSize is what each broker's PersistentVolume offers and each BrokerCluster asks for.
 var volumeSize = resource.MustParse("1Gi")
+
+// newBrokerCluster is a BrokerCluster of the experiment. It keeps its claims on a scale-down:
+// the experiment binds a volume to each ordinal's claim in advance (createVolumes), and a claim
+// deleted on a scale-down would come back unbound.
+func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.BrokerCluster {
+	return harness.NewBrokerCluster(ns, name, "registry.invalid/broker:race", replicas, adminPort,
+		v1alpha1.StorageSpec{Size: volumeSize, WhenScaledDown: v1alpha1.VolumeRetain})
+}
 
 // rowLabel marks the PersistentVolumes made for one row, so they can go with it.
 const rowLabel = "race.broker-operator.dev/namespace"
@@ -74,7 +84,7 @@ func installCRD(ctx context.Context, cfg *rest.Config, brokers versioned.Interfa
 // control plane has no volume provisioner, the scheduler keeps a pod with an unbound claim
 // Pending, and the PersistentVolume controller, when it has to do the binding, falls behind
 // under the full run's load and retries only every 15 s.
-func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, schedules []Schedule) error {
+func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, schedules []harness.Schedule) error {
 	for i, name := range clusters {
 		for ordinal := range int(schedules[i].Max()) {
 			claimName := "datadir-" + name + "-" + strconv.Itoa(ordinal)

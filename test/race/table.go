@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // Row names one configuration of the experiment: a read strategy, the guards on, and whether
@@ -100,7 +102,7 @@ func (r Result) WrongDecisions() int {
 type Header struct {
 	Command                 string
 	Seed                    uint64
-	Lag                     Lag
+	Lag                     harness.Lag
 	Clusters, Decommissions int
 	Workers                 int
 	DrainTime, DrainPoll    time.Duration
@@ -123,7 +125,7 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 	}
 	for _, r := range results {
 		req := r.Stats.Requests
-		writes := req[verbCreate] + req[verbUpdate] + req[verbPatch] + req[verbDelete] + req[verbDeleteCollection]
+		writes := req[harness.VerbCreate] + req[harness.VerbUpdate] + req[harness.VerbPatch] + req[harness.VerbDelete] + req[harness.VerbDeleteCollection]
 		relative := func(strategy string) string {
 			other := r.Row
 			other.Strategy = strategy
@@ -139,7 +141,7 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly, r.Maintenance,
 			r.GuardFirings, r.Stuck, r.Clusters,
 			r.Stats.TotalRequests(), relative("cache"), relative("uncached"),
-			req[verbGet], req[verbList], req[verbWatch], writes,
+			req[harness.VerbGet], req[harness.VerbList], req[harness.VerbWatch], writes,
 			r.Converge.Round(100*time.Millisecond), r.StepP50.Round(10*time.Millisecond), r.StepP95.Round(10*time.Millisecond),
 			r.CPU.Round(100*time.Millisecond), r.PeakOverlay)
 	}

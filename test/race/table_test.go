@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 func TestParseRows(t *testing.T) {
@@ -33,12 +35,12 @@ func TestParseRows(t *testing.T) {
 
 func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 	cache := Result{Row: Row{Strategy: "cache"}, Clusters: 3, Stats: Stats{
-		Requests:   map[string]int{verbPatch: 80, verbWatch: 20},
+		Requests:   map[string]int{harness.VerbPatch: 80, harness.VerbWatch: 20},
 		StaleReads: map[string]int{"brokerclusters": 4, "statefulsets": 1},
 	}, DoubleDecommissions: 2, LeftEarly: 1, Maintenance: 1}
-	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 3, Stats: Stats{Requests: map[string]int{verbPatch: 84, verbWatch: 20}}}
+	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 3, Stats: Stats{Requests: map[string]int{harness.VerbPatch: 84, harness.VerbWatch: 20}}}
 	var b strings.Builder
-	err := WriteTable(&b, Header{Command: "go test -tags e2e ./test/race", Seed: 9, Lag: Lag{Max: 50 * time.Millisecond}}, []Result{cache, wb})
+	err := WriteTable(&b, Header{Command: "go test -tags e2e ./test/race", Seed: 9, Lag: harness.Lag{Max: 50 * time.Millisecond}}, []Result{cache, wb})
 	if err != nil {
 		t.Fatal(err)
 	}

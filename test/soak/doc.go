@@ -17,6 +17,9 @@
 // (convergence, leader changes).
 //
 // The pieces that do not need a control plane live in plain files and have unit tests: the proxy
-// (proxy.go, requests.go), the write log (writes.go), the log parser (oplog.go), the fault plan
-// (plan.go), the invariants over the call log (invariants.go) and the report (report.go).
+// (proxy.go), the write log (writes.go), the log parser (oplog.go), the fault plan (plan.go), the
+// convergence times after each fault (invariants.go) and the report (report.go). What the soak
+// shares with the race experiment (test/race) lives in test/harness: the watch lag, the
+// schedules, the request classifier, the untargeted-decommission judge, and the harness's own
+// view of whether a cluster has converged.
 package soak

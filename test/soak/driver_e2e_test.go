@@ -19,14 +19,13 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller"
 	"github.com/broker-operator/broker-operator/test/brokersim"
-	"github.com/broker-operator/broker-operator/test/framework"
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // clusterRun is what happened to one cluster.
 type clusterRun struct {
 	name  string
-	marks []Mark
+	marks []harness.Mark
 	steps []Step
 	// stuck says why the cluster did not converge on a step in time; "" if it always did.
 	stuck string
@@ -42,20 +41,10 @@ func (r *clusterRun) decommissions() int {
 	return n
 }
 
-// newBrokerCluster is a BrokerCluster whose admin port is the first of its simulated cluster's own
-// ports, so that the simulator's BrokerAddressTemplate reaches each broker's listener.
+// newBrokerCluster is a BrokerCluster of the soak.
 func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.BrokerCluster {
-	return &v1alpha1.BrokerCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: v1alpha1.BrokerClusterSpec{
-			Replicas:     replicas,
-			Image:        "registry.invalid/broker:soak",
-			Storage:      v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
-			AdminAPI:     v1alpha1.AdminAPISpec{Port: int32(adminPort)},
-			NodeSelector: framework.FakeNodeSelector(),
-			Tolerations:  framework.FakeNodeTolerations(),
-		},
-	}
+	return harness.NewBrokerCluster(ns, name, "registry.invalid/broker:soak", replicas, adminPort,
+		v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")})
 }
 
 // drive runs one cluster until stop is set: create it, wait until it is ready, then set each of
@@ -63,9 +52,9 @@ func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.
 // experiment draws them) and wait for each to converge. A step that does not converge within
 // stepTimeout leaves the cluster stuck, and its run ends there. Writes by the harness are retried
 // until they succeed or the step's time is up: the apiserver may be down.
-func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
+func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
 	run := &clusterRun{name: name}
-	sched := race.NewSchedule(rng, 1<<20)
+	sched := harness.NewSchedule(rng, 1<<20)
 	create := func(ctx context.Context) error {
 		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Create(ctx, newBrokerCluster(h.ns, name, sched.Initial, h.sim.Cluster(h.ns, name).AdminPort()), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
@@ -73,12 +62,12 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 		}
 		return err
 	}
-	run.marks = append(run.marks, Mark{time.Now(), sched.Initial})
+	run.marks = append(run.marks, harness.Mark{At: time.Now(), Target: sched.Initial})
 	if err := retry(ctx, h.s.bringUp, create); err != nil {
 		run.stuck = "create: " + err.Error()
 		return run
 	}
-	if ok, why, _ := h.world.await(ctx, name, sched.Initial, h.s.bringUp, nil); !ok {
+	if ok, why, _ := h.world.Await(ctx, name, sched.Initial, h.s.bringUp, nil); !ok {
 		run.stuck = fmt.Sprintf("bring-up to %d: %s; %s", sched.Initial, why, h.stuckDetail(ctx, name))
 		return run
 	}
@@ -95,7 +84,7 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 			h.trapDrain(name, cur)
 		}
 		step := Step{Start: time.Now(), From: cur, To: target}
-		run.marks = append(run.marks, Mark{step.Start, target})
+		run.marks = append(run.marks, harness.Mark{At: step.Start, Target: target})
 		patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
 		err := retry(ctx, h.s.stepTimeout, func(ctx context.Context) error {
 			_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
@@ -106,7 +95,7 @@ func (h *harness) drive(ctx context.Context, name string, rng *rand.Rand, stop *
 			run.stuck = fmt.Sprintf("step %d (%d to %d): %v", len(run.steps), cur, target, err)
 			return run
 		}
-		ok, why, nudged := h.world.await(ctx, name, target, h.s.stepTimeout, h.nudges[name])
+		ok, why, nudged := h.world.Await(ctx, name, target, h.s.stepTimeout, h.nudges[name])
 		if nudged != nil {
 			// A drain stuck on purpose: scale up by one broker from where the step began, then
 			// carry on with the schedule.
@@ -148,7 +137,7 @@ type trappedDrain struct {
 // operator can start the decommission: the drain then has nowhere to move replicas from its first
 // moment, as a topic with a replication factor as large as the cluster stalls a real one. (Raised
 // once the drain was seen running, the factor came too late: most 1 s drains had finished.)
-func (h *harness) trapDrain(name string, brokers int32) {
+func (h *rig) trapDrain(name string, brokers int32) {
 	select {
 	case h.drainTraps <- trappedDrain{name, brokers}:
 		h.sim.Cluster(h.ns, name).SetReplicationFactor(int(brokers))
@@ -159,7 +148,7 @@ func (h *harness) trapDrain(name string, brokers int32) {
 // stuckDetail says more of a cluster that did not converge: its pods as the harness's informer
 // holds them, then its status and pods read live from the apiserver, so that an informer of the
 // harness that fell behind can be told from a cluster that is stuck.
-func (h *harness) stuckDetail(ctx context.Context, name string) string {
+func (h *rig) stuckDetail(ctx context.Context, name string) string {
 	detail := "pods: " + h.world.pods.DescribePods(h.ns, name)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

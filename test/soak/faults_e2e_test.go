@@ -18,7 +18,7 @@ import (
 // return before the trouble is over (a window of lag or of admin faults ends by itself).
 type faultKind struct {
 	name, what string
-	inject     func(ctx context.Context, h *harness) (string, error)
+	inject     func(ctx context.Context, h *rig) (string, error)
 }
 
 // faultKinds are the kinds injected, in report order. New kinds plug in here.
@@ -39,7 +39,7 @@ func faultKinds() []faultKind {
 	}
 }
 
-func injectAPIServerRestart(ctx context.Context, h *harness) (string, error) {
+func injectAPIServerRestart(ctx context.Context, h *rig) (string, error) {
 	start := time.Now()
 	if err := h.cp.RestartAPIServer(ctx); err != nil {
 		return "", err
@@ -47,7 +47,7 @@ func injectAPIServerRestart(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("apiserver and kwok back in %s", time.Since(start).Round(time.Millisecond)), nil
 }
 
-func injectWatchCut(ctx context.Context, h *harness) (string, error) {
+func injectWatchCut(ctx context.Context, h *rig) (string, error) {
 	rev, err := h.cp.CompactEtcd(ctx)
 	if err != nil {
 		return "", err
@@ -61,7 +61,7 @@ func injectWatchCut(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("compacted at revision %d, cut %d watches", rev, cut), nil
 }
 
-func injectLeaderKill(ctx context.Context, h *harness) (string, error) {
+func injectLeaderKill(ctx context.Context, h *rig) (string, error) {
 	// Wait (up to two fault intervals) for a decommission in progress, so that the standby must
 	// take it over.
 	var mid string
@@ -77,7 +77,7 @@ func injectLeaderKill(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("killed %s%s", p.name, mid), nil
 }
 
-func injectSigterm(ctx context.Context, h *harness) (string, error) {
+func injectSigterm(ctx context.Context, h *rig) (string, error) {
 	p := h.leader(30 * time.Second)
 	if p == nil {
 		return "", fmt.Errorf("no operator leads")
@@ -92,7 +92,7 @@ func injectSigterm(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("%s exited %s after SIGTERM", p.name, time.Since(start).Round(time.Millisecond)), nil
 }
 
-func injectLag(ctx context.Context, h *harness) (string, error) {
+func injectLag(ctx context.Context, h *rig) (string, error) {
 	h.setLag(true)
 	go func() {
 		select {
@@ -104,17 +104,17 @@ func injectLag(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("lag %s for %s", h.s.lag, h.s.faultWindow), nil
 }
 
-func injectAdmin5xx(ctx context.Context, h *harness) (string, error) {
+func injectAdmin5xx(ctx context.Context, h *rig) (string, error) {
 	return h.adminFault(ctx, admintest.Fault{Status: http.StatusInternalServerError, Times: 3}, "500 to the next 3 requests")
 }
 
-func injectAdminTimeout(ctx context.Context, h *harness) (string, error) {
+func injectAdminTimeout(ctx context.Context, h *rig) (string, error) {
 	return h.adminFault(ctx, admintest.Fault{Hang: true, Times: 2}, "the next 2 requests held until the client gives up")
 }
 
 // adminFault sets f on a few clusters drawn at random, and clears what is left of it after the
 // fault window.
-func (h *harness) adminFault(ctx context.Context, f admintest.Fault, what string) (string, error) {
+func (h *rig) adminFault(ctx context.Context, f admintest.Fault, what string) (string, error) {
 	names := h.pick(max(1, len(h.names)/4))
 	for _, name := range names {
 		h.sim.Cluster(h.ns, name).SetFault(f)
@@ -131,7 +131,7 @@ func (h *harness) adminFault(ctx context.Context, f admintest.Fault, what string
 	return fmt.Sprintf("%v: %s", names, what), nil
 }
 
-func injectSlowDrain(ctx context.Context, h *harness) (string, error) {
+func injectSlowDrain(ctx context.Context, h *rig) (string, error) {
 	const slow = 10 * time.Second
 	names := h.pick(max(1, len(h.names)/4))
 	for _, name := range names {
@@ -149,15 +149,15 @@ func injectSlowDrain(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("%v drain for %s", names, slow), nil
 }
 
-func injectAdminRedirect(ctx context.Context, h *harness) (string, error) {
+func injectAdminRedirect(ctx context.Context, h *rig) (string, error) {
 	return h.adminFault(ctx, admintest.Fault{Redirect: true, Times: 3}, "307 to the leader for the next 3 requests")
 }
 
-func injectAdmin504(ctx context.Context, h *harness) (string, error) {
+func injectAdmin504(ctx context.Context, h *rig) (string, error) {
 	return h.adminFault(ctx, admintest.Fault{Timeout: true, Times: 2}, "504 after 1 s for the next 2 requests")
 }
 
-func injectHealthMissing(ctx context.Context, h *harness) (string, error) {
+func injectHealthMissing(ctx context.Context, h *rig) (string, error) {
 	names := h.pick(max(1, len(h.names)/4))
 	for _, name := range names {
 		h.sim.Cluster(h.ns, name).SetHealthReportMissing(true)
@@ -174,7 +174,7 @@ func injectHealthMissing(ctx context.Context, h *harness) (string, error) {
 	return fmt.Sprintf("%v: health report missing for %s", names, h.s.faultWindow), nil
 }
 
-func injectStuckDrain(ctx context.Context, h *harness) (string, error) {
+func injectStuckDrain(ctx context.Context, h *rig) (string, error) {
 	var trap trappedDrain
 	select {
 	case trap = <-h.drainTraps:
@@ -213,11 +213,11 @@ func injectStuckDrain(ctx context.Context, h *harness) (string, error) {
 
 // awaitDecommissioning waits up to limit for a BrokerCluster whose status records a decommission
 // in progress.
-func (h *harness) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1alpha1.BrokerCluster {
+func (h *rig) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1alpha1.BrokerCluster {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
-		changed := h.world.changes()
+		changed := h.world.Changes()
 		if bc, ok := h.world.decommissioning(); ok {
 			return bc
 		}

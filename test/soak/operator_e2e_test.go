@@ -26,7 +26,7 @@ import (
 // Lease and exited on purpose).
 type replica struct {
 	name string
-	h    *harness
+	h    *rig
 
 	mu      sync.Mutex
 	cur     *proc
@@ -48,7 +48,7 @@ type proc struct {
 // container would.
 const restartDelay = 500 * time.Millisecond
 
-func (h *harness) startReplica(name string) *replica {
+func (h *rig) startReplica(name string) *replica {
 	r := &replica{name: name, h: h, done: make(chan struct{})}
 	go r.supervise()
 	return r
@@ -119,7 +119,7 @@ func (p *proc) signal(sig syscall.Signal) {
 
 // startProc starts one operator process behind a fresh proxy, and reads its log as it goes. extra
 // flags override the harness's.
-func (h *harness) startProc(name string, extra []string) (*proc, error) {
+func (h *rig) startProc(name string, extra []string) (*proc, error) {
 	proxy, err := StartProxy(h.cp.APIServerURL, h.upstream, h.s.lag, h.s.seed+uint64(h.procCount.Load()))
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func (h *harness) startProc(name string, extra []string) (*proc, error) {
 
 // readLog copies the operator's log to its file and judges it line by line: each reconcile's
 // reads against the process's own finished writes, leadership, and data races.
-func (h *harness) readLog(p *proc, r io.Reader, out io.Writer) {
+func (h *rig) readLog(p *proc, r io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
@@ -190,7 +190,7 @@ func (h *harness) readLog(p *proc, r io.Reader, out io.Writer) {
 	}
 }
 
-func (h *harness) judgeRead(p *proc, rec Reconcile) {
+func (h *rig) judgeRead(p *proc, rec Reconcile) {
 	w := p.proxy.Writes()
 	var stale []string
 	if ok, newer := w.Stale("brokerclusters", rec.Namespace, rec.Name, rec.BrokerClusterRV, rec.At); ok {
@@ -206,7 +206,7 @@ func (h *harness) judgeRead(p *proc, rec Reconcile) {
 }
 
 // leader returns the process that leads now, waiting up to limit for one.
-func (h *harness) leader(limit time.Duration) *proc {
+func (h *rig) leader(limit time.Duration) *proc {
 	deadline := time.Now().Add(limit)
 	for {
 		for _, r := range h.replicas {

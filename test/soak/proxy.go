@@ -2,13 +2,11 @@ package soak
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"io"
 	"log"
 	"maps"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -19,7 +17,7 @@ import (
 
 	"k8s.io/utils/clock"
 
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // Proxy stands between one operator process and the apiserver, on an https listener on
@@ -30,10 +28,8 @@ type Proxy struct {
 	srv    *httptest.Server
 	writes *WriteLog
 
-	lag   race.Lag
+	lag   *harness.LagSource
 	lagOn atomic.Bool
-	rngMu sync.Mutex
-	rng   *rand.Rand
 
 	mu       sync.Mutex
 	requests map[string]int // by verb
@@ -60,11 +56,7 @@ type ProxyStats struct {
 
 // Total sums Requests.
 func (s ProxyStats) Total() int {
-	n := 0
-	for _, c := range s.Requests {
-		n += c
-	}
-	return n
+	return harness.Total(s.Requests)
 }
 
 // Work counts the requests that are neither watches nor leader election: what reconciles cost.
@@ -82,14 +74,14 @@ func (s ProxyStats) Relists() int {
 // StartProxy listens on 127.0.0.1 and forwards to upstream through rt (which must trust the
 // apiserver's certificate and add no credentials). lag is the delay of each watch chunk while
 // SetLag(true); seed draws the delays.
-func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64) (*Proxy, error) {
+func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uint64) (*Proxy, error) {
 	target, err := url.Parse(upstream)
 	if err != nil {
 		return nil, err
 	}
 	p := &Proxy{
-		writes: NewWriteLog(),
-		lag:    lag, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		writes:   NewWriteLog(),
+		lag:      harness.NewLagSource(lag, seed),
 		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
 	}
 	rp := &httputil.ReverseProxy{
@@ -98,7 +90,7 @@ func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64
 			pr.Out.Host = target.Host
 			pr.Out.Header.Set("Accept", "application/json")
 		},
-		Transport:     roundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
+		Transport:     harness.RoundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
 		FlushInterval: -1, // watch events go out as they come
 		// Errors reaching the apiserver are the faults at work; the operator sees them as 502s.
 		ErrorLog: log.New(io.Discard, "", 0),
@@ -109,10 +101,6 @@ func StartProxy(upstream string, rt http.RoundTripper, lag race.Lag, seed uint64
 	p.srv.StartTLS()
 	return p, nil
 }
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // URL is the proxy's address, https://127.0.0.1:PORT.
 func (p *Proxy) URL() string { return p.srv.URL }
@@ -161,22 +149,20 @@ func (p *Proxy) Close() {
 }
 
 func (p *Proxy) delay() time.Duration {
-	if !p.lagOn.Load() || p.lag.IsZero() {
+	if !p.lagOn.Load() || p.lag.Lag().IsZero() {
 		return 0
 	}
-	p.rngMu.Lock()
-	defer p.rngMu.Unlock()
-	return p.lag.Min + time.Duration(p.rng.Int64N(int64(p.lag.Max-p.lag.Min)+1))
+	return p.lag.Draw()
 }
 
 func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response, error) {
-	info := classify(r)
+	info := harness.Classify(r)
 	p.mu.Lock()
-	p.requests[info.verb]++
-	if info.listing {
-		p.listings[info.resource]++
+	p.requests[info.Verb]++
+	if info.Listing {
+		p.listings[info.Resource]++
 	}
-	if info.resource == "leases" {
+	if info.Resource == "leases" {
 		p.leases++
 	}
 	p.mu.Unlock()
@@ -194,24 +180,20 @@ func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		return resp, nil
 	}
 	switch {
-	case info.verb == "watch":
+	case info.Verb == harness.VerbWatch:
 		b := &cutBody{src: resp.Body, p: p}
 		p.mu.Lock()
 		p.watches[b] = struct{}{}
 		p.mu.Unlock()
-		resp.Body = race.NewLateBody(b, p.delay, clock.RealClock{})
-	case info.changesObject():
-		body, readErr := io.ReadAll(resp.Body)
-		_ = resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.Body = harness.NewLateBody(b, p.delay, clock.RealClock{})
+	case info.Writes() && info.Verb != harness.VerbDelete:
+		obj, ok, readErr := harness.ReadWritten(resp)
 		if readErr != nil {
 			return resp, readErr
 		}
-		var obj struct {
-			Metadata struct{ Name, Namespace, ResourceVersion string } `json:"metadata"`
+		if ok {
+			p.writes.Record(info.Resource, obj.Namespace, obj.Name, obj.ResourceVersion, time.Now())
 		}
-		_ = json.Unmarshal(body, &obj)
-		p.writes.Record(info.resource, obj.Metadata.Namespace, obj.Metadata.Name, obj.Metadata.ResourceVersion, time.Now())
 	}
 	return resp, nil
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // fakeAPIServer answers the few requests the proxy tests make, and holds watch streams open
@@ -69,7 +69,7 @@ func do(t *testing.T, p *Proxy, method, url string) *http.Response {
 func TestProxyCountsAndRecordsWrites(t *testing.T) {
 	events := make(chan string)
 	up := fakeAPIServer(t, events)
-	p, err := StartProxy(up.URL, http.DefaultTransport, race.Lag{}, 1)
+	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestProxyCountsAndRecordsWrites(t *testing.T) {
 func TestProxyCutsAndDelaysWatches(t *testing.T) {
 	events := make(chan string)
 	up := fakeAPIServer(t, events)
-	p, err := StartProxy(up.URL, http.DefaultTransport, race.Lag{Min: 150 * time.Millisecond, Max: 150 * time.Millisecond}, 1)
+	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{Min: 150 * time.Millisecond, Max: 150 * time.Millisecond}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

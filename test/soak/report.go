@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // FaultStats is what one kind of fault did over a run.
@@ -55,11 +57,7 @@ func (r Result) Violations() int {
 
 // TotalRequests sums Requests.
 func (r Result) TotalRequests() int {
-	n := 0
-	for _, c := range r.Requests {
-		n += c
-	}
-	return n
+	return harness.Total(r.Requests)
 }
 
 // WriteReport writes a run as markdown: the command and seed, the counts, and one row per fault
@@ -81,7 +79,7 @@ func WriteReport(w io.Writer, r Result) error {
 	row("**brokers that left early**", fmt.Sprintf("**%d**", r.LeftEarly))
 	row("**stuck clusters**", fmt.Sprintf("**%d**", r.Stuck))
 	var verbs []string
-	for _, v := range Verbs {
+	for _, v := range harness.Verbs {
 		if n := r.Requests[v]; n > 0 {
 			verbs = append(verbs, fmt.Sprintf("%s %d", v, n))
 		}
@@ -100,7 +98,7 @@ func WriteReport(w io.Writer, r Result) error {
 			note = f.Notes[0]
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d / %d | %s / %s / %s | %s | %s |\n", f.Kind, f.Injected, f.Relists, f.Gone,
-			Quantile(f.Converge, 0.5).Round(time.Millisecond), Quantile(f.Converge, 0.99).Round(time.Millisecond), Quantile(f.Converge, 1).Round(time.Millisecond),
+			harness.Quantile(f.Converge, 0.5).Round(time.Millisecond), harness.Quantile(f.Converge, 0.99).Round(time.Millisecond), harness.Quantile(f.Converge, 1).Round(time.Millisecond),
 			strings.ReplaceAll(f.What, "|", "/"), strings.ReplaceAll(note, "|", "/"))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -98,7 +98,7 @@ const (
 
 // bringUp creates clusters until there are n, with a writeback operator running, and waits
 // until every one is ready at 3 brokers.
-func (h *harness) bringUp(n int) error {
+func (h *rig) bringUp(n int) error {
 	p, _, err := h.startMeasured("writeback", fmt.Sprintf("bringup-%d", n))
 	if err != nil {
 		return err
@@ -133,13 +133,13 @@ func (h *harness) bringUp(n int) error {
 }
 
 // awaitAll waits until every cluster is steady at target brokers.
-func (h *harness) awaitAll(target int32) error {
+func (h *rig) awaitAll(target int32) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var stuck []string
 	for _, name := range h.names {
 		wg.Go(func() {
-			if ok, why, _ := h.world.await(h.ctx, name, target, h.s.bringUp, nil); !ok {
+			if ok, why, _ := h.world.Await(h.ctx, name, target, h.s.bringUp, nil); !ok {
 				mu.Lock()
 				stuck = append(stuck, name+": "+why)
 				mu.Unlock()
@@ -155,7 +155,7 @@ func (h *harness) awaitAll(target int32) error {
 }
 
 // scaleAll sets every cluster's spec.replicas.
-func (h *harness) scaleAll(target int32) error {
+func (h *rig) scaleAll(target int32) error {
 	patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(int(target)) + `}}`)
 	sem := make(chan struct{}, 20)
 	var wg sync.WaitGroup
@@ -182,7 +182,7 @@ func (h *harness) scaleAll(target int32) error {
 
 // startMeasured starts a single operator process with a read strategy and a metrics endpoint,
 // and returns it with the endpoint's URL.
-func (h *harness) startMeasured(strategy, name string) (*proc, string, error) {
+func (h *rig) startMeasured(strategy, name string) (*proc, string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", err
@@ -193,7 +193,7 @@ func (h *harness) startMeasured(strategy, name string) (*proc, string, error) {
 	return p, "http://" + addr + "/metrics", err
 }
 
-func (h *harness) stopProc(p *proc) {
+func (h *rig) stopProc(p *proc) {
 	p.signal(syscall.SIGTERM)
 	select {
 	case <-p.exited:
@@ -206,7 +206,7 @@ func (h *harness) stopProc(p *proc) {
 // measure runs one operator with strategy over the n clusters: it waits until the operator has
 // settled (its queue empty and no reconcile request for 5 s), measures a quiet window, then one
 // scale-down of every cluster, then scales them back up unmeasured.
-func (h *harness) measure(n int, strategy string, quiet time.Duration) (ScaleRow, error) {
+func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, error) {
 	row := ScaleRow{Clusters: n, Strategy: strategy}
 	p, url, err := h.startMeasured(strategy, fmt.Sprintf("%s-%d", strategy, n))
 	if err != nil {
@@ -264,7 +264,7 @@ func (h *harness) measure(n int, strategy string, quiet time.Duration) (ScaleRow
 }
 
 // settle waits until the operator's queue is empty and it has sent no reconcile request for 5 s.
-func (h *harness) settle(p *proc, url string) error {
+func (h *rig) settle(p *proc, url string) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	last, since := -1, time.Now()
 	for time.Now().Before(deadline) {

@@ -27,7 +27,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/test/brokersim"
 	"github.com/broker-operator/broker-operator/test/framework"
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // The defaults are the quick mode, which make test runs; -full sets the full run's defaults, and
@@ -53,7 +53,7 @@ type settings struct {
 	rounds                  int
 	faultEvery, faultWindow time.Duration
 	maxDuration             time.Duration
-	lag                     race.Lag
+	lag                     harness.Lag
 	seed                    uint64
 	drain, stepTimeout      time.Duration
 	bringUp                 time.Duration
@@ -87,15 +87,13 @@ func parseSettings() (settings, error) {
 	setDur(&s.faultWindow, *flagFaultWindow)
 	setDur(&s.maxDuration, *flagMaxDuration)
 	var err error
-	if s.lag, err = race.ParseLag(*flagLag); err != nil {
+	if s.lag, err = harness.ParseLag(*flagLag); err != nil {
 		return s, err
 	}
 	if s.clusters < 1 || s.decommissions < 0 || s.rounds < 1 || s.faultEvery <= 0 || s.faultWindow <= 0 || s.maxDuration <= 0 || s.drain < 0 || s.stepTimeout <= 0 {
 		return s, fmt.Errorf("-clusters, -rounds, -fault-every, -fault-window, -max-duration and -step-timeout must be positive; -decommissions and -drain not negative")
 	}
-	if s.seed == 0 {
-		s.seed = uint64(time.Now().UnixNano())
-	}
+	s.seed = harness.DrawSeed(s.seed)
 	return s, nil
 }
 
@@ -104,8 +102,8 @@ func commandLine(seed uint64) string {
 	return framework.ReplayCommand("go test -tags e2e ./test/soak -run 'TestSoak$' -count=1 -v", seed)
 }
 
-// harness is one soak run.
-type harness struct {
+// rig is one soak run.
+type rig struct {
 	t       *testing.T
 	ctx     context.Context
 	s       settings
@@ -147,13 +145,13 @@ type harness struct {
 }
 
 // fail records a failure from any goroutine; the test reports it at the end.
-func (h *harness) fail(format string, args ...any) {
+func (h *rig) fail(format string, args ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.failures = append(h.failures, fmt.Sprintf(format, args...))
 }
 
-func (h *harness) setLag(on bool) {
+func (h *rig) setLag(on bool) {
 	h.lagOn.Store(on)
 	for _, r := range h.replicas {
 		if p := r.current(); p != nil {
@@ -163,7 +161,7 @@ func (h *harness) setLag(on bool) {
 }
 
 // pick draws n distinct cluster names.
-func (h *harness) pick(n int) []string {
+func (h *rig) pick(n int) []string {
 	h.rngMu.Lock()
 	defer h.rngMu.Unlock()
 	perm := h.rng.Perm(len(h.names))[:n]
@@ -175,7 +173,7 @@ func (h *harness) pick(n int) []string {
 	return out
 }
 
-func (h *harness) operatorFlags(kubeconfig string) []string {
+func (h *rig) operatorFlags(kubeconfig string) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--namespace=" + h.ns,
@@ -301,7 +299,7 @@ func TestSoak(t *testing.T) {
 		for _, b := range c.Brokers() {
 			ordinals[b.NodeID] = b.Ordinal
 		}
-		u := Untargeted(run.name, c.Calls(), ordinals, run.marks)
+		u := harness.Untargeted(run.name, c.Calls(), ordinals, run.marks)
 		res.Untargeted += len(u)
 		wrong = append(wrong, u...)
 	}
@@ -318,7 +316,7 @@ func TestSoak(t *testing.T) {
 	doubles, left := h.sim.DoubleDecommissions(), h.sim.LeftBeforeDecommission()
 	res.DoubleDecommissions, res.LeftEarly = len(doubles), len(left)
 	wrong = append(append(wrong, doubles...), left...)
-	res.StepP50, res.StepP99, res.StepMax = Quantile(stepTimes, 0.5), Quantile(stepTimes, 0.99), Quantile(stepTimes, 1)
+	res.StepP50, res.StepP99, res.StepMax = harness.Quantile(stepTimes, 0.5), harness.Quantile(stepTimes, 0.99), harness.Quantile(stepTimes, 1)
 	res.LeaderChanges = h.world.LeaderChanges()
 	res.ComponentRestarts = h.cp.Restarts()
 
@@ -376,7 +374,7 @@ func TestSoak(t *testing.T) {
 
 // attribute puts the relists and 410s the operator's proxies counted since the last call down to
 // f, the fault injected then.
-func (h *harness) attribute(f *FaultStats) {
+func (h *rig) attribute(f *FaultStats) {
 	relists, gone := 0, 0
 	h.mu.Lock()
 	for _, p := range h.procs {
@@ -394,7 +392,7 @@ func (h *harness) attribute(f *FaultStats) {
 
 // decommissionCalls counts the decommission requests the brokers accepted so far (the scale
 // run's busy phase).
-func (h *harness) decommissionCalls() int {
+func (h *rig) decommissionCalls() int {
 	n := 0
 	for _, c := range h.sim.Calls() {
 		if c.Method == http.MethodPut && c.Status == http.StatusOK && strings.HasSuffix(c.Path, "/decommission") {
@@ -405,9 +403,9 @@ func (h *harness) decommissionCalls() int {
 }
 
 // setUp starts the control plane, the simulator and the operator's two replicas.
-func setUp(t *testing.T, s settings) *harness {
+func setUp(t *testing.T, s settings) *rig {
 	ctx := t.Context()
-	h := &harness{t: t, ctx: ctx, s: s, ns: "soak", leaseName: "broker-operator-soak", rng: rand.New(rand.NewPCG(s.seed, 0x50a6))}
+	h := &rig{t: t, ctx: ctx, s: s, ns: "soak", leaseName: "broker-operator-soak", rng: rand.New(rand.NewPCG(s.seed, 0x50a6))}
 	h.nudges = map[string]chan func(){}
 	h.drainTraps = make(chan trappedDrain)
 	for i := range s.clusters {
@@ -495,7 +493,7 @@ func setUp(t *testing.T, s settings) *harness {
 }
 
 // stopOperators stops both replicas; it may be called more than once.
-func (h *harness) stopOperators() {
+func (h *rig) stopOperators() {
 	for _, r := range h.replicas {
 		r.stop(30 * time.Second)
 	}

@@ -1,4 +1,4 @@
-package race
+package harness
 
 import (
 	"errors"
@@ -56,18 +56,23 @@ func (l Lag) String() string {
 // IsZero reports whether l adds no delay.
 func (l Lag) IsZero() bool { return l.Max == 0 }
 
-// lagSource draws delays from a seeded generator; it is safe for concurrent use.
-type lagSource struct {
+// LagSource draws delays from a seeded generator; it is safe for concurrent use.
+type LagSource struct {
 	lag Lag
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func newLagSource(lag Lag, seed uint64) *lagSource {
-	return &lagSource{lag: lag, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+// NewLagSource returns a LagSource for lag whose draws depend only on seed.
+func NewLagSource(lag Lag, seed uint64) *LagSource {
+	return &LagSource{lag: lag, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
-func (s *lagSource) draw() time.Duration {
+// Lag is the distribution the source draws from.
+func (s *LagSource) Lag() Lag { return s.lag }
+
+// Draw returns the next delay.
+func (s *LagSource) Draw() time.Duration {
 	if s.lag.Max == s.lag.Min {
 		return s.lag.Min
 	}
@@ -166,7 +171,7 @@ func (b *lateBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-var errBodyClosed = errors.New("race: read on a closed watch body")
+var errBodyClosed = errors.New("harness: read on a closed watch body")
 
 // Close stops the pump and closes the real body.
 func (b *lateBody) Close() error {

@@ -1,4 +1,4 @@
-package race
+package harness
 
 import (
 	"context"
@@ -39,10 +39,10 @@ func TestParseLag(t *testing.T) {
 
 func TestLagSourceDrawsWithinBoundsAndReplaysFromTheSeed(t *testing.T) {
 	lag := Lag{10 * time.Millisecond, 50 * time.Millisecond}
-	a, b, c := newLagSource(lag, 7), newLagSource(lag, 7), newLagSource(lag, 8)
+	a, b, c := NewLagSource(lag, 7), NewLagSource(lag, 7), NewLagSource(lag, 8)
 	same, differs := true, false
 	for range 1000 {
-		x, y, z := a.draw(), b.draw(), c.draw()
+		x, y, z := a.Draw(), b.Draw(), c.Draw()
 		if x < lag.Min || x > lag.Max {
 			t.Fatalf("drew %v outside %v", x, lag)
 		}

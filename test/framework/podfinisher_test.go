@@ -1,0 +1,69 @@
+package framework
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func TestWriteKwokStagesDropsOnlyThePodDeleteStage(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "stages.yaml")
+	in := "# generated\n---\napiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: pod-ready\nspec: {}\n" +
+		"---\napiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: pod-delete\nspec:\n  next:\n    delete: true\n" +
+		"---\napiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: pod-complete\nspec: {}\n"
+	if err := os.WriteFile(src, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, err := writeKwokStages(dir, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(out); strings.Contains(s, "pod-delete") || !strings.Contains(s, "pod-ready") || !strings.Contains(s, "pod-complete") {
+		t.Errorf("stages written:\n%s", s)
+	}
+}
+
+// The finisher deletes a pod that is being deleted with grace 0 and the pod's UID as a
+// precondition, as a kubelet does, and leaves a pod that is not being deleted alone.
+func TestPodFinisherDeletesWithTheUIDPrecondition(t *testing.T) {
+	now := metav1.Now()
+	deleting := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "bc-0", UID: "old", DeletionTimestamp: &now, Finalizers: []string{"x"}}, Spec: corev1.PodSpec{NodeName: FakeNodeName}}
+	running := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "bc-1", UID: "u1"}, Spec: corev1.PodSpec{NodeName: FakeNodeName}}
+	client := fake.NewClientset(deleting, running)
+	deletes := make(chan metav1.DeleteOptions, 10)
+	client.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		d := action.(k8stesting.DeleteActionImpl)
+		if d.Name != "bc-0" {
+			t.Errorf("deleted %s, which is not being deleted", d.Name)
+		}
+		deletes <- d.DeleteOptions
+		return true, nil, nil
+	})
+	f, err := startPodFinisher(client, FakeNodeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	select {
+	case opts := <-deletes:
+		if opts.GracePeriodSeconds == nil || *opts.GracePeriodSeconds != 0 || opts.Preconditions == nil ||
+			opts.Preconditions.UID == nil || *opts.Preconditions.UID != "old" {
+			t.Errorf("delete options %+v, want grace 0 and the UID precondition old", opts)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the finisher did not delete the pod being deleted")
+	}
+}

@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	brokerinformers "github.com/broker-operator/broker-operator/pkg/generated/informers/externalversions"
+	brokerlisters "github.com/broker-operator/broker-operator/pkg/generated/listers/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/brokersim"
+)
+
+// recheckEvery is how often Await looks again with nothing changed: a drain can end in the
+// simulator with no object or pod changing.
+const recheckEvery = time.Second
+
+// Clusters is the harness's own view of one namespace's BrokerClusters, never through the
+// operator: an informer over the harness's client (never delayed), and the brokers a PodSync
+// reports. It tells whether a cluster has converged, and waits for it.
+type Clusters struct {
+	ns      string
+	pods    *brokersim.PodSync
+	factory brokerinformers.SharedInformerFactory
+	lister  brokerlisters.BrokerClusterLister
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every BrokerCluster event
+}
+
+// StartClusters starts an informer on the BrokerClusters of ns and waits for its cache. Stop it
+// with Shutdown.
+func StartClusters(ctx context.Context, ns string, brokers versioned.Interface, pods *brokersim.PodSync) (*Clusters, error) {
+	c := &Clusters{
+		ns: ns, pods: pods, changed: make(chan struct{}),
+		factory: brokerinformers.NewSharedInformerFactoryWithOptions(brokers, 0, brokerinformers.WithNamespace(ns)),
+	}
+	informer := c.factory.Brokers().V1alpha1().BrokerClusters()
+	c.lister = informer.Lister()
+	notify := func(any) {
+		c.mu.Lock()
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: notify, UpdateFunc: func(_, cur any) { notify(cur) }, DeleteFunc: notify,
+	}); err != nil {
+		return nil, err
+	}
+	c.factory.Start(ctx.Done())
+	for typ, ok := range c.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			c.factory.Shutdown()
+			return nil, fmt.Errorf("harness informer for %v did not sync", typ)
+		}
+	}
+	return c, nil
+}
+
+// Shutdown stops the informer.
+func (c *Clusters) Shutdown() { c.factory.Shutdown() }
+
+// Lister lists the namespace's BrokerClusters from the harness's cache.
+func (c *Clusters) Lister() brokerlisters.BrokerClusterNamespaceLister {
+	return c.lister.BrokerClusters(c.ns)
+}
+
+// Changes returns a channel that is closed at the next BrokerCluster event. Take it before
+// checking a condition, so that no change is missed.
+func (c *Clusters) Changes() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// Converged reports whether a cluster is steady at target brokers (brokersim.PodSync.Converged),
+// and if not, what is missing.
+func (c *Clusters) Converged(name string, target int32) (bool, string) {
+	bc, err := c.Lister().Get(name)
+	if err != nil {
+		return false, err.Error()
+	}
+	return c.pods.Converged(bc, target)
+}
+
+// Await waits until the cluster converges at target, and reports false with the last reason it
+// had not if timeout passes first. It looks again on every BrokerCluster event, every change of
+// the broker pods, and every recheckEvery. A value from nudges (nil: none) ends the wait at once
+// and is returned.
+func (c *Clusters) Await(ctx context.Context, name string, target int32, timeout time.Duration, nudges <-chan func()) (bool, string, func()) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(recheckEvery)
+	defer tick.Stop()
+	for {
+		bcChanged, podsChanged := c.Changes(), c.pods.Changes()
+		ok, why := c.Converged(name, target)
+		if ok {
+			return true, "", nil
+		}
+		select {
+		case <-bcChanged:
+		case <-podsChanged:
+		case <-tick.C:
+		case n := <-nudges:
+			return false, "nudged", n
+		case <-deadline.C:
+			return false, why, nil
+		case <-ctx.Done():
+			return false, "stopped: " + why, nil
+		}
+	}
+}

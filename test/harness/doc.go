@@ -1,0 +1,18 @@
+// Package harness holds what the race experiment (test/race) and the soak test (test/soak) both
+// need to drive BrokerClusters on a real control plane and judge the operator from outside it,
+// so that a fix lands once.
+//
+//   - Lag, ParseLag, LagSource and NewLateBody: the delay distribution of a watch stream, drawn
+//     from a seed, and a watch body that delivers each chunk late, in order (lag.go).
+//   - Schedule, NewSchedule and Schedules: each cluster's replica targets, drawn from the seed:
+//     scale-downs by one broker with scale-ups mixed in (schedule.go).
+//   - Classify, Request and Verbs: what a REST request addresses, as the apiserver's request
+//     info resolver names it (requests.go); RoundTripperFunc and ReadWritten, for a transport
+//     that reads the object a write answered with (transport.go); Total sums counts by verb.
+//   - Mark, Ordinals and Untargeted: the judge of untargeted decommissions over the broker
+//     simulator's call log; Quantile, nearest rank (judge.go).
+//   - Clusters: the harness's own informer on a namespace's BrokerClusters, which says whether a
+//     cluster has converged (brokersim.PodSync.Converged) and waits for it (clusters.go).
+//   - NewBrokerCluster: a BrokerCluster on the control plane's fake nodes, wired to its
+//     simulated brokers (objects.go); DrawSeed: the seed of a run.
+package harness
