@@ -71,7 +71,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 	registerWorkqueueMetrics(reg)
 	registerLeaderMetrics(reg)
 
-	broadcaster := record.NewBroadcaster()
+	broadcaster := record.NewBroadcaster(record.WithCorrelatorOptions(eventCorrelatorOptions()))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "broker-operator"})
 

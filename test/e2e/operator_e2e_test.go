@@ -50,9 +50,10 @@ func operatorFlags(ns string) []string {
 	}
 }
 
-// startOperator starts an operator for namespace ns. It is stopped when the test ends; if the test
-// failed its log is kept and named.
-func startOperator(t *testing.T, ns, name string) *operator {
+// startOperator starts an operator for namespace ns, with extraFlags after operatorFlags (a flag
+// given twice takes its last value). It is stopped when the test ends; if the test failed its log
+// is kept and named.
+func startOperator(t *testing.T, ns, name string, extraFlags ...string) *operator {
 	t.Helper()
 	logDir := filepath.Join(os.TempDir(), "e2e-operator-logs")
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
@@ -63,7 +64,7 @@ func startOperator(t *testing.T, ns, name string) *operator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op.cmd = exec.Command(env.operatorBinary, operatorFlags(ns)...)
+	op.cmd = exec.Command(env.operatorBinary, append(operatorFlags(ns), extraFlags...)...)
 	op.cmd.Stdout, op.cmd.Stderr = logFile, logFile
 	op.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := startOnLockedThread(op.cmd); err != nil {
