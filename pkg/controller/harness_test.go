@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -29,6 +30,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	brokerfake "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
+	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
@@ -73,21 +75,25 @@ const (
 // small stand-in for the StatefulSet controller and kubelet (playStatefulSet). Tests drive
 // reconciles one at a time.
 type harness struct {
-	t        *testing.T
-	ctx      context.Context
-	kube     *kubefake.Clientset
-	brokers  *brokerfake.Clientset
-	bcTrack  k8stesting.ObjectTracker
-	holder   *writebacktest.Holder
-	holding  bool
-	sim      *admintest.Server
-	simClock *admintest.FakeClock
-	cluster  *admintest.Cluster
-	clock    *testingclock.FakeClock
-	registry *prometheus.Registry
-	recorder *record.FakeRecorder
-	c        *Controller
-	nc       *namespaceCache
+	t       *testing.T
+	ctx     context.Context
+	kube    *kubefake.Clientset
+	brokers *brokerfake.Clientset
+	// kubeTrack and bcTrack hold what kube and brokers serve (servePlain) and stamp what they
+	// store; use them, not the clientsets' Tracker(), to change objects behind the
+	// controller's back.
+	kubeTrack k8stesting.ObjectTracker
+	bcTrack   k8stesting.ObjectTracker
+	holder    *writebacktest.Holder
+	holding   bool
+	sim       *admintest.Server
+	simClock  *admintest.FakeClock
+	cluster   *admintest.Cluster
+	clock     *testingclock.FakeClock
+	registry  *prometheus.Registry
+	recorder  *record.FakeRecorder
+	c         *Controller
+	nc        *namespaceCache
 	// informed gets a value after any informer event (the indexer is updated by then).
 	informed chan struct{}
 	// staleReads counts BrokerCluster reads older than what the apiserver held at the time.
@@ -112,8 +118,8 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		recorder: record.NewFakeRecorder(10000),
 		informed: make(chan struct{}, 1),
 	}
-	writebacktest.StampServerFields(&h.kube.Fake, h.kube.Tracker())
-	h.bcTrack = writebacktest.StampServerFields(&h.brokers.Fake, h.brokers.Tracker())
+	h.kubeTrack = servePlain(&h.kube.Fake, kubescheme.Scheme, kubescheme.Codecs.UniversalDecoder())
+	h.bcTrack = servePlain(&h.brokers.Fake, brokerscheme.Scheme, brokerscheme.Codecs.UniversalDecoder())
 	h.brokers.PrependReactor("patch", "brokerclusters", resourceVersionPrecondition(h.bcTrack))
 	if opts.hold {
 		h.holder = writebacktest.NewHolder()
@@ -133,7 +139,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 			Type:       corev1.SecretTypeBasicAuth,
 			Data:       map[string][]byte{"username": []byte(testUsername), "password": []byte(testPassword)},
 		}
-		if err := h.kube.Tracker().Add(secret); err != nil { // not an action of the controller's
+		if err := h.kubeTrack.Add(secret); err != nil { // not an action of the controller's
 			t.Fatal(err)
 		}
 	}
@@ -177,6 +183,16 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		h.sim.Close()
 	})
 	return h
+}
+
+// servePlain makes f serve from a plain ObjectTracker, stamped as an apiserver would
+// (writebacktest.StampServerFields), and returns that tracker. NewClientset's own tracker
+// manages fields, which nothing here reads (the controller never applies), and builds a REST
+// mapper on every request: most of a reconcile's cost in these tests.
+func servePlain(f *k8stesting.Fake, scheme *runtime.Scheme, decoder runtime.Decoder) k8stesting.ObjectTracker {
+	plain := k8stesting.NewObjectTracker(scheme, decoder)
+	f.PrependReactor("*", "*", k8stesting.ObjectReaction(plain))
+	return writebacktest.StampServerFields(f, plain)
 }
 
 func (h *harness) signal() {
