@@ -28,7 +28,8 @@
 // table (steps.go) has one row per step: its status write and whether it carries the
 // resourceVersion precondition, its call and whether the call comes before or after the write,
 // whether it polls, whether it is irreversible (it deletes a pod, turns maintenance mode on,
-// decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (facts.go).
+// decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (read by
+// facts.go).
 // decide (decide.go; its tables in decide_scale.go and decide_rollout.go) names a step from an
 // observation and makes no call; act (sync.go) runs its row: the call if it comes
 // first, the status write, the call if it comes after, and before the irreversible call or

@@ -47,7 +47,8 @@ package controller
 // turns maintenance mode on again (EnableMaintenance, facts read afresh) and the restart goes on.
 // A pod already being deleted is past that point: the restart under way is not interrupted.
 
-// fact is something an irreversible step relies on (steps.go), read afresh right before it.
+// fact is something an irreversible step relies on; checkFacts (facts.go) reads it afresh
+// right before the step.
 type fact string
 
 const (
