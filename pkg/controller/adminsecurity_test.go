@@ -144,7 +144,7 @@ func TestAdminSecurityStringHidesCredentials(t *testing.T) {
 func TestMissingAuthSecretDegradesAndWaits(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards(), auth: true})
 	h.bringUp(3)
-	if err := h.kube.Tracker().Delete(secretsGVR, testNamespace, testAuthSecret); err != nil {
+	if err := h.kubeTrack.Delete(secretsGVR, testNamespace, testAuthSecret); err != nil {
 		t.Fatal(err)
 	}
 	h.events()
@@ -169,7 +169,7 @@ func TestMissingAuthSecretDegradesAndWaits(t *testing.T) {
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: testAuthSecret, Namespace: testNamespace},
 		Data: map[string][]byte{"username": []byte(testUsername), "password": []byte(testPassword)}}
-	if err := h.kube.Tracker().Add(secret); err != nil {
+	if err := h.kubeTrack.Add(secret); err != nil {
 		t.Fatal(err)
 	}
 	h.settle(10)
@@ -220,7 +220,7 @@ func TestCredentialsNeverInLogsEventsOrStatus(t *testing.T) {
 		for k, v := range data {
 			secret.Data[k] = []byte(v)
 		}
-		if err := h.kube.Tracker().Update(secretsGVR, secret, testNamespace); err != nil {
+		if err := h.kubeTrack.Update(secretsGVR, secret, testNamespace); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -100,7 +100,7 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, se
 		return nil, err
 	}
 	if a.requests != nil {
-		client = countingAdminClient{Client: client, requests: a.requests}
+		client = decoratedAdmin{inner: client, requests: a.requests}
 	}
 	a.clients[key] = cachedAdminClient{urls: joined, client: client}
 	return client, nil

@@ -10,7 +10,7 @@
 // (namespace/name); owned StatefulSets, Services, PodDisruptionBudgets and Pods requeue their
 // owner; N workers reconcile one key at a time. A reconcile is level-triggered and idempotent:
 // it reads the BrokerCluster, the StatefulSet and the Pods, asks the admin API when a decision
-// needs the brokers' view, decides one step (scale.go), writes, and returns, asking to be
+// needs the brokers' view, decides one step (decide.go), writes, and returns, asking to be
 // requeued after Config.DrainPollInterval while it waits for a drain.
 //
 // # Reads and writes
@@ -28,8 +28,10 @@
 // table (steps.go) has one row per step: its status write and whether it carries the
 // resourceVersion precondition, its call and whether the call comes before or after the write,
 // whether it polls, whether it is irreversible (it deletes a pod, turns maintenance mode on,
-// decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (facts.go).
-// decide (scale.go, rolling.go) names a step; act (sync.go) runs its row: the call if it comes
+// decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (read by
+// facts.go).
+// decide (decide.go; its tables in decide_scale.go and decide_rollout.go) names a step from an
+// observation and makes no call; act (sync.go) runs its row: the call if it comes
 // first, the status write, the call if it comes after, and before the irreversible call or
 // write a fresh read of its facts from the admin API (and the pod from the apiserver), in the
 // same reconcile, retries included. A fact that does not hold stops the step: the cluster is
@@ -42,7 +44,7 @@
 //
 // status.currentReplicas (C) steers the StatefulSet's replicas and moves towards spec.replicas
 // (D) one broker at a time; status.decommissioningBroker (B) names the broker being drained.
-// The transitions are listed as a table in scale.go. Two guards stand behind the write-back
+// The transitions are listed as a table in decide_scale.go. Two guards stand behind the write-back
 // cache (Config.Guards, both on unless turned off): before a decommission starts, the admin API must still list the broker
 // as an active member (the seed's option D), and the status write that sets B carries the
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
@@ -67,7 +69,7 @@
 // # Rollouts, health gate, volumes and ghost brokers
 //
 // The StatefulSet uses OnDelete; each pod carries a hash of the template it was made from
-// (AnnotationTemplateHash). The rollout (rolling.go) restarts the outdated brokers one at a
+// (AnnotationTemplateHash). The rollout (decide_rollout.go; rolling.go reads the pods) restarts the outdated brokers one at a
 // time, highest ordinal first: health gate, maintenance mode on, wait until leadership has
 // drained, delete the pod (with its UID as a precondition), wait until the new pod is Ready and
 // its broker alive, maintenance mode off. status.restart records the broker and its step
@@ -150,7 +152,8 @@
 // klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
 // resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
-// result (adminmetrics.go), and gauge the ghost brokers of each cluster. Reconcile results,
+// result (adminmetrics.go; one decorator, admindecorator.go, counts each call and bounds it by
+// the reconcile's AdminDeadline), and gauge the ghost brokers of each cluster. Reconcile results,
 // decision kinds and guards start at 0 for every value, admin calls for every operation with
 // result "success"; the ghost gauge appears with a cluster's first report. The write-back
 // overlays export their own.

@@ -11,25 +11,6 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
-// fact is something an irreversible step relies on (steps.go), read afresh right before it.
-type fact string
-
-const (
-	// factHealthGate: GET /v1/cluster/health_overview shows a healthy cluster (health.go), or
-	// spec.unsafeSkipHealthGate is set.
-	factHealthGate fact = "the health gate is open"
-	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
-	// like the gate, by spec.unsafeSkipHealthGate).
-	factOthersUp fact = "every other broker is up"
-	// factPodReady: the restart's pod, read from the apiserver, has the recorded UID, is Ready
-	// and is not being deleted.
-	factPodReady fact = "its pod is Ready"
-	// factNoOtherDrain: GET /v1/brokers lists no other broker draining or in maintenance.
-	factNoOtherDrain fact = "no other broker is draining or in maintenance"
-	// factBrokerLeft: GET /v1/brokers does not list the step's broker as a member any more.
-	factBrokerLeft fact = "the broker has left"
-)
-
 // factError says which fact did not hold, and why.
 type factError struct {
 	Fact fact

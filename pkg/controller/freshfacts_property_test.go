@@ -29,8 +29,12 @@ import (
 // admin call and any status write the operator makes. It does not act between the operator's
 // last read of a fact and the irreversible call that follows it: no operator can close that
 // window, and the rule asks only that nothing of the operator's own lies in it.
+//
+// It runs 2,000 schedules by default, 200 under -race (defaultPropertySchedules), so make unit
+// runs it a second time without -race. To keep schedules cheap, the fake clientsets serve from
+// plain trackers (servePlain) and the simulator answers in process (admintest.Server.Transport).
 var (
-	propertySchedules = flag.Int("controller.property-schedules", 2000, "random schedules TestIrreversibleStepsHoldTheirFacts runs")
+	propertySchedules = flag.Int("controller.property-schedules", defaultPropertySchedules, "random schedules TestIrreversibleStepsHoldTheirFacts runs")
 	propertySeed      = flag.Uint64("controller.property-seed", 1, "seed of TestIrreversibleStepsHoldTheirFacts' first schedule; schedule i uses seed+i")
 )
 
@@ -143,15 +147,17 @@ func factScheduleDone(h *harness, image string) bool {
 }
 
 // install hooks the adversary in front of every admin call (the admin client's transport) and
-// every status write and pod delete (fake clientset reactors).
+// every status write and pod delete (fake clientset reactors). The admin calls reach the
+// simulator in process, with no loopback connection.
 func (a *adversary) install() {
+	sim := a.h.sim.Transport()
 	a.h.c.admin.config.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if irreversibleAdminCall(req) {
 			a.checkAdmin(req)
 		} else {
 			a.act("before " + req.Method + " " + req.URL.Path)
 		}
-		return http.DefaultTransport.RoundTrip(req)
+		return sim.RoundTrip(req)
 	})
 	a.h.c.admin.forget(testKey)
 	a.h.brokers.PrependReactor("patch", "brokerclusters", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -250,7 +256,7 @@ func (a *adversary) brokersByState() (down, up []int) {
 func (a *adversary) setPodReady(ordinal int, ready bool) {
 	gvr := corev1.SchemeGroupVersion.WithResource("pods")
 	name := fmt.Sprintf("%s-%d", testName, ordinal)
-	obj, err := a.h.kube.Tracker().Get(gvr, testNamespace, name)
+	obj, err := a.h.kubeTrack.Get(gvr, testNamespace, name)
 	if err != nil {
 		return // being replaced: the new pod starts Ready
 	}
@@ -260,7 +266,7 @@ func (a *adversary) setPodReady(ordinal int, ready bool) {
 		status = corev1.ConditionTrue
 	}
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
-	if err := a.h.kube.Tracker().Update(gvr, pod, testNamespace, metav1.UpdateOptions{}); err != nil {
+	if err := a.h.kubeTrack.Update(gvr, pod, testNamespace, metav1.UpdateOptions{}); err != nil {
 		a.t.Errorf("set pod %s ready=%v: %v", name, ready, err)
 	}
 }
@@ -311,7 +317,7 @@ func (a *adversary) checkPodDelete(name string) {
 			a.violation("pod %s deleted while broker %d (ordinal %d) is down", name, b.NodeID, b.Ordinal)
 		}
 	}
-	obj, err := a.h.kube.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), testNamespace, name)
+	obj, err := a.h.kubeTrack.Get(corev1.SchemeGroupVersion.WithResource("pods"), testNamespace, name)
 	if err == nil && !isPodReady(obj.(*corev1.Pod)) {
 		a.violation("pod %s deleted while it is not Ready", name)
 	}

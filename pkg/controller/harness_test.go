@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -30,6 +31,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	brokerfake "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
+	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
 )
 
@@ -78,7 +80,11 @@ type harness struct {
 	ctx     context.Context
 	kube    *kubefake.Clientset
 	brokers *brokerfake.Clientset
-	bcTrack k8stesting.ObjectTracker
+	// kubeTrack and bcTrack hold what kube and brokers serve (servePlain) and stamp what they
+	// store; use them, not the clientsets' Tracker(), to change objects behind the
+	// controller's back.
+	kubeTrack k8stesting.ObjectTracker
+	bcTrack   k8stesting.ObjectTracker
 	// kubeWatches and bcWatches let newHarness wait until every informer's watch is open: the
 	// fake clientset loses a delete made between an informer's List and its Watch
 	// (kubernetes/kubernetes#141528).
@@ -117,10 +123,10 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		recorder: record.NewFakeRecorder(10000),
 		informed: make(chan struct{}, 1),
 	}
-	kubeTrack := writebacktest.StampServerFields(&h.kube.Fake, h.kube.Tracker())
-	h.bcTrack = writebacktest.StampServerFields(&h.brokers.Fake, h.brokers.Tracker())
-	// After StampServerFields: the last watch reactor prepended is the one that answers.
-	h.kubeWatches = writebacktest.RecordWatches(&h.kube.Fake, kubeTrack)
+	h.kubeTrack = servePlain(&h.kube.Fake, kubescheme.Scheme, kubescheme.Codecs.UniversalDecoder())
+	h.bcTrack = servePlain(&h.brokers.Fake, brokerscheme.Scheme, brokerscheme.Codecs.UniversalDecoder())
+	// After servePlain: the last watch reactor prepended is the one that answers.
+	h.kubeWatches = writebacktest.RecordWatches(&h.kube.Fake, h.kubeTrack)
 	h.bcWatches = writebacktest.RecordWatches(&h.brokers.Fake, h.bcTrack)
 	h.brokers.PrependReactor("patch", "brokerclusters", resourceVersionPrecondition(h.bcTrack))
 	if opts.hold {
@@ -141,7 +147,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 			Type:       corev1.SecretTypeBasicAuth,
 			Data:       map[string][]byte{"username": []byte(testUsername), "password": []byte(testPassword)},
 		}
-		if err := h.kube.Tracker().Add(secret); err != nil { // not an action of the controller's
+		if err := h.kubeTrack.Add(secret); err != nil { // not an action of the controller's
 			t.Fatal(err)
 		}
 	}
@@ -192,6 +198,16 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		h.sim.Close()
 	})
 	return h
+}
+
+// servePlain makes f serve from a plain ObjectTracker, stamped as an apiserver would
+// (writebacktest.StampServerFields), and returns that tracker. NewClientset's own tracker
+// manages fields, which nothing here reads (the controller never applies), and builds a REST
+// mapper on every request: most of a reconcile's cost in these tests.
+func servePlain(f *k8stesting.Fake, scheme *runtime.Scheme, decoder runtime.Decoder) k8stesting.ObjectTracker {
+	plain := k8stesting.NewObjectTracker(scheme, decoder)
+	f.PrependReactor("*", "*", k8stesting.ObjectReaction(plain))
+	return writebacktest.StampServerFields(f, plain)
 }
 
 func (h *harness) signal() {

@@ -66,6 +66,3 @@ func (h health) String() string {
 	}
 	return strings.Join(h.Problems, "; ")
 }
-
-// gateClosed reports whether the health gate holds the next step back.
-func gateClosed(o observation) bool { return !o.SkipHealthGate && !o.Health.healthy() }

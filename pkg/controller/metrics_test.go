@@ -144,7 +144,7 @@ func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	m := newMetrics(reg)
-	client := reflect.ValueOf(countingAdminClient{Client: inner, requests: m.adminRequests})
+	client := reflect.ValueOf(decoratedAdmin{inner: inner, requests: m.adminRequests})
 	iface := reflect.TypeFor[admin.Client]()
 	if iface.NumMethod() != len(adminOperations) {
 		t.Errorf("admin.Client has %d methods, adminOperations names %d", iface.NumMethod(), len(adminOperations))

@@ -18,50 +18,75 @@ import (
 // ensureOwned creates or updates the headless Service, the PodDisruptionBudget and the
 // StatefulSet, whose replicas follow currentReplicas.
 func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
-	l := c.listers(nc)
-	ns := bc.Namespace
-
-	svc := newService(bc)
-	if existing, err := l.services.Services(ns).Get(bc.Name); apierrors.IsNotFound(err) {
-		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
-		}
-	} else if err != nil {
+	if err := c.ensureService(ctx, nc, bc); err != nil {
 		return err
-	} else if err := c.checkOwned(bc, existing); err != nil {
-		return err
-	} else if specChanged(existing, svc) {
-		update := existing.DeepCopy()
-		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
-		mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
-		if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
-		}
 	}
-
-	pdb := newPodDisruptionBudget(bc)
-	if existing, err := l.pdbs.PodDisruptionBudgets(ns).Get(bc.Name); apierrors.IsNotFound(err) {
-		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create PodDisruptionBudget %s: %w", clusterKey(bc), err)
-		}
-	} else if err != nil {
+	if err := c.ensurePodDisruptionBudget(ctx, nc, bc); err != nil {
 		return err
-	} else if err := c.checkOwned(bc, existing); err != nil {
-		return err
-	} else if specChanged(existing, pdb) || !equality.Semantic.DeepEqual(existing.Spec, pdb.Spec) {
-		// The API server defaults nothing in a PDB's spec, so it is compared whole: an edit by
-		// hand (say maxUnavailable 2) is put back, not only a change of the operator's own.
-		update := existing.DeepCopy()
-		update.Spec = pdb.Spec
-		mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
-		if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
-		}
 	}
-
 	if replicas <= 0 {
 		return nil // nothing to run yet
 	}
+	return c.ensureStatefulSet(ctx, nc, bc, replicas)
+}
+
+// ensureService creates bc's headless Service, or puts its spec back.
+func (c *Controller) ensureService(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster) error {
+	ns := bc.Namespace
+	svc := newService(bc)
+	existing, err := c.listers(nc).services.Services(ns).Get(bc.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	if err := c.checkOwned(bc, existing); err != nil || !specChanged(existing, svc) {
+		return err
+	}
+	update := existing.DeepCopy()
+	update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
+	mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
+	if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
+	}
+	return nil
+}
+
+// ensurePodDisruptionBudget creates bc's PodDisruptionBudget, or puts its spec back.
+func (c *Controller) ensurePodDisruptionBudget(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster) error {
+	ns := bc.Namespace
+	pdb := newPodDisruptionBudget(bc)
+	existing, err := c.listers(nc).pdbs.PodDisruptionBudgets(ns).Get(bc.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create PodDisruptionBudget %s: %w", clusterKey(bc), err)
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	// The API server defaults nothing in a PDB's spec, so it is compared whole: an edit by
+	// hand (say maxUnavailable 2) is put back, not only a change of the operator's own.
+	if err := c.checkOwned(bc, existing); err != nil || (!specChanged(existing, pdb) && equality.Semantic.DeepEqual(existing.Spec, pdb.Spec)) {
+		return err
+	}
+	update := existing.DeepCopy()
+	update.Spec = pdb.Spec
+	mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
+	if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
+	}
+	return nil
+}
+
+// ensureStatefulSet creates bc's StatefulSet with replicas, or brings it in line.
+func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
+	ns := bc.Namespace
 	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
 	if apierrors.IsNotFound(err) {
 		sts := newStatefulSet(bc, replicas, foundingSeeds(nil, replicas))

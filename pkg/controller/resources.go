@@ -32,7 +32,7 @@ const (
 	AnnotationSpecHash = "broker-operator.dev/spec-hash"
 	// AnnotationTemplateHash is set in the pod template and so on every pod: a hash of the
 	// template the pod was made from. A pod whose hash is not status.updateRevision is restarted
-	// by the rollout (rolling.go).
+	// by the rollout (decide_rollout.go).
 	AnnotationTemplateHash = "broker-operator.dev/template-hash"
 	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
 	// are the brokers' seed servers, which must not change while the cluster lives.
@@ -141,7 +141,7 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.S
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			Selector:            &metav1.LabelSelector{MatchLabels: podLabels},
 			// The operator restarts the pods itself, one broker at a time behind maintenance
-			// mode and the health gate (rolling.go); the StatefulSet only recreates a deleted pod.
+			// mode and the health gate (decide_rollout.go); the StatefulSet only recreates a deleted pod.
 			UpdateStrategy:                       appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
 			PersistentVolumeClaimRetentionPolicy: claimRetention(bc),
 			Template:                             template,

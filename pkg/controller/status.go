@@ -69,9 +69,22 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	st.Restart = lc.Restart
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
-	desired := bc.Spec.Replicas
-	conditions := lifecycleConditions(lc, current)
+	if lc.GhostsKnown {
+		st.GhostBrokers = lc.Ghosts
+	}
+	scaling := scalingCondition(current, bc.Spec.Replicas, decommissioning)
+	ready := readyCondition(scaling, readyReplicas, bc.Spec.Replicas)
+	degraded := degradedCondition(bc, s, current, adminErr)
+	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(lc, current)...) {
+		c.ObservedGeneration = bc.Generation
+		c.LastTransitionTime = at
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	return st
+}
 
+// degradedCondition says whether the operator can make progress after step s, and if not why.
+func degradedCondition(bc *v1alpha1.BrokerCluster, s step, current int32, adminErr error) metav1.Condition {
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
 	if adminErr != nil && waitsOnAdmin(adminErr) {
 		// A step that did not need the admin API went ahead (a scale-up); the problem stays shown.
@@ -86,6 +99,11 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonClusterUnhealthy
 		degraded.Message = "the health gate holds the next step back: " + s.Reason
 	}
+	return degraded
+}
+
+// scalingCondition says whether C is moving towards D.
+func scalingCondition(current, desired int32, decommissioning *int32) metav1.Condition {
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
 		Message: fmt.Sprintf("%d brokers, as desired", current)}
 	switch {
@@ -99,6 +117,11 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingUp
 		scaling.Message = fmt.Sprintf("current %d, desired %d", current, desired)
 	}
+	return scaling
+}
+
+// readyCondition is true once D brokers are ready and no scaling is under way.
+func readyCondition(scaling metav1.Condition, readyReplicas, desired int32) metav1.Condition {
 	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonBrokersNotReady,
 		Message: fmt.Sprintf("%d of %d brokers ready", readyReplicas, desired)}
 	switch {
@@ -107,15 +130,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	case readyReplicas >= desired:
 		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
 	}
-	if lc.GhostsKnown {
-		st.GhostBrokers = lc.Ghosts
-	}
-	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, conditions...) {
-		c.ObservedGeneration = bc.Generation
-		c.LastTransitionTime = at
-		meta.SetStatusCondition(&st.Conditions, c)
-	}
-	return st
+	return ready
 }
 
 // lifecycleConditions are the Restarting condition and, when the admin API was asked, the

@@ -1,7 +1,7 @@
 package controller
 
-// The step table: what each step writes, calls and relies on, one row a step. decide (scale.go,
-// rolling.go) names the step; act (sync.go) runs its row. The rule the table carries: every
+// The step table: what each step writes, calls and relies on, one row a step. decide (decide.go)
+// names the step; act (sync.go) runs its row. The rule the table carries: every
 // irreversible step checks, right before its call, the facts it relies on. An irreversible step
 // takes capacity away: it deletes a broker's pod, turns maintenance mode on, decommissions, or
 // lowers the StatefulSet's replicas (a status write that lowers C, which the StatefulSet then
@@ -46,6 +46,26 @@ package controller
 // a broker every live broker may lead partitions again. Once the facts hold, the next reconcile
 // turns maintenance mode on again (EnableMaintenance, facts read afresh) and the restart goes on.
 // A pod already being deleted is past that point: the restart under way is not interrupted.
+
+// fact is something an irreversible step relies on; checkFacts (facts.go) reads it afresh
+// right before the step.
+type fact string
+
+const (
+	// factHealthGate: GET /v1/cluster/health_overview shows a healthy cluster (health.go), or
+	// spec.unsafeSkipHealthGate is set.
+	factHealthGate fact = "the health gate is open"
+	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
+	// like the gate, by spec.unsafeSkipHealthGate).
+	factOthersUp fact = "every other broker is up"
+	// factPodReady: the restart's pod, read from the apiserver, has the recorded UID, is Ready
+	// and is not being deleted.
+	factPodReady fact = "its pod is Ready"
+	// factNoOtherDrain: GET /v1/brokers lists no other broker draining or in maintenance.
+	factNoOtherDrain fact = "no other broker is draining or in maintenance"
+	// factBrokerLeft: GET /v1/brokers does not list the step's broker as a member any more.
+	factBrokerLeft fact = "the broker has left"
+)
 
 // adminCall is the one call a step makes.
 type adminCall int

@@ -37,32 +37,15 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	logger := klog.FromContext(ctx).WithValues("brokercluster", klog.KRef(ns, name))
 	ctx = withAdminDeadline(klog.NewContext(ctx, logger), time.Now().Add(c.cfg.AdminDeadline))
 
-	bc, err := c.readBrokerCluster(ctx, nc, ns, name)
-	if apierrors.IsNotFound(err) {
-		c.readHook("brokerclusters", ns, name, "")
-		c.admin.forget(key)
-		c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
-		c.drains.forget(key)
-		c.stalled.forget(key)
+	bc, sts, err := c.readObjects(ctx, nc, ns, name)
+	if err != nil {
+		return result{}, err
+	}
+	if bc == nil {
+		c.forget(key, ns, name)
 		logger.V(4).Info("BrokerCluster is gone; its owned objects go by garbage collection")
 		return result{}, nil
 	}
-	if err != nil {
-		return result{}, fmt.Errorf("read BrokerCluster %s: %w", key, err)
-	}
-	c.readHook("brokerclusters", ns, name, bc.ResourceVersion)
-	sts, err := c.readStatefulSet(ctx, nc, ns, name)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return result{}, fmt.Errorf("read StatefulSet %s: %w", key, err)
-	}
-	if err != nil {
-		sts = nil
-	}
-	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
-	logger.V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
-		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
-		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
-		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
 	if bc.DeletionTimestamp != nil {
 		return result{}, nil // being deleted: nothing to scale
 	}
@@ -92,6 +75,42 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
 	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, stalled))
 	return res, nil
+}
+
+// readObjects reads the BrokerCluster and its StatefulSet (nil when there is none) through the
+// read strategy. The BrokerCluster is nil when it is gone.
+func (c *Controller) readObjects(ctx context.Context, nc *namespaceCache, ns, name string) (*v1alpha1.BrokerCluster, *appsv1.StatefulSet, error) {
+	key := ns + "/" + name
+	bc, err := c.readBrokerCluster(ctx, nc, ns, name)
+	if apierrors.IsNotFound(err) {
+		c.readHook("brokerclusters", ns, name, "")
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read BrokerCluster %s: %w", key, err)
+	}
+	c.readHook("brokerclusters", ns, name, bc.ResourceVersion)
+	sts, err := c.readStatefulSet(ctx, nc, ns, name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("read StatefulSet %s: %w", key, err)
+	}
+	if err != nil {
+		sts = nil
+	}
+	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
+	klog.FromContext(ctx).V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
+		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
+		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
+		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
+	return bc, sts, nil
+}
+
+// forget drops what the controller keeps about a BrokerCluster that is gone.
+func (c *Controller) forget(key, ns, name string) {
+	c.admin.forget(key)
+	c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
+	c.drains.forget(key)
+	c.stalled.forget(key)
 }
 
 // sooner returns the shorter of two requeue delays, where 0 means none.

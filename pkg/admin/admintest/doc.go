@@ -15,7 +15,9 @@
 // For in-process tests that cannot set the admin port, one shared listener also serves every
 // broker under /namespace/name/ordinal (Server.AddressTemplate, Cluster.SharedURLs). Real clients
 // such as rpadmin accept only scheme://host:port per broker, so wire-level tests use the own
-// listeners.
+// listeners. Server.Transport answers the shared listener's URLs in process, with no
+// connection, for tests that make many thousands of calls; faults that act on the connection
+// (Refuse, Hang, Latency) need the listener.
 //
 // # What it models, and from where
 //
