@@ -5,6 +5,7 @@ package soak
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -31,8 +32,10 @@ func injectBrokerDownDuringRestart(ctx context.Context, h *rig) (string, error) 
 	if !ok {
 		return fmt.Sprintf("%s restarting ordinal %d, no other broker running", bc.Name, restarting), nil
 	}
+	before := len(h.sim.Calls())
+	from := time.Now()
 	c.Down(ordinal)
-	i := h.addOutage(bc.Name, Outage{NodeID: node, From: time.Now(), Injected: true})
+	i := h.addOutage(bc.Name, Outage{NodeID: node, From: from, Injected: true, Ordinal: ordinal, CallsBefore: before, CallsAfter: len(h.sim.Calls())})
 	go h.bringBack(ctx, bc.Name, c, ordinal, node, i)
 	return fmt.Sprintf("%s restarting ordinal %d (%s): node %d (ordinal %d) down for %s",
 		bc.Name, restarting, bc.Status.Restart.Step, node, ordinal, h.s.faultWindow), nil
@@ -146,4 +149,14 @@ func (h *rig) judgeRestarts(res *Result, name string, c *admintest.Cluster) []st
 	res.MostUnavailable = max(res.MostUnavailable, most)
 	res.RestartOverlaps += len(overlaps)
 	return overlaps
+}
+
+// judgePodDowns returns the simulator's own overlaps the operator caused (PodDownOverlaps).
+func (h *rig) judgePodDowns(res *Result) []string {
+	h.mu.Lock()
+	injected := maps.Clone(h.outages)
+	h.mu.Unlock()
+	out := PodDownOverlaps(h.sim.Overlaps(), injected)
+	res.PodDownOverlaps = len(out)
+	return out
 }

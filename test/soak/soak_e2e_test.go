@@ -320,6 +320,7 @@ func TestSoak(t *testing.T) {
 	for _, k := range kinds {
 		res.Faults = append(res.Faults, *stats[k.name])
 	}
+	wrong = append(wrong, h.judgePodDowns(&res)...)
 	doubles, left := h.sim.DoubleDecommissions(), h.sim.LeftBeforeDecommission()
 	res.DoubleDecommissions, res.LeftEarly = len(doubles), len(left)
 	wrong = append(append(wrong, doubles...), left...)

@@ -3,7 +3,9 @@ package soak
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +19,9 @@ type Outage struct {
 	NodeID   int
 	From, To time.Time
 	Injected bool
+	// Ordinal, and the simulator's call count just before and just after the broker was taken
+	// down, of an injected outage (see PodDownOverlaps).
+	Ordinal, CallsBefore, CallsAfter int
 }
 
 func (o Outage) covers(at time.Time) bool {
@@ -91,4 +96,38 @@ func describeOutage(o Outage) string {
 		what = "down (injected)"
 	}
 	return fmt.Sprintf("node %d %s since %s", o.NodeID, what, o.From.UTC().Format(time.RFC3339Nano))
+}
+
+// simOverlap parses an entry of admintest.Server.Overlaps.
+var simOverlap = regexp.MustCompile(`^[^/]+/([^:]+): ordinal (\d+) .* after call #(\d+)$`)
+
+// PodDownOverlaps keeps the entries of the simulator's own record of overlaps
+// (admintest.Server.Overlaps: a broker put into maintenance, or its pod down, while another
+// broker of the cluster was in maintenance or down) that the operator caused: it drops the
+// entries the harness's own Down calls made, those naming an injected outage's ordinal, in its
+// cluster, between the call counts around its Down. What is left includes a restarted broker's
+// pod going down while an injected broker was down: the pod delete the operator must not make.
+func PodDownOverlaps(overlaps []string, injected map[string][]Outage) []string {
+	var out []string
+	for _, o := range overlaps {
+		if !injectedOverlap(o, injected) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func injectedOverlap(entry string, injected map[string][]Outage) bool {
+	m := simOverlap.FindStringSubmatch(entry)
+	if m == nil {
+		return false
+	}
+	ordinal, _ := strconv.Atoi(m[2])
+	seq, _ := strconv.Atoi(m[3])
+	for _, o := range injected[m[1]] {
+		if o.Ordinal == ordinal && seq >= o.CallsBefore && seq <= o.CallsAfter {
+			return true
+		}
+	}
+	return false
 }

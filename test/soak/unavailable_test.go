@@ -75,3 +75,23 @@ func TestUnavailability(t *testing.T) {
 		})
 	}
 }
+
+func TestPodDownOverlapsDropsTheHarnessOwnDowns(t *testing.T) {
+	injected := map[string][]Outage{"bc-001": {{NodeID: 7, Ordinal: 1, Injected: true, CallsBefore: 40, CallsAfter: 42}}}
+	mine := "soak/bc-001: ordinal 1 restarting while node 9 (ordinal 2) in maintenance, after call #41"
+	operators := []string{
+		// the restarted broker's pod deleted while the injected one was down
+		"soak/bc-001: ordinal 2 restarting while node 7 (ordinal 1) restarting, after call #50",
+		// the same ordinal in another cluster
+		"soak/bc-002: ordinal 1 restarting while node 3 (ordinal 2) in maintenance, after call #41",
+		// the same ordinal later, not the harness's Down
+		"soak/bc-001: ordinal 1 put into maintenance by call #60 while node 9 (ordinal 2) in maintenance, after call #60",
+	}
+	got := PodDownOverlaps(append([]string{mine}, operators...), injected)
+	if !slices.Equal(got, operators) {
+		t.Errorf("got %q, want %q", got, operators)
+	}
+	if got := PodDownOverlaps([]string{mine}, injected); len(got) != 0 {
+		t.Errorf("a clean run: got %q, want none", got)
+	}
+}
