@@ -51,8 +51,8 @@ func otherRunningBroker(c *admintest.Cluster, ordinal int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// bringBack brings the broker of ordinal up again after the fault window, if its pod is still
-// Ready, and records when it was up again: then, or earlier if the pod sync joined it first (it
+// bringBack brings the broker of ordinal up again after the fault window (or when ctx ends), if
+// its pod is still Ready, and records when it was up again: then, or earlier if the pod sync joined it first (it
 // joins every Ready pod when a cluster's Ready pods change, as during a restart).
 func (h *rig) bringBack(ctx context.Context, name string, c *admintest.Cluster, ordinal, node, i int) {
 	window := time.NewTimer(h.s.faultWindow)
@@ -74,6 +74,11 @@ func (h *rig) bringBack(ctx context.Context, name string, c *admintest.Cluster, 
 		case <-window.C:
 			due = true
 		case <-ctx.Done():
+			// The faults are over: bring it back now rather than leave it down.
+			if slices.Contains(h.world.pods.Running(h.ns, name), ordinal) {
+				c.Join(ordinal)
+			}
+			h.endOutage(name, i)
 			return
 		}
 	}
