@@ -1,5 +1,6 @@
-// Package soak is the soak test: many BrokerClusters scaling on one real control plane for a long
-// time, while faults are injected on a schedule drawn from a seed, with the operator running as a
+// Package soak is the soak test: many BrokerClusters scaling, with rolling restarts mixed in, on
+// one real control plane for a long time, while faults are injected on a schedule drawn from a
+// seed (one of them takes a broker down while another is being restarted), with the operator running as a
 // separate process built from cmd/broker-operator, as its ServiceAccount, two replicas with leader
 // election.
 //
@@ -13,12 +14,14 @@
 // (WriteLog). The operator logs, at -v=4, the resourceVersions each reconcile read; a read older
 // than a write the same process had already finished is a stale read (ParseReconcile,
 // WriteLog.Stale). Everything else the test judges comes from outside the operator: the broker
-// simulator's call log (double, untargeted and early decommissions) and the apiserver's objects
-// (convergence, leader changes).
+// simulator's call log (double, untargeted and early decommissions, and restarts begun while
+// another broker was unavailable, with the harness's record of the brokers it took down) and the
+// apiserver's objects (convergence, leader changes).
 //
 // The pieces that do not need a control plane live in plain files and have unit tests: the proxy
 // (proxy.go), the write log (writes.go), the log parser (oplog.go), the fault plan (plan.go), the
-// convergence times after each fault (invariants.go) and the report (report.go). What the soak
+// convergence times after each fault (invariants.go), the brokers unavailable at once
+// (unavailable.go) and the report (report.go). What the soak
 // shares with the race experiment (test/race) lives in test/harness: the watch lag, the
 // schedules, the request classifier, the untargeted-decommission judge, and the harness's own
 // view of whether a cluster has converged.

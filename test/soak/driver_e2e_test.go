@@ -49,7 +49,8 @@ func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.
 
 // drive runs one cluster until stop is set: create it, wait until it is ready, then set each of
 // the targets drawn from rng (scale-downs by one broker with scale-ups mixed in, as the race
-// experiment draws them) and wait for each to converge. A step that does not converge within
+// experiment draws them) and wait for each to converge. Rolling restarts are mixed in: the first
+// step after bring-up, then in place of a scaling step with probability rolloutShare. A step that does not converge within
 // stepTimeout leaves the cluster stuck, and its run ends there. Writes by the harness are retried
 // until they succeed or the step's time is up: the apiserver may be down.
 func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
@@ -74,9 +75,17 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 	cur := sched.Initial
 	targets := sched.Targets
 	var restore func() // set while a scale-up asked for by the stuck-drain fault runs
+	rollouts := 0
 	for len(targets) > 0 {
 		if stop.Load() || ctx.Err() != nil {
 			return run
+		}
+		if rollouts == 0 || rng.Float64() < rolloutShare {
+			rollouts++
+			if !h.rollOut(ctx, name, cur, rollouts, run) {
+				return run
+			}
+			continue
 		}
 		target := targets[0]
 		targets = targets[1:]
@@ -123,6 +132,42 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 		}
 	}
 	return run
+}
+
+// rolloutShare is the chance that a cluster's next step is a rolling restart rather than the
+// next scaling step of its schedule.
+const rolloutShare = 0.2
+
+// rollOut changes the pod template of a steady cluster, its image and its pod annotations in
+// turn, and waits until every broker was restarted onto it (brokersim.PodSync.Converged: all
+// replicas updated and status.restart cleared). It returns false, with run.stuck set, if the
+// rollout did not converge in time.
+func (h *rig) rollOut(ctx context.Context, name string, replicas int32, n int, run *clusterRun) bool {
+	patch := fmt.Appendf(nil, `{"spec":{"image":"registry.invalid/broker:soak-%d"}}`, n)
+	if n%2 == 0 {
+		patch = fmt.Appendf(nil, `{"spec":{"podAnnotations":{"soak.broker-operator.dev/rollout":"%d"}}}`, n)
+	}
+	step := Step{Start: time.Now(), From: replicas, To: replicas, Rollout: true}
+	err := retry(ctx, h.s.stepTimeout, func(ctx context.Context) error {
+		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	})
+	if err == nil {
+		var ok bool
+		var why string
+		if ok, why, _ = h.world.Await(ctx, name, replicas, h.s.stepTimeout, nil); !ok && ctx.Err() == nil {
+			err = fmt.Errorf("%s; %s", why, h.stuckDetail(ctx, name))
+		}
+	}
+	if err == nil && ctx.Err() == nil {
+		step.End = time.Now()
+	}
+	run.steps = append(run.steps, step)
+	if step.End.IsZero() && ctx.Err() == nil {
+		run.stuck = fmt.Sprintf("step %d (rollout %d at %d brokers): %v", len(run.steps), n, replicas, err)
+		return false
+	}
+	return ctx.Err() == nil
 }
 
 // trappedDrain is a scale-down handed to the stuck-drain fault: its cluster and the brokers it

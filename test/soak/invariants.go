@@ -4,10 +4,14 @@ import (
 	"time"
 )
 
-// Step is one of a cluster's scaling steps as the harness saw it from the apiserver's objects.
+// Step is one of a cluster's scaling steps or rolling restarts as the harness saw it from the
+// apiserver's objects.
 type Step struct {
 	Start, End time.Time // End is zero if the step never converged
 	From, To   int32
+	// Rollout marks a rolling restart (a change of the pod template); From and To are then the
+	// cluster's replicas, unchanged.
+	Rollout bool
 }
 
 // ConvergeAfter returns, for a fault at at, how long after it each step then in progress

@@ -35,6 +35,17 @@ type Result struct {
 	Took    time.Duration
 
 	Clusters, Steps, Decommissions, ScaleUps int
+	// Rollouts counts the rolling restarts that converged; Restarts the brokers put into
+	// maintenance mode for a restart (the simulator's calls); InjectedDown the brokers the
+	// broker-down-during-restart fault took down.
+	Rollouts, Restarts, InjectedDown int
+	// MostUnavailable is the most brokers of one cluster the operator had in maintenance at one
+	// instant; RestartOverlaps counts the restarts it began while another broker of the cluster
+	// was unavailable (Unavailability).
+	MostUnavailable, RestartOverlaps int
+	// PodDownOverlaps counts the simulator's own overlaps (a broker into maintenance or its pod
+	// down while another broker was) that the operator caused (PodDownOverlaps).
+	PodDownOverlaps int
 	// Reads counts the reconciles whose reads were judged; StaleReads those older than the
 	// process's own finished write.
 	Reads, StaleReads                          int
@@ -52,7 +63,7 @@ type Result struct {
 
 // Violations sums what must never happen.
 func (r Result) Violations() int {
-	return r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck
+	return r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck + r.RestartOverlaps + r.PodDownOverlaps
 }
 
 // TotalRequests sums Requests.
@@ -72,6 +83,12 @@ func WriteReport(w io.Writer, r Result) error {
 	row("scaling steps converged", r.Steps)
 	row("decommissions (scale-down by one broker)", r.Decommissions)
 	row("scale-ups", r.ScaleUps)
+	row("rolling restarts converged (image and pod annotation changes)", r.Rollouts)
+	row("brokers restarted through maintenance mode", r.Restarts)
+	row("brokers taken down during a restart (broker-down-during-restart)", r.InjectedDown)
+	row("**most brokers of one cluster in maintenance at once**", fmt.Sprintf("**%d**", r.MostUnavailable))
+	row("**restarts begun while another broker was unavailable**", fmt.Sprintf("**%d**", r.RestartOverlaps))
+	row("**brokers into maintenance or down while another was, by the operator** (simulator)", fmt.Sprintf("**%d**", r.PodDownOverlaps))
 	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))
 	row("**stale reads** (of reconciles judged)", fmt.Sprintf("**%d** (of %d)", r.StaleReads, r.Reads))
 	row("**double decommissions**", fmt.Sprintf("**%d**", r.DoubleDecommissions))

@@ -142,6 +142,8 @@ type rig struct {
 	reads    int
 	stale    []string
 	failures []string
+	// outages are the brokers the broker-down-during-restart fault took down, by cluster.
+	outages map[string][]Outage
 }
 
 // fail records a failure from any goroutine; the test reports it at the end.
@@ -283,8 +285,12 @@ func TestSoak(t *testing.T) {
 			if st.End.IsZero() {
 				continue
 			}
-			res.Steps++
 			stepTimes = append(stepTimes, st.End.Sub(st.Start))
+			if st.Rollout {
+				res.Rollouts++
+				continue
+			}
+			res.Steps++
 			if st.To > st.From {
 				res.ScaleUps++
 			}
@@ -302,6 +308,7 @@ func TestSoak(t *testing.T) {
 		u := harness.Untargeted(run.name, c.Calls(), ordinals, run.marks)
 		res.Untargeted += len(u)
 		wrong = append(wrong, u...)
+		wrong = append(wrong, h.judgeRestarts(&res, run.name, c)...)
 	}
 	for _, in := range injections {
 		var steps []Step
@@ -313,6 +320,7 @@ func TestSoak(t *testing.T) {
 	for _, k := range kinds {
 		res.Faults = append(res.Faults, *stats[k.name])
 	}
+	wrong = append(wrong, h.judgePodDowns(&res)...)
 	doubles, left := h.sim.DoubleDecommissions(), h.sim.LeftBeforeDecommission()
 	res.DoubleDecommissions, res.LeftEarly = len(doubles), len(left)
 	wrong = append(append(wrong, doubles...), left...)
@@ -367,6 +375,9 @@ func TestSoak(t *testing.T) {
 	if !s.full && res.Decommissions == 0 {
 		t.Error("no decommission converged")
 	}
+	if !s.full && res.Rollouts == 0 {
+		t.Error("no rolling restart converged")
+	}
 	if t.Failed() {
 		t.Logf("operator logs kept in %s", h.dir)
 	}
@@ -407,6 +418,7 @@ func setUp(t *testing.T, s settings) *rig {
 	ctx := t.Context()
 	h := &rig{t: t, ctx: ctx, s: s, ns: "soak", leaseName: "broker-operator-soak", rng: rand.New(rand.NewPCG(s.seed, 0x50a6))}
 	h.nudges = map[string]chan func(){}
+	h.outages = map[string][]Outage{}
 	h.drainTraps = make(chan trappedDrain)
 	for i := range s.clusters {
 		name := fmt.Sprintf("bc-%03d", i)

@@ -1,0 +1,167 @@
+//go:build e2e
+
+package soak
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// injectBrokerDownDuringRestart waits (up to two fault intervals) for a BrokerCluster whose status
+// records a restart, then takes another running broker of it down in the simulator for the fault
+// window, as a broker that crashes in the middle of a rolling restart: connections to it are
+// refused and the admin API lists it as not alive, while its pod stays Ready.
+func injectBrokerDownDuringRestart(ctx context.Context, h *rig) (string, error) {
+	bc := h.awaitRestarting(ctx, 2*h.s.faultEvery)
+	if bc == nil {
+		return "no restart under way within two fault intervals; nothing taken down", nil
+	}
+	restarting := int(bc.Status.Restart.Ordinal)
+	c := h.sim.Cluster(h.ns, bc.Name)
+	ordinal, node, ok := otherRunningBroker(c, restarting)
+	if !ok {
+		return fmt.Sprintf("%s restarting ordinal %d, no other broker running", bc.Name, restarting), nil
+	}
+	before := len(h.sim.Calls())
+	from := time.Now()
+	c.Down(ordinal)
+	i := h.addOutage(bc.Name, Outage{NodeID: node, From: from, Injected: true, Ordinal: ordinal, CallsBefore: before, CallsAfter: len(h.sim.Calls())})
+	go h.bringBack(ctx, bc.Name, c, ordinal, node, i)
+	return fmt.Sprintf("%s restarting ordinal %d (%s): node %d (ordinal %d) down for %s",
+		bc.Name, restarting, bc.Status.Restart.Step, node, ordinal, h.s.faultWindow), nil
+}
+
+// otherRunningBroker returns an active broker whose pod runs it, other than the one of ordinal.
+func otherRunningBroker(c *admintest.Cluster, ordinal int) (int, int, bool) {
+	for _, b := range c.Brokers() {
+		if b.Ordinal != ordinal && b.Ordinal >= 0 && b.PodRunning && b.Status == admin.MembershipActive {
+			return b.Ordinal, b.NodeID, true
+		}
+	}
+	return 0, 0, false
+}
+
+// bringBack brings the broker of ordinal up again after the fault window (or when ctx ends), if
+// its pod is still Ready, and records when it was up again: then, or earlier if the pod sync joined it first (it
+// joins every Ready pod when a cluster's Ready pods change, as during a restart).
+func (h *rig) bringBack(ctx context.Context, name string, c *admintest.Cluster, ordinal, node, i int) {
+	window := time.NewTimer(h.s.faultWindow)
+	defer window.Stop()
+	due := false
+	for {
+		changed := h.world.pods.Changes()
+		if brokerRunning(c, node) {
+			h.endOutage(name, i)
+			return
+		}
+		if due && slices.Contains(h.world.pods.Running(h.ns, name), ordinal) {
+			c.Join(ordinal)
+			h.endOutage(name, i)
+			return
+		}
+		select {
+		case <-changed:
+		case <-window.C:
+			due = true
+		case <-ctx.Done():
+			// The faults are over: bring it back now rather than leave it down.
+			if slices.Contains(h.world.pods.Running(h.ns, name), ordinal) {
+				c.Join(ordinal)
+			}
+			h.endOutage(name, i)
+			return
+		}
+	}
+}
+
+func brokerRunning(c *admintest.Cluster, node int) bool {
+	for _, b := range c.Brokers() {
+		if b.NodeID == node {
+			return b.PodRunning
+		}
+	}
+	return false
+}
+
+// addOutage records an injected outage of a cluster's broker and returns its index.
+func (h *rig) addOutage(name string, o Outage) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.outages[name] = append(h.outages[name], o)
+	return len(h.outages[name]) - 1
+}
+
+func (h *rig) endOutage(name string, i int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.outages[name][i].To = time.Now()
+}
+
+// awaitRestarting waits up to limit for a BrokerCluster whose status records a restart.
+func (h *rig) awaitRestarting(ctx context.Context, limit time.Duration) *v1alpha1.BrokerCluster {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		changed := h.world.Changes()
+		if bc := h.world.restarting(); bc != nil {
+			return bc
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// restarting returns a cluster whose status records a broker being restarted, if any.
+func (w *world) restarting() *v1alpha1.BrokerCluster {
+	list, err := w.Lister().List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	slices.SortFunc(list, func(a, b *v1alpha1.BrokerCluster) int { return strings.Compare(a.Name, b.Name) })
+	for _, bc := range list {
+		if bc.Status.Restart != nil {
+			return bc
+		}
+	}
+	return nil
+}
+
+// judgeRestarts adds a cluster's restarts and injected outages to res, and returns each restart
+// the operator began while another of its brokers was unavailable (see Unavailability).
+func (h *rig) judgeRestarts(res *Result, name string, c *admintest.Cluster) []string {
+	outages := MaintenanceOutages(c.Calls())
+	res.Restarts += len(outages)
+	h.mu.Lock()
+	injected := slices.Clone(h.outages[name])
+	h.mu.Unlock()
+	res.InjectedDown += len(injected)
+	most, overlaps := Unavailability(name, append(outages, injected...))
+	res.MostUnavailable = max(res.MostUnavailable, most)
+	res.RestartOverlaps += len(overlaps)
+	return overlaps
+}
+
+// judgePodDowns returns the simulator's own overlaps the operator caused (PodDownOverlaps).
+func (h *rig) judgePodDowns(res *Result) []string {
+	h.mu.Lock()
+	injected := maps.Clone(h.outages)
+	h.mu.Unlock()
+	out := PodDownOverlaps(h.sim.Overlaps(), injected)
+	res.PodDownOverlaps = len(out)
+	return out
+}
