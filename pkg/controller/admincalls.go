@@ -18,7 +18,9 @@ func (c *Controller) decommission(ctx context.Context, bc *v1alpha1.BrokerCluste
 	if err != nil {
 		return err
 	}
+	start := c.traceStart()
 	err = client.Decommission(ctx, int(id))
+	c.traceAdmin(ctx, traceDecommission, id, start, err)
 	switch {
 	case err == nil, errors.Is(err, admin.ErrAlreadyDecommissioned):
 		return nil
@@ -36,7 +38,9 @@ func (c *Controller) recommission(ctx context.Context, bc *v1alpha1.BrokerCluste
 	if err != nil {
 		return err
 	}
+	start := c.traceStart()
 	err = client.Recommission(ctx, int(id))
+	c.traceAdmin(ctx, traceRecommission, id, start, err)
 	if err == nil || errors.Is(err, admin.ErrNotDecommissioning) {
 		return nil
 	}

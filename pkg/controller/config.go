@@ -73,6 +73,10 @@ type Config struct {
 	// StatefulSet read at the start of a reconcile, so an experiment can count stale reads. It
 	// runs on the worker's goroutine and must be quick and safe for concurrent use.
 	ReadHook func(resource, namespace, name, resourceVersion string)
+	// Tracer, when set, is told of each reconcile, its reads of the BrokerCluster and the
+	// StatefulSet, and its irreversible calls, so that an experiment can record a history.
+	// Nil: nothing is traced.
+	Tracer Tracer
 }
 
 // WithReadStrategy returns cfg reading with s instead of through the write-back overlays. It is

@@ -193,8 +193,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	logger.Info("Starting workers", "workers", workers, "readStrategy", c.cfg.readStrategy.String())
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
+	for worker := range workers {
+		wg.Go(func() {
+			wait.UntilWithContext(ctx, func(ctx context.Context) { c.runWorker(ctx, worker) }, time.Second)
+		})
 	}
 	<-ctx.Done()
 	logger.Info("Shutting down workers")
@@ -240,14 +242,14 @@ func (c *Controller) Overlays() []*writeback.Overlay {
 	return out
 }
 
-func (c *Controller) runWorker(ctx context.Context) {
-	for c.processNextWorkItem(ctx) {
+func (c *Controller) runWorker(ctx context.Context, worker int) {
+	for c.processNextWorkItem(ctx, worker) {
 	}
 }
 
-// processNextWorkItem reconciles one key. An error requeues it with backoff; a wait requeues it
+// processNextWorkItem reconciles one key, on the worker numbered worker (for Config.Tracer). An error requeues it with backoff; a wait requeues it
 // after the wait; success forgets its failures.
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+func (c *Controller) processNextWorkItem(ctx context.Context, worker int) bool {
 	key, shutdown := c.queue.Get()
 	if shutdown {
 		return false
@@ -260,7 +262,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		return false
 	}
 	start := c.cfg.Clock.Now()
-	res, err := c.sync(ctx, key)
+	res, err := c.sync(c.traceBegin(ctx, worker, key), key)
 	c.metrics.reconcileDuration.Observe(c.cfg.Clock.Since(start).Seconds())
 	switch {
 	case err != nil:

@@ -314,7 +314,7 @@ func TestAdminAPIDownDegradesAndBacksOff(t *testing.T) {
 		h.c.queue.Done(key)
 	}
 	h.c.queue.Add(testKey)
-	if !h.c.processNextWorkItem(h.ctx) {
+	if !h.c.processNextWorkItem(h.ctx, 0) {
 		t.Fatal("queue shut down")
 	}
 	if n := h.c.queue.NumRequeues(testKey); n != 1 {
@@ -365,7 +365,7 @@ func TestNoReconcileAfterTheContextEnds(t *testing.T) {
 	}
 	h.c.queue.Add(testKey)
 	cancel()
-	if h.c.processNextWorkItem(ctx) {
+	if h.c.processNextWorkItem(ctx, 0) {
 		t.Error("a worker went on after its context ended")
 	}
 	if reads != 0 {

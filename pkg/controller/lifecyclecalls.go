@@ -50,7 +50,11 @@ func (c *Controller) setMaintenance(ctx context.Context, bc *v1alpha1.BrokerClus
 	if on {
 		call, what = client.EnableMaintenance, "on"
 	}
+	start := c.traceStart()
 	err = call(ctx, int(id))
+	if on {
+		c.traceAdmin(ctx, traceMaintenanceOn, id, start, err)
+	}
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).V(2).Info("Maintenance mode", "broker", id, "mode", what)

@@ -62,7 +62,7 @@ func TestReconcileDurationIsObservedOnTheControllersClock(t *testing.T) {
 		h.clock.Step(250 * time.Millisecond)
 	}
 	h.c.queue.Add(testKey)
-	if !h.c.processNextWorkItem(h.ctx) {
+	if !h.c.processNextWorkItem(h.ctx, 0) {
 		t.Fatal("the queue shut down")
 	}
 	if reads == 0 {

@@ -59,7 +59,9 @@ func (c *Controller) deleteRestartingPod(ctx context.Context, nc *namespaceCache
 		return nil
 	}
 	uid := types.UID(r.PodUID)
+	start := c.traceStart()
 	err := nc.pods(bc.Namespace).Delete(ctx, r.Pod, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	c.traceAdmin(ctx, traceDeletePod, r.NodeID, start, err)
 	switch {
 	case err == nil:
 		c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, "DeletePod", "broker %d: deleted pod %s (uid %s) to restart it", r.NodeID, r.Pod, r.PodUID)

@@ -81,15 +81,17 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 // read strategy. The BrokerCluster is nil when it is gone.
 func (c *Controller) readObjects(ctx context.Context, nc *namespaceCache, ns, name string) (*v1alpha1.BrokerCluster, *appsv1.StatefulSet, error) {
 	key := ns + "/" + name
+	start := c.traceStart()
 	bc, err := c.readBrokerCluster(ctx, nc, ns, name)
 	if apierrors.IsNotFound(err) {
-		c.readHook("brokerclusters", ns, name, "")
+		c.traceRead(ctx, "brokerclusters", ns, name, "", "", false, start)
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read BrokerCluster %s: %w", key, err)
 	}
-	c.readHook("brokerclusters", ns, name, bc.ResourceVersion)
+	c.traceRead(ctx, "brokerclusters", ns, name, bc.UID, bc.ResourceVersion, true, start)
+	start = c.traceStart()
 	sts, err := c.readStatefulSet(ctx, nc, ns, name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, nil, fmt.Errorf("read StatefulSet %s: %w", key, err)
@@ -97,7 +99,11 @@ func (c *Controller) readObjects(ctx context.Context, nc *namespaceCache, ns, na
 	if err != nil {
 		sts = nil
 	}
-	c.readHook("statefulsets", ns, name, resourceVersionOf(sts))
+	if sts != nil {
+		c.traceRead(ctx, "statefulsets", ns, name, sts.UID, sts.ResourceVersion, true, start)
+	} else {
+		c.traceRead(ctx, "statefulsets", ns, name, "", "", false, start)
+	}
 	klog.FromContext(ctx).V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
 		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
 		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
@@ -443,12 +449,6 @@ func readyBelow(pods map[int]*corev1.Pod, replicas int32) int32 {
 		}
 	}
 	return n
-}
-
-func (c *Controller) readHook(resource, ns, name, rv string) {
-	if c.cfg.ReadHook != nil {
-		c.cfg.ReadHook(resource, ns, name, rv)
-	}
 }
 
 func resourceVersionOf(sts *appsv1.StatefulSet) string {

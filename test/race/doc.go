@@ -14,7 +14,11 @@
 //   - Recorder: a transport wrapper for the operator's rest.Config that counts API requests by
 //     verb, delays watch responses (harness.Lag), and remembers the resourceVersion of the
 //     operator's own last successful write to each object, so a read older than it is counted
-//     as stale (recorder.go);
+//     as stale (recorder.go); given a history.Recorder (RecorderOptions.History), it also
+//     records every write, with its precondition, answer and audit ID, in the operator's
+//     history, whose reads and irreversible calls the controller reports through
+//     controller.Config.Tracer (historywrite.go). Each row's history is checked with
+//     history.Check and its figures go beside the stale-read counter in the table;
 //   - the maintenance judge: two brokers in maintenance at once (decisions.go);
 //   - WriteTable (with Row, Result and Header): the markdown report (table.go).
 //

@@ -25,6 +25,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/test/framework"
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // AllRows are every strategy with and without each guard; QuickRows are the ones CI runs.
@@ -93,8 +94,9 @@ func commandLine(seed uint64) string {
 }
 
 // TestRaceExperiment runs every row on one real control plane and reports a table. It fails if a
-// writeback row ever reads older than the operator's own write, makes a wrong decision or leaves a
-// cluster stuck; with -strict, also if the seed's bug does not show in the cache row without
+// writeback row ever reads older than the operator's own write, makes a wrong decision, leaves a
+// cluster stuck or breaks a session guarantee in its recorded history (test/history), and if
+// the cache row's history shows no violation; with -strict, also if the seed's bug does not show in the cache row without
 // guards, or writeback costs more than 5% over cache in API requests.
 func TestRaceExperiment(t *testing.T) {
 	s, err := parseSettings()
@@ -156,12 +158,20 @@ func check(t *testing.T, results []Result, strict bool) {
 		if n := r.Stats.TotalStaleReads(); n > 0 {
 			t.Errorf("%s: %d stale reads", r.Row.Name(), n)
 		}
+		if n := r.HistoryViolations; n > 0 {
+			t.Errorf("%s: the history checker found %d violations of the session guarantees", r.Row.Name(), n)
+		}
 		if n := r.WrongDecisions(); n > 0 {
 			t.Errorf("%s: %d wrong decisions", r.Row.Name(), n)
 		}
 		if r.Stuck > 0 {
 			t.Errorf("%s: %d stuck clusters", r.Row.Name(), r.Stuck)
 		}
+	}
+	// The checker is itself checked: the plain cache's histories must show what it reads stale.
+	if cache, ok := byName["cache"]; ok && cache.HistoryViolations == 0 {
+		t.Errorf("cache: the history checker found no violation in %d events; it no longer sees stale reads (%d counted)",
+			cache.HistoryChecked, cache.Stats.TotalStaleReads())
 	}
 	if !strict {
 		return
@@ -179,6 +189,22 @@ func check(t *testing.T, results []Result, strict bool) {
 			t.Errorf("writeback sent %.2f× cache's API requests, more than 5%% over", ratio)
 		}
 	}
+}
+
+// checkHistory checks the row's recorded history against the session guarantees, logs the
+// checker's summary and its first violations, and returns how many events it checked and how
+// many violations it found.
+func checkHistory(t *testing.T, row Row, hist *history.Recorder) (checked, violations int) {
+	report := history.Check(history.Input{Histories: []*history.History{hist.History()}})
+	t.Logf("row %s: history: %s", row.Name(), report.Summary())
+	for i, v := range report.Violations {
+		if i == 3 {
+			t.Logf("row %s: history: ... %d more violations", row.Name(), len(report.Violations)-3)
+			break
+		}
+		t.Logf("row %s: history: %v", row.Name(), v)
+	}
+	return report.Events, len(report.Violations)
 }
 
 // runRow runs one row in its own namespace and returns what it measured.
@@ -218,12 +244,13 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	}
 
 	// The operator: its own clients, counted, their watches delayed.
-	rec := NewRecorder(RecorderOptions{Lag: s.lag, Seed: s.seed + uint64(index)})
+	hist := history.NewRecorder("operator-" + row.Name())
+	rec := NewRecorder(RecorderOptions{Lag: s.lag, Seed: s.seed + uint64(index), History: hist})
 	opCfg := cp.AdminConfig()
 	opCfg.QPS, opCfg.Burst = s.qps, s.burst
 	opCfg.ContentType = "application/json" // the recorder reads resourceVersions from JSON answers
 	opCfg.WrapTransport = rec.Wrap
-	ctrl, registry, err := newOperator(opCfg, ns, sim, s, row, rec)
+	ctrl, registry, err := newOperator(opCfg, ns, sim, s, row, rec, hist)
 	if err != nil {
 		return res, err
 	}
@@ -249,6 +276,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	res.CPU = cpuTime() - cpuBefore
 	res.PeakOverlay = int(peak.Load())
 	res.Stats = rec.Stats()
+	res.HistoryChecked, res.HistoryViolations = checkHistory(t, row, hist)
 	// The admin check either skips a broker that left (counted as a guard firing) or adopts a
 	// drain in progress instead of starting a second one (counted as a decision).
 	res.GuardFirings = int(sumCounter(registry, "broker_operator_guard_fired_total", ""))
@@ -295,7 +323,7 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 	return res, nil
 }
 
-func newOperator(cfg *rest.Config, ns string, sim *admintest.Server, s settings, row Row, rec *Recorder) (*controller.Controller, *prometheus.Registry, error) {
+func newOperator(cfg *rest.Config, ns string, sim *admintest.Server, s settings, row Row, rec *Recorder, hist *history.Recorder) (*controller.Controller, *prometheus.Registry, error) {
 	kubeClient, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -319,6 +347,7 @@ func newOperator(cfg *rest.Config, ns string, sim *admintest.Server, s settings,
 		Registerer:           registry,
 		DrainPollInterval:    s.poll,
 		ReadHook:             rec.ReadHook,
+		Tracer:               hist,
 	}.WithReadStrategy(strategy))
 	return ctrl, registry, err
 }

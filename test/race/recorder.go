@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // RecorderOptions configure a Recorder.
@@ -19,6 +20,10 @@ type RecorderOptions struct {
 	Seed uint64
 	// Clock times the delays. Nil: the real clock.
 	Clock clock.Clock
+	// History, when set, also records every write in a history for the checker (test/history):
+	// its precondition, answered resourceVersion and UID, status code and audit ID. Give it
+	// to the controller too (controller.Config.Tracer), so that its reads are recorded.
+	History *history.Recorder
 }
 
 // Recorder watches one operator's traffic with the apiserver. Wrap its transport with Wrap
@@ -27,8 +32,9 @@ type RecorderOptions struct {
 // the operator's last successful write to each object, so that a reconcile that reads an older
 // copy is counted as a stale read. All methods are safe for concurrent use.
 type Recorder struct {
-	lag   *harness.LagSource
-	clock clock.Clock
+	lag     *harness.LagSource
+	clock   clock.Clock
+	history *history.Recorder
 
 	mu       sync.Mutex
 	requests map[string]int
@@ -49,6 +55,7 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 	return &Recorder{
 		lag:       harness.NewLagSource(opts.Lag, opts.Seed),
 		clock:     opts.Clock,
+		history:   opts.History,
 		requests:  map[string]int{},
 		lastWrite: map[objectKey]string{},
 		reads:     map[string]int{},
@@ -67,14 +74,24 @@ func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Res
 	r.requests[info.Verb]++
 	r.mu.Unlock()
 
+	var hw *historyWrite
+	if r.history != nil && info.Writes() {
+		hw = r.startHistoryWrite(req, info)
+	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if hw != nil {
+			hw.finish(r.history, resp, err)
+		}
 		return resp, err
 	}
 	switch {
 	case info.Verb == harness.VerbWatch && !r.lag.Lag().IsZero():
 		resp.Body = harness.NewLateBody(resp.Body, r.lag.Draw, r.clock)
 	case info.Writes():
+		if hw != nil {
+			hw.finish(r.history, resp, nil)
+		}
 		obj, ok, readErr := harness.ReadWritten(resp)
 		if readErr != nil {
 			return resp, readErr
