@@ -232,6 +232,18 @@ type statusSteps struct {
 
 func recordStatusSteps(t *testing.T, ns, name string) *statusSteps {
 	t.Helper()
+	s := &statusSteps{}
+	for _, bc := range watchBrokerCluster(t, ns, name, s.add) {
+		s.add(&bc)
+	}
+	return s
+}
+
+// watchBrokerCluster lists the BrokerCluster ns/name and passes every version its watch then
+// delivers to each, until the test ends. It returns what the list held; each sees only the
+// watch's versions.
+func watchBrokerCluster(t *testing.T, ns, name string, each func(*v1alpha1.BrokerCluster)) []v1alpha1.BrokerCluster {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	client := env.brokers.BrokersV1alpha1().BrokerClusters(ns)
 	selector := fields.OneTermEqualSelector("metadata.name", name).String()
@@ -250,16 +262,12 @@ func recordStatusSteps(t *testing.T, ns, name string) *statusSteps {
 		cancel()
 		t.Fatal(err)
 	}
-	s := &statusSteps{}
-	for _, bc := range initial.Items {
-		s.add(&bc)
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
 			if bc, ok := ev.Object.(*v1alpha1.BrokerCluster); ok {
-				s.add(bc)
+				each(bc)
 			}
 		}
 	}()
@@ -268,7 +276,7 @@ func recordStatusSteps(t *testing.T, ns, name string) *statusSteps {
 		w.Stop()
 		<-done
 	})
-	return s
+	return initial.Items
 }
 
 func (s *statusSteps) add(bc *v1alpha1.BrokerCluster) {

@@ -26,11 +26,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
@@ -340,44 +336,15 @@ func (c *clusterObjects) all() [][]byte {
 
 func recordClusterObjects(t *testing.T, ns, name string) *clusterObjects {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	client := env.brokers.BrokersV1alpha1().BrokerClusters(ns)
-	selector := fields.OneTermEqualSelector("metadata.name", name).String()
-	initial, err := client.List(ctx, metav1.ListOptions{FieldSelector: selector})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, initial.ResourceVersion, &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = selector
-			return client.Watch(ctx, o)
-		},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
 	c := &clusterObjects{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if bc, ok := ev.Object.(*v1alpha1.BrokerCluster); ok {
-				data, err := json.Marshal(bc)
-				if err != nil {
-					data = fmt.Appendf(nil, "unencodable: %v", err)
-				}
-				c.mu.Lock()
-				c.docs = append(c.docs, data)
-				c.mu.Unlock()
-			}
+	watchBrokerCluster(t, ns, name, func(bc *v1alpha1.BrokerCluster) {
+		data, err := json.Marshal(bc)
+		if err != nil {
+			data = fmt.Appendf(nil, "unencodable: %v", err)
 		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		w.Stop()
-		<-done
+		c.mu.Lock()
+		c.docs = append(c.docs, data)
+		c.mu.Unlock()
 	})
 	return c
 }
