@@ -82,7 +82,7 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.healthProbeBindAddr, "health-probe-bind-address", o.healthProbeBindAddr,
 		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
 	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,
-		"Go template of a broker's admin API base URL, over .Namespace, .Name, .Ordinal and .Port.")
+		"Go template of a broker's admin API base URL, scheme://host:port with no path, over .Namespace, .Name, .Ordinal and .Port; add sums integers ({{add .Port .Ordinal}}). The default names each pod's stable DNS name.")
 	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
 		"Timeout of each admin API request.")
 	fs.DurationVar(&o.adminDeadline, "admin-deadline", o.adminDeadline,

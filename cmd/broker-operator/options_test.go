@@ -25,6 +25,13 @@ func TestDefaultsAreValid(t *testing.T) {
 	}
 }
 
+// A template of host names per broker, as a user outside the cluster's DNS would write one.
+func TestAdminAddressTemplateTakesHostNamesPerBroker(t *testing.T) {
+	if _, err := parse(t, "--admin-address-template=https://{{.Name}}-{{.Ordinal}}.brokers.example.com:{{.Port}}"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestNamespaceFlagRepeats(t *testing.T) {
 	o, err := parse(t, "--namespace=a", "--namespace", "b")
 	if err != nil {
@@ -48,6 +55,7 @@ func TestInvalidFlagsAreRejectedWithAClearMessage(t *testing.T) {
 		{[]string{"--metrics-bind-address=8080"}, "--metrics-bind-address \"8080\": want host:port"},
 		{[]string{"--health-probe-bind-address=localhost"}, "--health-probe-bind-address"},
 		{[]string{"--admin-address-template={{.Nope"}, "--admin-address-template"},
+		{[]string{"--admin-address-template=http://proxy:8080/{{.Namespace}}/{{.Name}}/{{.Ordinal}}"}, "want scheme://host:port with no path"},
 		{[]string{"--read-strategy=eventually"}, "--read-strategy"},
 		{[]string{"--writeback-ttl=0s"}, "--writeback-ttl must be positive"},
 		{[]string{"--admin-timeout=-1s"}, "--admin-timeout must be positive"},

@@ -30,7 +30,7 @@ func testOptions(sim *admintest.Server) *options {
 	o.leaseNamespace = leaseNamespace
 	o.metricsBindAddress = "127.0.0.1:0"
 	o.healthProbeBindAddr = "127.0.0.1:0"
-	o.adminAddressTemplate = sim.AddressTemplate()
+	o.adminAddressTemplate = sim.BrokerAddressTemplate()
 	o.shutdownTimeout = 10 * time.Second
 	return o
 }
@@ -78,7 +78,8 @@ func TestRunLeadsReconcilesServesAndShutsDown(t *testing.T) {
 			Replicas: 3,
 			Image:    "broker:1",
 			Storage:  v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
-			AdminAPI: v1alpha1.AdminAPISpec{Port: 9644},
+			// The simulated brokers listen from this port on, one port each.
+			AdminAPI: v1alpha1.AdminAPISpec{Port: int32(sim.Cluster("team-a", "example").AdminPort())},
 		},
 	}
 	if _, err := brokers.BrokersV1alpha1().BrokerClusters("team-a").Create(ctx, bc, metav1.CreateOptions{}); err != nil {

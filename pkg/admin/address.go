@@ -96,7 +96,7 @@ type AddressTemplate struct {
 }
 
 // ParseAddressTemplate parses a text/template over AddressFields and checks that it renders a
-// usable http(s) URL.
+// usable base URL: http(s)://host[:port], nothing more.
 func ParseAddressTemplate(text string) (*AddressTemplate, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("admin: empty address template")
@@ -127,7 +127,14 @@ func (t *AddressTemplate) URL(namespace, name string, ordinal, port int) (string
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("admin: address template rendered %q, not an http(s) URL with a host", s)
 	}
-	return s, nil
+	// A broker serves its admin API at the root of its host:port, and Redpanda's own client
+	// takes a broker address only as [scheme://]host[:port] with at most the path "/"
+	// (common-go rpadmin/admin.go initURLs, net/hostport.go ParseHostMaybeScheme). Credentials
+	// belong in spec.adminAPI.auth, never in a URL that may be logged.
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("admin: address template rendered %q; want scheme://host:port with no path, query, fragment or user", s)
+	}
+	return strings.TrimSuffix(s, "/"), nil
 }
 
 // URLs renders the base URLs of brokers 0 to replicas-1, in ordinal order.

@@ -70,12 +70,12 @@ func TestAddressTemplate(t *testing.T) {
 		t.Errorf("URLs = %v, want %v", urls, want)
 	}
 
-	sim, err := ParseAddressTemplate("http://127.0.0.1:8080/{{.Namespace}}/{{.Name}}/{{.Ordinal}}")
+	slash, err := ParseAddressTemplate("https://{{.Name}}-{{.Ordinal}}.example:{{.Port}}/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := sim.URL("ns", "c", 4, 0); u != "http://127.0.0.1:8080/ns/c/4" {
-		t.Errorf("URL = %q", u)
+	if u, _ := slash.URL("ns", "c", 4, 9644); u != "https://c-4.example:9644" {
+		t.Errorf("URL = %q, want the trailing slash dropped", u)
 	}
 }
 
@@ -87,6 +87,11 @@ func TestParseAddressTemplateRejectsBadTemplates(t *testing.T) {
 		"{{.Name}}-{{.Ordinal}}:80":  "not an http(s) URL",
 		"ftp://{{.Name}}":            "not an http(s) URL",
 		"http://{{.Name}}:{{.Port}}": "",
+		// A broker answers at the root of its host:port only (rpadmin takes nothing else).
+		"http://127.0.0.1:8080/{{.Namespace}}/{{.Name}}/{{.Ordinal}}": "no path",
+		"http://{{.Name}}:{{.Port}}/?x=1":                             "no path",
+		"http://{{.Name}}:{{.Port}}#top":                              "no path",
+		"http://admin:pw@{{.Name}}:{{.Port}}":                         "no path",
 	}
 	for text, want := range cases {
 		_, err := ParseAddressTemplate(text)

@@ -132,11 +132,11 @@
 // OrdinalFromAddress maps it back to the pod ordinal, and StableHostName builds it.
 // AddressTemplate renders admin API base URLs from a text/template over Namespace, Name,
 // Ordinal and Port, with one function besides text/template's own: add sums integers
-// ({{add .Port .Ordinal}}). DefaultAddressTemplate serves a cluster; in tests,
-// admintest.Server.BrokerAddressTemplate reaches each simulated broker on its own port.
-//
-// Redpanda's own Go client, rpadmin (redpanda-data/common-go), likewise takes one
-// scheme://host:port per broker.
+// ({{add .Port .Ordinal}}). A rendered URL must be http(s)://host[:port] and nothing more (a
+// trailing "/" is dropped; a path, query, fragment or user is refused), as a broker serves its
+// admin API at the root of its own host:port and Redpanda's own Go client, rpadmin
+// (redpanda-data/common-go), takes nothing else. DefaultAddressTemplate serves a cluster; in
+// tests, admintest.Server.BrokerAddressTemplate reaches each simulated broker on its own port.
 //
 // A broker advertises its pod's stable host name only when started with --advertise-rpc-addr set
 // to it (Redpanda's default is 127.0.0.1), and internal_rpc_address is not in every release's

@@ -20,11 +20,13 @@ func Example() {
 		cluster.Join(ordinal)
 	}
 
-	tmpl, err := admin.ParseAddressTemplate(sim.AddressTemplate())
+	// Each simulated broker listens on its own port from the cluster's AdminPort on, so the
+	// BrokerCluster's admin port is AdminPort and the template adds the ordinal.
+	tmpl, err := admin.ParseAddressTemplate(sim.BrokerAddressTemplate())
 	if err != nil {
 		panic(err)
 	}
-	urls, err := tmpl.URLs("team-a", "redpanda", 3, admin.DefaultAdminPort)
+	urls, err := tmpl.URLs("team-a", "redpanda", 3, cluster.AdminPort())
 	if err != nil {
 		panic(err)
 	}

@@ -41,7 +41,7 @@ func TestConcurrentWorkersWithLaggingInformer(t *testing.T) {
 	registry := prometheus.NewRegistry()
 	c, err := NewController(Config{
 		KubeClient: h.kube, BrokerClient: h.brokers, Namespaces: []string{testNamespace},
-		AdminAddressTemplate: h.sim.AddressTemplate(), Guards: DefaultGuards(),
+		AdminAddressTemplate: h.sim.BrokerAddressTemplate(), Guards: DefaultGuards(),
 		DrainPollInterval: time.Millisecond, Registerer: registry,
 	})
 	if err != nil {
@@ -102,6 +102,8 @@ func TestConcurrentWorkersWithLaggingInformer(t *testing.T) {
 	for _, name := range names {
 		bc := newBrokerCluster(4)
 		bc.Name = name
+		// As in production, the admin port names each broker's address (its own listener).
+		bc.Spec.AdminAPI.Port = int32(sims[name].AdminPort())
 		if _, err := h.brokers.BrokersV1alpha1().BrokerClusters(testNamespace).Create(ctx, bc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

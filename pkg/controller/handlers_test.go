@@ -110,14 +110,14 @@ func TestDecisionLogging(t *testing.T) {
 func TestRunReconcilesAndStops(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	// A second controller on the same clients runs with real workers.
-	c, err := NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplate()})
+	c, err := NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplateFor(h.cluster)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Run(h.ctx, 0); err == nil {
 		t.Fatal("Run with no workers should fail")
 	}
-	c, err = NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplate(), Guards: DefaultGuards()})
+	c, err = NewController(Config{KubeClient: h.kube, BrokerClient: h.brokers, AdminAddressTemplate: h.sim.AddressTemplateFor(h.cluster), Guards: DefaultGuards()})
 	if err != nil {
 		t.Fatal(err)
 	}

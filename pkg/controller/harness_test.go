@@ -158,7 +158,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		KubeClient:           h.kube,
 		BrokerClient:         h.brokers,
 		Namespaces:           []string{testNamespace},
-		AdminAddressTemplate: h.sim.AddressTemplate(),
+		AdminAddressTemplate: h.sim.AddressTemplateFor(h.cluster),
 		AdminTimeout:         5 * time.Second,
 		Guards:               opts.guards,
 		Recorder:             h.recorder,

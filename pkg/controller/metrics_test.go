@@ -130,14 +130,7 @@ func TestAdminResult(t *testing.T) {
 func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
-	tmpl, err := admin.ParseAddressTemplate(sim.AddressTemplate())
-	if err != nil {
-		t.Fatal(err)
-	}
-	urls, err := tmpl.URLs(testNamespace, testName, 1, 9644)
-	if err != nil {
-		t.Fatal(err)
-	}
+	urls := sim.Cluster(testNamespace, testName).URLs(1)
 	inner, err := admin.NewClient(admin.Config{URLs: urls, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

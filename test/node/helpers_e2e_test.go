@@ -162,11 +162,13 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// createCluster creates a BrokerCluster whose broker Pods go to the fake Node and whose brokers
-// drain for drainTime when decommissioned.
+// createCluster creates a BrokerCluster whose broker Pods go to the fake Node, whose brokers
+// drain for drainTime when decommissioned, and whose admin port is its simulated cluster's
+// AdminPort, from which each broker listens on a port of its own.
 func createCluster(t *testing.T, ns, name string, replicas int32, drainTime time.Duration) {
 	t.Helper()
-	env.sim.Cluster(ns, name).SetDrainTime(drainTime)
+	sim := env.sim.Cluster(ns, name)
+	sim.SetDrainTime(drainTime)
 	bc := &v1alpha1.BrokerCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: v1alpha1.BrokerClusterSpec{
@@ -175,6 +177,7 @@ func createCluster(t *testing.T, ns, name string, replicas int32, drainTime time
 			Storage:      v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
 			Tolerations:  framework.FakeNodeTolerations(),
 			NodeSelector: framework.FakeNodeSelector(),
+			AdminAPI:     v1alpha1.AdminAPISpec{Port: int32(sim.AdminPort())},
 		},
 	}
 	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {

@@ -125,8 +125,8 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 	s.kube = kubernetes.NewForConfigOrDie(s.node.AdminConfig())
 	s.brokers = versioned.NewForConfigOrDie(s.node.AdminConfig())
 
-	// The operator's Pods reach the simulator on the node address, inside this namespace.
-	s.sim, err = admintest.Start(admintest.Options{Addr: framework.RealNodeIP + ":0"})
+	// The operator's Pods reach the simulated brokers on the node address, inside this namespace.
+	s.sim, err = admintest.Start(admintest.Options{Host: framework.RealNodeIP})
 	if err != nil {
 		return nil, stop, err
 	}

@@ -46,7 +46,7 @@ func TestChartInstallRunsOnTheNode(t *testing.T) {
 	kubectl(t, "create", "namespace", chartNamespace)
 	kubectl(t, "label", "namespace", chartNamespace, "pod-security.kubernetes.io/enforce=restricted")
 	repo, tag := splitImage(s.image)
-	extraArgs, err := json.Marshal([]string{"--admin-address-template=" + s.sim.AddressTemplate(), "--drain-poll-interval=200ms"})
+	extraArgs, err := json.Marshal([]string{"--admin-address-template=" + s.sim.BrokerAddressTemplate(), "--drain-poll-interval=200ms"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -303,27 +303,9 @@ func (c *Cluster) SetBrokerFault(ordinal int, f Fault) {
 	c.brokerFaults[ordinal] = &faultSlot{f: f}
 }
 
-// URLs returns the admin API base URLs of brokers 0 to replicas-1, each its own listener
-// (scheme://127.0.0.1:AdminPort+ordinal).
-func (c *Cluster) URLs(replicas int) []string {
-	urls := make([]string, replicas)
-	for i := range urls {
-		urls[i] = c.brokerURLLocked(i, false)
-	}
-	return urls
-}
-
-// SharedURLs returns the base URLs of brokers 0 to replicas-1 on the shared listener.
-func (c *Cluster) SharedURLs(replicas int) []string {
-	urls := make([]string, replicas)
-	for i := range urls {
-		urls[i] = c.brokerURLLocked(i, true)
-	}
-	return urls
-}
-
 // Config returns a client configuration for brokers 0 to replicas-1 of this cluster (their own
-// listeners), carrying the server's superuser credentials and CA.
+// listeners), carrying the cluster's superuser credentials and the server's CA; a cluster that
+// requires client certificates needs one added (ClientCertPEM, ClientKeyPEM).
 func (c *Cluster) Config(replicas int) admin.Config {
 	cfg := admin.Config{URLs: c.URLs(replicas), Username: c.sec.Username, Password: c.sec.Password}
 	if c.sec.TLS || c.s.opts.TLS {

@@ -3,28 +3,29 @@
 //
 // # Addresses
 //
-// Each simulated broker listens on its own loopback port, as a real broker does: a cluster
-// reserves a block of Options.PortsPerCluster consecutive ports (aligned to its size, between
-// 20000 and 32767, below Linux's ephemeral range) when it is first named (Server.Cluster), and the broker with pod ordinal O answers at
-// SCHEME://127.0.0.1:(Cluster.AdminPort()+O). An operator running as a separate process reaches
-// them with Server.BrokerAddressTemplate, SCHEME://127.0.0.1:{{add .Port .Ordinal}}, when the
-// BrokerCluster's spec.adminAPI.port is the simulated cluster's AdminPort: e2e tests, the race
-// experiment and make run create their BrokerClusters so. Cluster.URLs and Cluster.Config give
-// these URLs (with the CA and superuser credentials) to in-process clients.
+// Each simulated broker listens on its own port of Options.Host (127.0.0.1 unless set), as a
+// real broker does, and answers only at the root of scheme://host:port: Redpanda's own client,
+// rpadmin (redpanda-data/common-go), takes nothing else, and a path-prefixed URL gets 404. A
+// cluster reserves a block of Options.PortsPerCluster consecutive ports (aligned to its size,
+// between 20000 and 32767, below Linux's ephemeral range) when it is first named
+// (Server.Cluster), and the broker with pod ordinal O answers at SCHEME://HOST:(Cluster.AdminPort()+O).
+// An operator reaches them with Server.BrokerAddressTemplate, SCHEME://HOST:{{add .Port .Ordinal}},
+// when the BrokerCluster's spec.adminAPI.port is the simulated cluster's AdminPort: e2e tests,
+// the race experiment and make run create their BrokerClusters so. Tests whose BrokerClusters
+// keep the default admin port use Server.AddressTemplateFor(clusters...), which names each
+// given cluster's ports outright. Cluster.URLs and Cluster.Config give these URLs (with the CA
+// and superuser credentials) to in-process clients.
 //
-// For in-process tests that cannot set the admin port, one shared listener also serves every
-// broker under /namespace/name/ordinal (Server.AddressTemplate, Cluster.SharedURLs). Real clients
-// such as rpadmin accept only scheme://host:port per broker, so wire-level tests use the own
-// listeners. Server.Transport answers the shared listener's URLs in process, with no
-// connection, for tests that make many thousands of calls; faults that act on the connection
-// (Refuse, Hang, Latency) need the listener.
+// Server.Transport answers the same URLs in process, with no connection, for tests that make
+// many thousands of calls; faults that act on the connection (Refuse, Hang, Latency) need the
+// listener, and so do clusters that require client certificates.
 //
 // # What it models, and from where
 //
 // Paths, status codes and bodies follow redpanda-data/redpanda's sources, cited at each handler:
 // src/v/redpanda/admin/server.cc, partition.cc and api-doc/broker.json, cluster.json,
 // partition.json; src/v/cluster/members_table.cc, members_manager.cc, health_monitor_backend.cc;
-// src/v/security/request_auth.cc; src/v/config/node_config.cc and configuration.cc.
+// src/v/security/request_auth.cc; src/v/config/node_config.cc, tls_config.cc and configuration.cc.
 //
 //   - GET /v1/brokers: members (removed ones are not listed) with what get_brokers always writes
 //     (node_id, num_cores, membership_status, is_alive for a running pod, internal_rpc_address
@@ -76,10 +77,15 @@
 //     "Forbidden (authentication is required)", none or a non-superuser on a superuser route
 //     (PUT/DELETE under /v1/brokers/{id}, node_config) 403 "Forbidden (superuser role
 //     required)"; health_overview and status/ready are public.
-//   - TLS (Security.TLS, likewise; Options.TLS also covers the shared listener and makes
-//     BrokerAddressTemplate https): the listeners serve a certificate for 127.0.0.1, ::1 and
-//     localhost, signed by a CA made at Start (Server.CACertPEM); their URLs use https. One
-//     server can thus run a TLS cluster with auth beside plain ones.
+//   - TLS (Security.TLS, likewise; Options.TLS also makes BrokerAddressTemplate https): the
+//     listeners serve a certificate for 127.0.0.1, ::1, localhost and Options.Host, signed by a
+//     CA made at Start (Server.CACertPEM); their URLs use https. One server can thus run a TLS
+//     cluster with auth beside plain ones.
+//   - Client certificates (Security.ClientCAPEM, with TLS): the listeners require a client
+//     certificate that chains to the given CAs and refuse the handshake without one, before any
+//     request is read (so nothing is logged), as admin_api_tls with require_client_auth: true and
+//     a truststore_file does (src/v/config/tls_config.cc, node_config.cc admin_api_tls). As
+//     tls_config::validate does, a client CA without TLS is refused.
 //
 // # The cluster's life
 //

@@ -3,21 +3,26 @@ package admintest
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"syscall"
 )
 
-// Transport answers requests to the shared listener's URLs (AddressTemplate, Cluster.SharedURLs)
-// by calling the server's handler in process, with no connection. Tests that make many
-// thousands of calls use it to leave out the loopback round trip. Where the listener would
-// close the connection without an answer (a stopped pod, Fault.Refuse, Fault.DropReply), the
-// round trip fails with io.EOF, as net/http's does. Hang and Latency need a real connection
-// to end early: under Transport only the request's context does.
+// Transport answers requests to the brokers' URLs (Cluster.URLs, BrokerAddressTemplate) by
+// calling the handler of the broker whose listener the URL names, in process, with no
+// connection. Tests that make many thousands of calls use it to leave out the loopback round
+// trip. A URL that names no broker's listener fails as a refused dial does. Where the listener
+// would close the connection without an answer (a stopped pod, Fault.Refuse, Fault.DropReply),
+// the round trip fails with io.EOF, as net/http's does. There is no TLS handshake: a cluster
+// that requires client certificates (Security.ClientCAPEM) fails every round trip, as the
+// certificate cannot be checked. Hang and Latency need a real connection to end early: under
+// Transport only the request's context does.
 func (s *Server) Transport() http.RoundTripper {
-	return inProcess{handler: http.HandlerFunc(s.serve)}
+	return inProcess{s: s}
 }
 
-type inProcess struct{ handler http.Handler }
+type inProcess struct{ s *Server }
 
 func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 	if err := req.Context().Err(); err != nil {
@@ -25,6 +30,15 @@ func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error)
 	}
 	if req.Body != nil {
 		defer req.Body.Close()
+	}
+	t.s.mu.Lock()
+	c, ordinal, ok := t.s.brokerAt(req.URL.Host)
+	t.s.mu.Unlock()
+	if !ok {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("admintest: no broker listens on %s: %w", req.URL.Host, syscall.ECONNREFUSED)}
+	}
+	if len(c.sec.ClientCAPEM) > 0 {
+		return nil, fmt.Errorf("admintest: %s/%s requires client certificates, which Transport cannot check; use the listeners", c.Namespace, c.Name)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -35,7 +49,7 @@ func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error)
 		}
 	}()
 	rec := httptest.NewRecorder()
-	t.handler.ServeHTTP(rec, req)
+	t.s.brokerHandler(c.Namespace, c.Name, ordinal).ServeHTTP(rec, req)
 	resp = rec.Result()
 	resp.Request = req
 	return resp, nil

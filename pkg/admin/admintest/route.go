@@ -18,29 +18,8 @@ type request struct {
 	query           url.Values
 	nodeID          int    // -1 unless rest is /v1/brokers/{id}...
 	action          string // what follows /v1/brokers/{id}, e.g. "decommission"
-	// prefixed: the request came through the shared listener, /namespace/name/ordinal/rest.
-	prefixed bool
 	// body is the request body, read only for PUT /v1/cluster_config.
 	body []byte
-}
-
-// parseRequest parses a shared-listener URL: /namespace/name/ordinal/rest.
-func parseRequest(u *url.URL) (request, bool) {
-	parts := strings.SplitN(strings.TrimPrefix(u.Path, "/"), "/", 4)
-	if len(parts) < 3 || parts[0] == "" || parts[1] == "" {
-		return request{}, false
-	}
-	ordinal, err := strconv.Atoi(parts[2])
-	if err != nil || ordinal < 0 {
-		return request{}, false
-	}
-	rest := "/"
-	if len(parts) == 4 {
-		rest = "/" + parts[3]
-	}
-	r := brokerRequest(parts[0], parts[1], ordinal, rest, u.Query())
-	r.prefixed = true
-	return r, true
 }
 
 // brokerRequest resolves a request to one broker's own listener.
@@ -54,21 +33,6 @@ func brokerRequest(namespace, name string, ordinal int, path string, query url.V
 		r.action = action
 	}
 	return r
-}
-
-// serve answers the shared listener: the path names the cluster and broker.
-func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
-	if !s.enter() {
-		abort(w)
-	}
-	defer s.inflight.Done()
-	req, ok := parseRequest(hr.URL)
-	if !ok {
-		s.log(Call{Ordinal: -1, Method: hr.Method, Path: hr.URL.Path, NodeID: -1}, http.StatusNotFound, "")
-		writeReply(w, errorReply(http.StatusNotFound, "Not found"))
-		return
-	}
-	s.serveRequest(w, hr, req)
 }
 
 // brokerHandler answers one broker's own listener.
@@ -149,14 +113,19 @@ func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req reque
 const retryAfterSeconds = 1
 
 // redirectTarget is the URL of the same request at the controller leader, as server.cc
-// redirect_to_leader builds it (same scheme, the leader's host, the port the request used, the
-// path and query with redirect=N counted up). There is none when the addressed broker is the
-// leader or no leader runs.
+// redirect_to_leader builds it (same scheme, the leader's host, the path and query with
+// redirect=N counted up); the leader's own listener stands for its host, as each simulated
+// broker has its own port. There is none when the addressed broker is the leader, no leader
+// runs, or the leader has no listener (an ordinal beyond Options.PortsPerCluster).
 func (s *Server) redirectTarget(c *Cluster, req request) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	leader := c.controllerID()
 	if leader < 0 || c.members[leader].ordinal == req.ordinal {
+		return "", false
+	}
+	base, ok := c.brokerURL(c.members[leader].ordinal)
+	if !ok {
 		return "", false
 	}
 	q := url.Values{}
@@ -165,7 +134,6 @@ func (s *Server) redirectTarget(c *Cluster, req request) (string, bool) {
 	}
 	n, _ := strconv.Atoi(q.Get("redirect"))
 	q.Set("redirect", strconv.Itoa(n+1))
-	base := c.brokerURLLocked(c.members[leader].ordinal, req.prefixed)
 	return base + req.rest + "?" + q.Encode(), true
 }
 

@@ -16,8 +16,9 @@ import (
 
 // Options configure a Server. Zero values take the defaults noted.
 type Options struct {
-	// Addr is the listen address, default "127.0.0.1:0".
-	Addr string
+	// Host is the IP address every broker listens on, default 127.0.0.1. Tests that run in a
+	// network namespace of their own may name another address of it (test/node does).
+	Host string
 	// DrainTime is how long a decommission drains in new clusters (Cluster.SetDrainTime changes
 	// it per cluster). Zero: a drain finishes at the next moment anything looks at the cluster.
 	DrainTime time.Duration
@@ -27,14 +28,13 @@ type Options struct {
 	ReplicasPerBroker int
 	// Clock drives drains, default the wall clock.
 	Clock Clock
-	// Username, Password, Users and TLS secure the clusters Server.Cluster creates, as the
-	// fields of Security do; Server.NewCluster sets them per cluster.
+	// Username, Password, Users, TLS and ClientCAPEM secure the clusters Server.Cluster
+	// creates, as the fields of Security do; Server.NewCluster sets them per cluster. TLS also
+	// makes BrokerAddressTemplate https.
 	Username, Password string
 	Users              map[string]string
-	// TLS also serves the shared listener over TLS and makes BrokerAddressTemplate https. With
-	// it, every listener serves TLS with a certificate for 127.0.0.1 and localhost, signed by
-	// a CA made at Start (Server.CACertPEM).
-	TLS bool
+	TLS                bool
+	ClientCAPEM        []byte
 	// PortsPerCluster is how many consecutive ports a cluster reserves, one per pod ordinal;
 	// default 16. A broker with a larger ordinal has no listener of its own.
 	PortsPerCluster int
@@ -58,24 +58,26 @@ type Security struct {
 	Username, Password string
 	// Users are further users, who are not superusers: name to password.
 	Users map[string]string
-	// TLS serves the cluster's listeners over TLS with a certificate for 127.0.0.1, ::1 and
-	// localhost, signed by the server's CA (Server.CACertPEM).
+	// TLS serves the cluster's listeners over TLS with a certificate for 127.0.0.1, ::1,
+	// localhost and Options.Host, signed by the server's CA (Server.CACertPEM).
 	TLS bool
+	// ClientCAPEM, with TLS, makes the listeners require a client certificate signed by one of
+	// these CAs at the handshake, as Redpanda's admin_api_tls does with require_client_auth: true
+	// and a truststore_file (src/v/config/tls_config.cc, get_credentials_builder: client_auth
+	// REQUIRE, verified against the trust store). A client without one is refused before any
+	// request is read. Server.Transport cannot check a certificate and refuses these clusters.
+	ClientCAPEM []byte
 }
 
 // DefaultVersion is the version simulated brokers report unless told otherwise.
 const DefaultVersion = "v24.2.4"
 
-// Server simulates many broker clusters. Each broker has its own loopback listener
-// (Cluster.AdminPort plus its ordinal), as a real one does; for in-process tests, one shared
-// listener also serves the broker with pod ordinal O of cluster namespace/name under
-// /namespace/name/O/.
+// Server simulates many broker clusters. Each broker has its own listener (Options.Host, port
+// Cluster.AdminPort plus its ordinal), as a real one does, and answers only at the root of
+// scheme://host:port.
 type Server struct {
 	opts  Options
 	clock Clock
-	ln    net.Listener
-	http  *http.Server
-	url   string
 	// scheme is "https" with Options.TLS, "http" otherwise.
 	scheme   string
 	tls      *tls.Config
@@ -91,6 +93,7 @@ type Server struct {
 	mu                     sync.Mutex
 	closed                 bool
 	clusters               map[clusterKey]*Cluster
+	byPort                 map[int]*Cluster // by AdminPort
 	fault                  faultSlot
 	calls                  []Call
 	doubleDecommissions    []string
@@ -108,10 +111,10 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
-// Start starts a Server listening on opts.Addr.
+// Start starts a Server. Its clusters listen on opts.Host as they are created.
 func Start(opts Options) (*Server, error) {
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:0"
+	if opts.Host == "" {
+		opts.Host = "127.0.0.1"
 	}
 	if opts.ReplicasPerBroker == 0 {
 		opts.ReplicasPerBroker = 12
@@ -119,8 +122,8 @@ func Start(opts Options) (*Server, error) {
 	if opts.ReplicasPerBroker < 0 || opts.DrainTime < 0 {
 		return nil, errors.New("admintest: negative ReplicasPerBroker or DrainTime")
 	}
-	if opts.Username == "" && opts.Password != "" {
-		return nil, errors.New("admintest: password given without a username")
+	if err := (Security{Username: opts.Username, Password: opts.Password, TLS: opts.TLS, ClientCAPEM: opts.ClientCAPEM}).check(); err != nil {
+		return nil, err
 	}
 	if opts.Clock == nil {
 		opts.Clock = realClock{}
@@ -146,29 +149,32 @@ func Start(opts Options) (*Server, error) {
 		scheme:   "http",
 		closing:  make(chan struct{}),
 		clusters: make(map[clusterKey]*Cluster),
+		byPort:   make(map[int]*Cluster),
 	}
-	var err error
-	if s.tls, s.caPEM, err = newTestTLS(); err != nil {
+	host := net.ParseIP(opts.Host)
+	if host == nil {
+		return nil, fmt.Errorf("admintest: Host %q is not an IP address", opts.Host)
+	}
+	// Fail here, not at the first cluster, when the address cannot be listened on.
+	probe, err := net.Listen("tcp", net.JoinHostPort(opts.Host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("admintest: listen on %s: %w", opts.Host, err)
+	}
+	_ = probe.Close()
+	if s.tls, s.caPEM, err = newTestTLS(host); err != nil {
 		return nil, err
 	}
 	if opts.TLS {
 		s.scheme = "https"
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("admintest: listen on %s: %w", opts.Addr, err)
-	}
-	s.ln = ln
-	s.url = s.scheme + "://" + ln.Addr().String()
-	s.http = s.serveOn(ln, http.HandlerFunc(s.serve), opts.TLS)
 	return s, nil
 }
 
-// serveOn serves h on ln, over TLS if asked.
-func (s *Server) serveOn(ln net.Listener, h http.Handler, useTLS bool) *http.Server {
+// serveOn serves h on ln, over TLS when cfg is set.
+func (s *Server) serveOn(ln net.Listener, h http.Handler, cfg *tls.Config) *http.Server {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quietLog}
-	if useTLS {
-		ln = tls.NewListener(ln, s.tls)
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
 	}
 	go func() { _ = srv.Serve(ln) }()
 	return srv
@@ -177,42 +183,19 @@ func (s *Server) serveOn(ln net.Listener, h http.Handler, useTLS bool) *http.Ser
 // CACertPEM is the CA that signed the certificate of every TLS listener, made at Start.
 func (s *Server) CACertPEM() []byte { return s.caPEM }
 
-// BrokerAddressTemplate is the admin-address template that points the operator at each broker's
-// own listener: SCHEME://127.0.0.1:{{add .Port .Ordinal}}, https with Options.TLS. It works for a
-// BrokerCluster whose spec.adminAPI.port is its simulated cluster's AdminPort. (A cluster made TLS
-// by NewCluster needs https: the operator switches to it for a BrokerCluster with
-// spec.adminAPI.tls.)
-func (s *Server) BrokerAddressTemplate() string {
-	return s.scheme + "://127.0.0.1:{{add .Port .Ordinal}}"
-}
-
-// URL is the server's base URL, http://127.0.0.1:PORT.
-func (s *Server) URL() string { return s.url }
-
-// AddressTemplate is the admin-address template that points the operator at the shared
-// listener: SCHEME://127.0.0.1:PORT/{{.Namespace}}/{{.Name}}/{{.Ordinal}}. It ignores the admin
-// port; real clients need BrokerAddressTemplate's one host:port per broker.
-func (s *Server) AddressTemplate() string {
-	return s.url + "/{{.Namespace}}/{{.Name}}/{{.Ordinal}}"
-}
-
-// BrokerURL is the admin API base URL of one broker.
-func (s *Server) BrokerURL(namespace, name string, ordinal int) string {
-	return fmt.Sprintf("%s/%s/%s/%d", s.url, namespace, name, ordinal)
-}
-
 // Cluster returns the cluster namespace/name, creating it on first use with the server's
 // Options for security.
 func (s *Server) Cluster(namespace, name string) *Cluster {
-	c, _ := s.cluster(namespace, name, Security{Username: s.opts.Username, Password: s.opts.Password, Users: s.opts.Users, TLS: s.opts.TLS}, false)
+	sec := Security{Username: s.opts.Username, Password: s.opts.Password, Users: s.opts.Users, TLS: s.opts.TLS, ClientCAPEM: s.opts.ClientCAPEM}
+	c, _ := s.cluster(namespace, name, sec, false)
 	return c
 }
 
 // NewCluster creates the cluster namespace/name secured as sec says, whatever the server's
 // Options; it fails if the cluster exists already.
 func (s *Server) NewCluster(namespace, name string, sec Security) (*Cluster, error) {
-	if sec.Username == "" && sec.Password != "" {
-		return nil, errors.New("admintest: password given without a username")
+	if err := sec.check(); err != nil {
+		return nil, err
 	}
 	return s.cluster(namespace, name, sec, true)
 }
@@ -266,7 +249,6 @@ func (s *Server) Close() {
 		s.closed = true
 		s.mu.Unlock()
 		close(s.closing)
-		_ = s.http.Close()
 		s.mu.Lock()
 		servers := s.servers
 		s.mu.Unlock()

@@ -18,15 +18,15 @@ import (
 func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 	s, _ := newSim(t, admintest.Options{})
 	c := s.Cluster("team-a", "redpanda")
+	other := s.Cluster("team-a", "other")
 	ids := joinAll(c, 3)
 
 	for _, tc := range []struct {
 		name, template string
 		port           int
-		want           []string
 	}{
-		{"own listeners", s.BrokerAddressTemplate(), c.AdminPort(), c.URLs(3)},
-		{"shared listener", s.AddressTemplate(), admin.DefaultAdminPort, c.SharedURLs(3)},
+		{"BrokerAddressTemplate at the cluster's admin port", s.BrokerAddressTemplate(), c.AdminPort()},
+		{"AddressTemplateFor at the default admin port", s.AddressTemplateFor(other, c), admin.DefaultAdminPort},
 	} {
 		tmpl, err := admin.ParseAddressTemplate(tc.template)
 		if err != nil {
@@ -36,8 +36,8 @@ func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Join(urls, " ") != strings.Join(tc.want, " ") {
-			t.Fatalf("%s: template URLs %v, cluster URLs %v", tc.name, urls, tc.want)
+		if strings.Join(urls, " ") != strings.Join(c.URLs(3), " ") {
+			t.Fatalf("%s: template URLs %v, cluster URLs %v", tc.name, urls, c.URLs(3))
 		}
 		before := len(c.Calls())
 		for ordinal, u := range urls {
@@ -57,8 +57,19 @@ func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 			}
 		}
 	}
+
+	// A cluster AddressTemplateFor does not name is rendered as BrokerAddressTemplate renders it.
+	tmpl, err := admin.ParseAddressTemplate(s.AddressTemplateFor(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := tmpl.URL("team-a", "redpanda", 1, c.AdminPort()); u != c.URLs(2)[1] {
+		t.Errorf("a cluster not named: %s, want %s", u, c.URLs(2)[1])
+	}
 }
 
+// rpadmin takes a broker address only as scheme://host:port with at most the path "/"
+// (common-go net/hostport.go, ParseHostMaybeScheme), so each URL must be exactly that.
 func TestEachBrokerHasItsOwnHostPort(t *testing.T) {
 	s, _ := newSim(t, admintest.Options{})
 	a, b := s.Cluster("ns", "a"), s.Cluster("ns", "b")
@@ -128,25 +139,37 @@ func TestBasicAuthIsEnforcedWhenConfigured(t *testing.T) {
 	}
 }
 
+// A broker answers at the root of its host:port only: a path-prefixed URL, as a shared listener
+// would take, is an unknown path.
 func TestUnknownPathsAnswerNotFound(t *testing.T) {
 	s, _ := newSim(t, admintest.Options{})
 	c := s.Cluster("ns", "c")
 	joinAll(c, 1)
-	for _, path := range []string{"/ns/c/0/v1/nope", "/ns/c/0/v1/brokers/abc/decommission", "/nope", "/ns/c/x/v1/brokers"} {
-		resp, err := http.Get(s.URL() + path)
+	base := c.URLs(1)[0]
+	for _, path := range []string{"/v1/nope", "/nope", "/ns/c/0/v1/brokers", "/ns/c/0/v1/node_config"} {
+		resp, err := http.Get(base + path)
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("GET %s = %d, want 404 or 400", path, resp.StatusCode)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", path, resp.StatusCode)
 		}
+	}
+	resp, err := http.Get(base + "/v1/brokers/abc/decommission")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("GET /v1/brokers/abc/decommission = %d, want 400", resp.StatusCode)
 	}
 }
 
 func TestStartRejectsBadOptions(t *testing.T) {
 	for _, opts := range []admintest.Options{
-		{DrainTime: -1}, {ReplicasPerBroker: -1}, {Password: "x"}, {Addr: "256.0.0.1:0"},
+		{DrainTime: -1}, {ReplicasPerBroker: -1}, {Password: "x"}, {Host: "256.0.0.1"}, {Host: "localhost"},
+		{ClientCAPEM: []byte("x")}, {TLS: true, ClientCAPEM: []byte("not PEM")},
 	} {
 		if s, err := admintest.Start(opts); err == nil {
 			s.Close()
