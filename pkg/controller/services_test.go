@@ -62,6 +62,18 @@ func TestEachBrokerAdvertisesItsOwnNodePort(t *testing.T) {
 			t.Errorf("pod %s advertises %q, want %s (its node's IP, its own node port)", p.Name, got, want)
 		}
 	}
+
+	// A new base port moves every Service; the rollout that follows restarts each broker onto it.
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Kafka.External.NodePort.BasePort = 32000 })
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.externalServices(), map[int]int32{0: 32000, 1: 32001, 2: 32002}; !maps.Equal(got, want) {
+		t.Errorf("external Services %v after the base port changed, want %v", got, want)
+	}
+	if st := h.stored().Status; st.UpdatedReplicas != 0 {
+		t.Errorf("updatedReplicas %d after the base port changed, want 0: every pod's template is outdated", st.UpdatedReplicas)
+	}
 }
 
 // A scale-up makes the new broker's Service with the StatefulSet's growth; a scale-down
