@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,11 +23,11 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/controller"
 )
 
-// Node ports are cluster-wide: each test takes its own range.
-const (
-	nodePortBaseAdvertise = 31100
-	nodePortBaseScaleDown = 31200
-)
+// Node ports are cluster-wide, and a deleted namespace's Services linger a moment: each cluster,
+// in every run of -count, takes a block of node ports no other has had.
+var nodePortBlocks atomic.Int32
+
+func nextNodePortBase() int32 { return 31000 + 10*nodePortBlocks.Add(1) }
 
 // createNodePortCluster creates a cluster with an external NodePort listener from basePort.
 func createNodePortCluster(t *testing.T, ns, name string, replicas, basePort int32, drainTime time.Duration) {
@@ -47,7 +48,8 @@ func TestExternalNodePortListener(t *testing.T) {
 	ns := newNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "external"
-	createNodePortCluster(t, ns, name, 3, nodePortBaseAdvertise, time.Second)
+	base := nextNodePortBase()
+	createNodePortCluster(t, ns, name, 3, base, time.Second)
 	awaitConverged(t, ns, name, 3)
 
 	for ordinal := range 3 {
@@ -56,7 +58,7 @@ func TestExternalNodePortListener(t *testing.T) {
 		if err != nil {
 			t.Fatalf("broker %d's external Service: %v", ordinal, err)
 		}
-		port := int32(nodePortBaseAdvertise + ordinal)
+		port := base + int32(ordinal)
 		if svc.Spec.Type != corev1.ServiceTypeNodePort || svc.Spec.Ports[0].NodePort != port || svc.Spec.Selector[brokerconfig.PodNameLabel] != pod ||
 			svc.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
 			t.Errorf("Service %s: type %s, node port %d, selector %v, policy %s; want NodePort %d selecting %s only, traffic kept on its node",
@@ -114,7 +116,7 @@ func TestScaleDownRemovesTheExternalServiceAfterTheBrokerLeft(t *testing.T) {
 	ns := newNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "extscale"
-	createNodePortCluster(t, ns, name, 3, nodePortBaseScaleDown, 2*time.Second)
+	createNodePortCluster(t, ns, name, 3, nextNodePortBase(), 2*time.Second)
 	awaitConverged(t, ns, name, 3)
 	ids := nodeIDs(t, ns, name, 3)
 	gone := watchServiceDeletions(t, ns, func() string { return string(brokerStatus(ns, name, ids[2])) })
