@@ -59,12 +59,12 @@ func ExternalAddress(l *v1alpha1.ExternalListener, ordinal int32, facts BrokerFa
 		return Address{Host: facts.HostIP, Port: port}, nil
 	case v1alpha1.ExternalLoadBalancer:
 		if lb := l.LoadBalancer; lb != nil && lb.HostTemplate != "" {
-			return Address{Host: expandHost(lb.HostTemplate, ordinal), Port: listenerPort(l)}, nil
+			return Address{Host: expandHost(lb.HostTemplate, ordinal), Port: ListenerPort(l)}, nil
 		}
 		if facts.LoadBalancer == "" {
 			return Address{}, fmt.Errorf("broker %d: its load balancer has no address: %w", ordinal, ErrAddressNotReady)
 		}
-		return Address{Host: facts.LoadBalancer, Port: listenerPort(l)}, nil
+		return Address{Host: facts.LoadBalancer, Port: ListenerPort(l)}, nil
 	case v1alpha1.ExternalAddresses:
 		if int(ordinal) >= len(l.Addresses) {
 			return Address{}, fmt.Errorf("broker %d has no address: spec.kafka.external.addresses has %d", ordinal, len(l.Addresses))
@@ -87,7 +87,8 @@ func expandHost(template string, ordinal int32) string {
 // leaves it out (the chart's listeners.kafka.external.default.port).
 const DefaultExternalPort = 9094
 
-func listenerPort(l *v1alpha1.ExternalListener) int32 {
+// ListenerPort is the port the brokers listen on for the external listener.
+func ListenerPort(l *v1alpha1.ExternalListener) int32 {
 	if l.Port == 0 {
 		return DefaultExternalPort
 	}
@@ -118,7 +119,7 @@ func ExternalService(bc *v1alpha1.BrokerCluster, ordinal int32) *corev1.Service 
 		return nil
 	}
 	l := bc.Spec.Kafka.External
-	port := listenerPort(l)
+	port := ListenerPort(l)
 	pod := fmt.Sprintf("%s-%d", bc.Name, ordinal)
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: ExternalServiceName(bc.Name, ordinal), Namespace: bc.Namespace},

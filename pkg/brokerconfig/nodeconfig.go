@@ -71,7 +71,7 @@ func KafkaNodeConfig(bc *v1alpha1.BrokerCluster, internalHost string, external *
 		cfg.KafkaAPITLS = append(cfg.KafkaAPITLS, listenerTLS(InternalListenerName, k.TLS))
 	}
 	if l := k.External; l != nil && external != nil {
-		cfg.KafkaAPI = append(cfg.KafkaAPI, Listener{Name: ExternalListenerName, Address: "0.0.0.0", Port: listenerPort(l), AuthenticationMethod: auth})
+		cfg.KafkaAPI = append(cfg.KafkaAPI, Listener{Name: ExternalListenerName, Address: "0.0.0.0", Port: ListenerPort(l), AuthenticationMethod: auth})
 		cfg.AdvertisedKafkaAPI = append(cfg.AdvertisedKafkaAPI, Listener{Name: ExternalListenerName, Address: external.Host, Port: external.Port})
 		if l.TLS != nil {
 			cfg.KafkaAPITLS = append(cfg.KafkaAPITLS, listenerTLS(ExternalListenerName, l.TLS))

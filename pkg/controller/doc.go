@@ -1,5 +1,6 @@
 // Package controller is the BrokerCluster controller: it keeps a StatefulSet of brokers, its
-// headless Service and a PodDisruptionBudget in line with each BrokerCluster, and scales the
+// headless Service, a PodDisruptionBudget and, with an external Kafka listener, one Service per
+// broker in line with each BrokerCluster, and scales the
 // brokers one at a time, decommissioning a broker through the brokers' admin API before its pod
 // goes.
 //
@@ -16,8 +17,9 @@
 // # Reads and writes
 //
 // Every write goes through a capturing client from pkg/writeback (clients.go): BrokerCluster
-// status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, Pod
-// annotation patches and Pod deletes (rollouts). No call site records anything by hand. What a reconcile reads depends on
+// status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, per-broker
+// Service deletes, Pod annotation patches and Pod deletes (rollouts). Nodes are read with a GET
+// by name, only for rack awareness. No call site records anything by hand. What a reconcile reads depends on
 // the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
 // sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
 // a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
@@ -85,7 +87,12 @@
 //
 // The broker pods run Redpanda (podspec.go, nodeconfig.go; docs/broker-pod.md explains each
 // setting): the first pods of a new cluster are its seeds, the count recorded on the
-// StatefulSet (AnnotationSeeds) so that scaling never changes the pod template.
+// StatefulSet (AnnotationSeeds) so that scaling never changes the pod template. What differs per
+// broker and is known only once its pod is placed (its external Kafka address, its rack) is
+// recorded on the pod (brokerfacts.go: AnnotationExternalAddress, AnnotationRack) and written into
+// redpanda.yaml by the pod's init container. The per-broker external Services (services.go)
+// follow status.currentReplicas: made before the StatefulSet grows, deleted once currentReplicas
+// drops below a broker's ordinal, that is once its broker has left.
 //
 // A broker's ID is not its pod's ordinal. The controller asks each pod's own admin API for
 // /v1/node_config (admin.Client.NodeConfig); when that cannot answer, it uses the ID recorded on

@@ -366,6 +366,13 @@ func (h *harness) bringUp(n int32) {
 	if h.auth {
 		bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
 	}
+	h.bringUpCluster(bc)
+}
+
+// bringUpCluster creates bc and reconciles until it is steady, as bringUp does.
+func (h *harness) bringUpCluster(bc *v1alpha1.BrokerCluster) {
+	h.t.Helper()
+	n := bc.Spec.Replicas
 	h.create(bc)
 	for range 5 {
 		if _, err := h.reconcile(); err != nil {

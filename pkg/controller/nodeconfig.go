@@ -8,6 +8,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
 )
 
 // The node configuration each broker starts with (/etc/redpanda/redpanda.yaml) and the cluster
@@ -26,6 +27,7 @@ const (
 	nodeConfigVar   = "REDPANDA_NODE_CONFIG"
 	bootstrapVar    = "REDPANDA_BOOTSTRAP_CONFIG"
 	bootstrapUser   = "RP_BOOTSTRAP_USER"
+	factsSourceVar  = "BROKER_FACTS_SOURCE"
 	listenerName    = "internal"
 	listenAllIPv4   = "0.0.0.0"
 	stableHostValue = "$(" + podNameVar + ")" // expanded by the kubelet from the pod's name
@@ -59,15 +61,16 @@ type listenerTLS struct {
 }
 
 type redpandaNodeConfig struct {
-	DataDirectory          string          `json:"data_directory"`
-	EmptySeedStartsCluster bool            `json:"empty_seed_starts_cluster"`
-	SeedServers            []seedServer    `json:"seed_servers"`
-	RPCServer              hostPort        `json:"rpc_server"`
-	AdvertisedRPCAPI       hostPort        `json:"advertised_rpc_api"`
-	KafkaAPI               []namedHostPort `json:"kafka_api"`
-	AdvertisedKafkaAPI     []namedHostPort `json:"advertised_kafka_api"`
-	Admin                  []namedHostPort `json:"admin"`
-	AdminAPITLS            []listenerTLS   `json:"admin_api_tls,omitempty"`
+	DataDirectory          string                     `json:"data_directory"`
+	EmptySeedStartsCluster bool                       `json:"empty_seed_starts_cluster"`
+	SeedServers            []seedServer               `json:"seed_servers"`
+	RPCServer              hostPort                   `json:"rpc_server"`
+	AdvertisedRPCAPI       hostPort                   `json:"advertised_rpc_api"`
+	KafkaAPI               []brokerconfig.Listener    `json:"kafka_api"`
+	AdvertisedKafkaAPI     []brokerconfig.Listener    `json:"advertised_kafka_api"`
+	KafkaAPITLS            []brokerconfig.ListenerTLS `json:"kafka_api_tls,omitempty"`
+	Admin                  []namedHostPort            `json:"admin"`
+	AdminAPITLS            []listenerTLS              `json:"admin_api_tls,omitempty"`
 }
 
 // rpkAdminAPI is the rpk section that tells rpk inside the pod where the admin API is; Redpanda
@@ -106,6 +109,13 @@ func seedServers(bc *v1alpha1.BrokerCluster, seeds int32) []seedServer {
 func nodeConfigYAML(bc *v1alpha1.BrokerCluster, seeds int32) string {
 	host := podHostName(bc)
 	port := adminPort(bc)
+	// The external listener's advertised address and the rack differ per broker and are known
+	// only once the pod is placed: the config container writes them (brokerfacts.go).
+	var external *brokerconfig.Address
+	if l := externalListener(bc); l != nil {
+		external = &brokerconfig.Address{Host: externalAddressPending, Port: brokerconfig.ListenerPort(l)}
+	}
+	kafka := brokerconfig.KafkaNodeConfig(bc, host, external, "")
 	cfg := nodeConfigFileContent{
 		Redpanda: redpandaNodeConfig{
 			DataDirectory:          dataPath,
@@ -113,8 +123,9 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, seeds int32) string {
 			SeedServers:            seedServers(bc, seeds),
 			RPCServer:              hostPort{Address: listenAllIPv4, Port: internalRPCPort},
 			AdvertisedRPCAPI:       hostPort{Address: host, Port: internalRPCPort},
-			KafkaAPI:               []namedHostPort{{Name: listenerName, Address: listenAllIPv4, Port: kafkaPort}},
-			AdvertisedKafkaAPI:     []namedHostPort{{Name: listenerName, Address: host, Port: kafkaPort}},
+			KafkaAPI:               kafka.KafkaAPI,
+			AdvertisedKafkaAPI:     kafka.AdvertisedKafkaAPI,
+			KafkaAPITLS:            kafka.KafkaAPITLS,
 			Admin:                  []namedHostPort{{Name: listenerName, Address: listenAllIPv4, Port: port}},
 		},
 		RPK: rpkConfig{AdminAPI: rpkAdminAPI{Addresses: []string{fmt.Sprintf("%s:%d", host, port)}}},
@@ -131,15 +142,19 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, seeds int32) string {
 }
 
 // bootstrapConfigYAML renders .bootstrap.yaml, the cluster properties Redpanda applies once,
-// when the cluster is created (cluster/config_manager.cc). Empty when there is nothing to set.
+// when the cluster is created (cluster/config_manager.cc): the superuser with
+// spec.adminAPI.auth, SASL and rack awareness (brokerconfig.ClusterProperties). Empty when there
+// is nothing to set.
 func bootstrapConfigYAML(bc *v1alpha1.BrokerCluster) string {
-	if bc.Spec.AdminAPI.Auth == nil {
+	props := brokerconfig.ClusterProperties(bc)
+	if bc.Spec.AdminAPI.Auth != nil {
+		props["admin_api_require_auth"] = true
+		props["superusers"] = []string{"$(" + adminUserVar + ")"}
+	}
+	if len(props) == 0 {
 		return ""
 	}
-	return mustYAML(map[string]any{
-		"admin_api_require_auth": true,
-		"superusers":             []string{"$(" + adminUserVar + ")"},
-	})
+	return mustYAML(props)
 }
 
 func mustYAML(v any) string {

@@ -15,10 +15,14 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
-// ensureOwned creates or updates the headless Service, the PodDisruptionBudget and the
-// StatefulSet, whose replicas follow currentReplicas.
+// ensureOwned creates or updates the headless Service, the PodDisruptionBudget, the per-broker
+// external Services and the StatefulSet; the last two follow currentReplicas.
 func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
 	if err := c.ensureService(ctx, nc, bc); err != nil {
+		return err
+	}
+	// Before the StatefulSet: a broker's Service exists by the time its pod does.
+	if err := c.ensureExternalServices(ctx, nc, bc, max(replicas, 0)); err != nil {
 		return err
 	}
 	if err := c.ensurePodDisruptionBudget(ctx, nc, bc); err != nil {

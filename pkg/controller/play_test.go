@@ -63,10 +63,11 @@ func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string,
 				Labels: template.Labels, Annotations: template.Annotations,
 			},
 			Spec: template.Spec,
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: playNodeIP(ordinal), Conditions: []corev1.PodCondition{
 				{Type: corev1.PodReady, Status: corev1.ConditionTrue},
 			}},
 		}
+		pod.Spec.NodeName = playNodeName(ordinal)
 		if _, err := kube.CoreV1().Pods(testNamespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return err
 		}
@@ -74,3 +75,7 @@ func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string,
 	}
 	return nil
 }
+
+// playNodeName and playNodeIP place the pod of an ordinal: three nodes, taken in turn.
+func playNodeName(ordinal int) string { return "node-" + strconv.Itoa(ordinal%3) }
+func playNodeIP(ordinal int) string   { return "10.0.0." + strconv.Itoa(ordinal%3+1) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
 )
 
 // The broker pod: Redpanda started by rpk with the node config of nodeconfig.go. Each choice is
@@ -44,6 +45,15 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 			Secret: &corev1.SecretVolumeSource{SecretName: bc.Spec.AdminAPI.TLS.ServerSecretName, DefaultMode: ptr.To[int32](0o440)},
 		}})
 	}
+	for _, t := range kafkaTLSSecrets(bc) {
+		mounts = append(mounts, corev1.VolumeMount{Name: t.volume, MountPath: brokerconfig.TLSDir + "/" + t.listener, ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: t.volume, VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: t.secret, DefaultMode: ptr.To[int32](0o440)},
+		}})
+	}
+	if v := factsPodVolume(bc); v != nil {
+		volumes = append(volumes, *v)
+	}
 	return corev1.PodTemplateSpec{
 		Spec: corev1.PodSpec{
 			NodeSelector: maps.Clone(bc.Spec.NodeSelector),
@@ -66,6 +76,7 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 func configContainer(bc *v1alpha1.BrokerCluster, seeds int32) corev1.Container {
 	env := []corev1.EnvVar{{Name: podNameVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	script := fmt.Sprintf(`printf '%%s' "$%s" > %s`, nodeConfigVar, nodeConfigFile)
+	mounts := []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}}
 	if auth := bc.Spec.AdminAPI.Auth; auth != nil {
 		env = append(env, secretEnv(adminUserVar, auth.SecretName, admin.SecretKeyUsername))
 	}
@@ -74,12 +85,17 @@ func configContainer(bc *v1alpha1.BrokerCluster, seeds int32) corev1.Container {
 		env = append(env, corev1.EnvVar{Name: bootstrapVar, Value: boot})
 		script += fmt.Sprintf(` && printf '%%s' "$%s" > %s`, bootstrapVar, bootstrapFile)
 	}
+	if facts := factsScript(bc); facts != "" {
+		script += facts
+		env = append(env, corev1.EnvVar{Name: factsSourceVar, Value: factsSource(bc)})
+		mounts = append(mounts, corev1.VolumeMount{Name: factsVolume, MountPath: factsDir, ReadOnly: true})
+	}
 	return corev1.Container{
 		Name:            configInit,
 		Image:           bc.Spec.Image,
 		Command:         []string{"/bin/sh", "-c", "set -e; " + script},
 		Env:             env,
-		VolumeMounts:    []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}},
+		VolumeMounts:    mounts,
 		SecurityContext: containerSecurity(),
 	}
 }
@@ -93,10 +109,19 @@ func redpandaContainer(bc *v1alpha1.BrokerCluster, mounts []corev1.VolumeMount) 
 		env = append(env,
 			secretEnv(adminUserVar, auth.SecretName, admin.SecretKeyUsername),
 			secretEnv(adminPassVar, auth.SecretName, admin.SecretKeyPassword),
-			corev1.EnvVar{Name: bootstrapUser, Value: "$(" + adminUserVar + "):$(" + adminPassVar + ")"},
+			corev1.EnvVar{Name: bootstrapUser, Value: brokerconfig.BootstrapUser(bc, adminUserVar, adminPassVar)},
 		)
 	}
 	port := adminPort(bc)
+	ports := []corev1.ContainerPort{
+		{Name: "admin", ContainerPort: port, Protocol: corev1.ProtocolTCP},
+		{Name: "kafka", ContainerPort: kafkaPort, Protocol: corev1.ProtocolTCP},
+		{Name: "rpc", ContainerPort: internalRPCPort, Protocol: corev1.ProtocolTCP},
+	}
+	if l := externalListener(bc); l != nil {
+		// No hostPort: the broker's own Service carries the traffic (services.go).
+		ports = append(ports, corev1.ContainerPort{Name: "kafka-external", ContainerPort: brokerconfig.ListenerPort(l), Protocol: corev1.ProtocolTCP})
+	}
 	return corev1.Container{
 		Name:      brokerContainer,
 		Image:     bc.Spec.Image,
@@ -104,11 +129,7 @@ func redpandaContainer(bc *v1alpha1.BrokerCluster, mounts []corev1.VolumeMount) 
 		Args:      append([]string{"--check=false"}, seastarFlags(bc.Spec.Resources)...),
 		Env:       env,
 		Resources: bc.Spec.Resources,
-		Ports: []corev1.ContainerPort{
-			{Name: "admin", ContainerPort: port, Protocol: corev1.ProtocolTCP},
-			{Name: "kafka", ContainerPort: kafkaPort, Protocol: corev1.ProtocolTCP},
-			{Name: "rpc", ContainerPort: internalRPCPort, Protocol: corev1.ProtocolTCP},
-		},
+		Ports:     ports,
 		// /v1/status/ready answers 200 while booting too, with {"status":"booting"}
 		// (redpanda/admin/server.cc, register_status_routes), so the body is checked. The route is
 		// public: no credentials are needed even with admin_api_require_auth.
@@ -145,6 +166,26 @@ func readyCommand(bc *v1alpha1.BrokerCluster) []string {
 	}
 	return []string{"/bin/sh", "-c", fmt.Sprintf(
 		`curl --silent --fail %s-m 5 "%s://localhost:%d/v1/status/ready" | grep -q '"ready"'`, insecure, scheme, adminPort(bc))}
+}
+
+// kafkaTLSSecret is the certificate Secret of one Kafka listener and the volume that mounts it.
+type kafkaTLSSecret struct{ listener, volume, secret string }
+
+// kafkaTLSSecrets are the Kafka listeners' certificate Secrets, mounted where the node config's
+// kafka_api_tls looks for them (brokerconfig.TLSDir/<listener>).
+func kafkaTLSSecrets(bc *v1alpha1.BrokerCluster) []kafkaTLSSecret {
+	k := bc.Spec.Kafka
+	if k == nil {
+		return nil
+	}
+	var out []kafkaTLSSecret
+	if k.TLS != nil && k.TLS.SecretName != "" {
+		out = append(out, kafkaTLSSecret{brokerconfig.InternalListenerName, "kafka-tls-internal", k.TLS.SecretName})
+	}
+	if l := k.External; l != nil && l.TLS != nil && l.TLS.SecretName != "" {
+		out = append(out, kafkaTLSSecret{brokerconfig.ExternalListenerName, "kafka-tls-external", l.TLS.SecretName})
+	}
+	return out
 }
 
 func containerSecurity() *corev1.SecurityContext {

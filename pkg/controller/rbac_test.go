@@ -45,12 +45,19 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 	for _, tc := range []struct {
 		strategy ReadStrategy
 		auth     bool
-	}{{ReadWriteback, false}, {ReadUncached, false}, {ReadWriteback, true}} {
+		kafka    bool // an external listener and rack awareness
+	}{{ReadWriteback, false, false}, {ReadUncached, false, false}, {ReadWriteback, true, false}, {ReadWriteback, false, true}} {
 		strategy := tc.strategy
 		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards(), auth: tc.auth})
 		record(append(h.kube.Actions(), h.brokers.Actions()...)) // the informers' list and watch
 		h.onReconcileActions = record
-		h.bringUp(3)
+		if tc.kafka {
+			bc := nodePortCluster(3)
+			bc.Spec.RackAwareness = &v1alpha1.RackAwarenessSpec{}
+			h.bringUpCluster(bc)
+		} else {
+			h.bringUp(3)
+		}
 		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 4; s.Image = "broker:2"; s.AdminAPI.Port = 9645 })
 		h.settle(10)
 		tamperWithPodDisruptionBudget(t, h) // the controller puts it back

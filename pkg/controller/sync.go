@@ -59,6 +59,10 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	// Before any step: a pod waits for its facts to start, whatever the admin API says.
+	if err := c.recordBrokerFacts(ctx, nc, bc, pods); err != nil {
+		return result{}, err
+	}
 
 	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
 	s := explainWait(decide(obs), adminErr)

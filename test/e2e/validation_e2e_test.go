@@ -32,6 +32,15 @@ func TestBadSpecsRejected(t *testing.T) {
 		{"no image", func(s *v1alpha1.BrokerClusterSpec) { s.Image = "" }, "spec.image in body should be at least 1 chars long"},
 		{"zero storage", func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size = resource.MustParse("0") }, "storage.size must be a positive quantity"},
 		{"admin port out of range", func(s *v1alpha1.BrokerClusterSpec) { s.AdminAPI.Port = 70000 }, "spec.adminAPI.port in body should be less than or equal to 65535"},
+		{"external listener on the internal Kafka port", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Kafka = &v1alpha1.KafkaSpec{External: &v1alpha1.ExternalListener{Type: v1alpha1.ExternalLoadBalancer, Port: 9092}}
+		}, "spec.kafka.external.port must differ from the internal Kafka port 9092"},
+		{"cert-manager issuer", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Kafka = &v1alpha1.KafkaSpec{TLS: &v1alpha1.ListenerTLS{IssuerRef: &v1alpha1.IssuerReference{Name: "ca"}}}
+		}, "issuerRef (cert-manager) is not supported by this operator version yet"},
+		{"SASL without a superuser", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
+		}, "spec.kafka.sasl needs spec.adminAPI.auth"},
 	} {
 		bc := brokerCluster(ns, "bad", 3)
 		tc.mutate(&bc.Spec)

@@ -34,13 +34,11 @@ type BrokerCluster struct {
 
 // BrokerClusterSpec is the desired state of a broker cluster.
 //
-// Kafka TLS, SASL, the external listener, cluster properties and rack awareness are defined but
-// not yet applied to the brokers; until they are, the API refuses them rather than accept a
-// setting it would ignore.
+// Cluster properties and cert-manager certificates are defined but not yet applied to the
+// brokers; until they are, the API refuses them rather than accept a setting it would ignore.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.kafka)",message="spec.kafka (Kafka TLS, SASL and the external listener) is not supported by this operator version yet"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterConfig)",message="spec.clusterConfig is not supported by this operator version yet"
-// +kubebuilder:validation:XValidation:rule="!has(self.rackAwareness)",message="spec.rackAwareness is not supported by this operator version yet"
+// +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || !has(self.kafka.external.port) || !(self.kafka.external.port in [9092, 33145]) && (!has(self.adminAPI.port) || self.kafka.external.port != self.adminAPI.port)",message="spec.kafka.external.port must differ from the internal Kafka port 9092, the RPC port 33145 and spec.adminAPI.port"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'NodePort' || !has(self.kafka.external.nodePort) || self.kafka.external.nodePort.basePort + self.replicas - 1 <= 32767",message="spec.kafka.external.nodePort.basePort + spec.replicas - 1 must not exceed 32767, the top of the default node port range"
@@ -140,6 +138,7 @@ type KafkaSpec struct {
 // cert-manager Issuer or ClusterIssuer; exactly one of the two.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.secretName) != has(self.issuerRef)",message="set exactly one of secretName and issuerRef"
+// +kubebuilder:validation:XValidation:rule="!has(self.issuerRef)",message="issuerRef (cert-manager) is not supported by this operator version yet: name a Secret in secretName"
 type ListenerTLS struct {
 	// SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when
 	// requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name
