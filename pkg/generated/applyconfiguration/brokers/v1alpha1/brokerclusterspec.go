@@ -27,9 +27,8 @@ import (
 //
 // BrokerClusterSpec is the desired state of a broker cluster.
 //
-// Kafka TLS, SASL, the external listener, cluster properties and rack awareness are defined but
-// not yet applied to the brokers; until they are, the API refuses them rather than accept a
-// setting it would ignore.
+// Kafka TLS, SASL, the external listener and rack awareness are defined but not yet applied to
+// the brokers; until they are, the API refuses them rather than accept a setting it would ignore.
 type BrokerClusterSpecApplyConfiguration struct {
 	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
 	// pod ordinal first.
