@@ -172,4 +172,3 @@ func configStatusFields(st *v1alpha1.ClusterConfigStatus) map[string]any {
 		"rejected":              st.Rejected,
 	}
 }
-

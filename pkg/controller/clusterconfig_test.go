@@ -205,7 +205,9 @@ func TestInvalidClusterPropertyIsReportedAndNothingChanges(t *testing.T) {
 	}
 
 	// Fixed, it applies.
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.ClusterConfig = map[string]string{"auto_create_topics_enabled": "true"} })
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.ClusterConfig = map[string]string{"auto_create_topics_enabled": "true"}
+	})
 	h.settleConfig(5)
 	cfg = h.simConfig()
 	if len(cfg) != 1 || string(cfg["auto_create_topics_enabled"]) != "true" {
@@ -229,7 +231,9 @@ func TestClusterPropertyLeavingTheSpecIsResetOnlyIfTheOperatorSetIt(t *testing.T
 	})
 	h.settleConfig(5)
 
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.ClusterConfig = map[string]string{"auto_create_topics_enabled": "true"} })
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.ClusterConfig = map[string]string{"auto_create_topics_enabled": "true"}
+	})
 	h.settleConfig(5)
 	cfg := h.simConfig()
 	if _, set := cfg[segmentProperty]; set || string(cfg["default_topic_replications"]) != "3" || string(cfg["auto_create_topics_enabled"]) != "true" {
