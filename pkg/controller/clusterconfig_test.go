@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -261,5 +262,40 @@ func TestRestartWaitsUntilEveryBrokerHasTheSameConfigVersion(t *testing.T) {
 	same := []admin.ConfigStatus{{NodeID: 1, ConfigVersion: 4, Restart: true}, {NodeID: 2, ConfigVersion: 4}}
 	if got := restartNeeded(same); !maps.Equal(got, map[int32]bool{1: true}) {
 		t.Errorf("restartNeeded = %v, want broker 1", got)
+	}
+}
+
+func TestClusterPropertiesWaitForAnAdminAPIThatDoesNotAnswer(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.events()
+	h.cluster.SetFault(admintest.Fault{Refuse: true})
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.ClusterConfig = map[string]string{segmentProperty: "268435456"} })
+	for range 3 {
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatalf("a cluster property the brokers cannot be asked about failed the reconcile: %v", err)
+		}
+		if res.RequeueAfter != pollInterval {
+			t.Errorf("requeue after %v, want %v while the write waits", res.RequeueAfter, pollInterval)
+		}
+	}
+	if c := h.configCondition(); c.Status != metav1.ConditionUnknown || c.Reason != ReasonAdminAPIUnavailable {
+		t.Errorf("ConfigApplied %+v, want Unknown AdminAPIUnavailable", c)
+	}
+	var warnings int
+	for _, e := range h.events() {
+		if strings.HasPrefix(e, "Warning ClusterConfigAdminAPIUnavailable") {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d events for the admin API, want 1 over three polls", warnings)
+	}
+
+	h.cluster.SetFault(admintest.Fault{})
+	h.settleConfig(3)
+	if cfg := h.simConfig(); string(cfg[segmentProperty]) != "268435456" {
+		t.Errorf("simulator config %s after the admin API came back", cfg)
 	}
 }
