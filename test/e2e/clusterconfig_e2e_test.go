@@ -214,3 +214,21 @@ func podUIDs(t *testing.T, ns, name string) map[string]types.UID {
 	}
 	return out
 }
+
+// TestOperatorOwnedClusterPropertyRefused checks that the CRD refuses, in spec.clusterConfig, a
+// property the operator sets itself, and accepts any other name: Redpanda judges those.
+func TestOperatorOwnedClusterPropertyRefused(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	clusters := env.brokers.BrokersV1alpha1().BrokerClusters(ns)
+	bc := brokerCluster(ns, "owned", 3)
+	bc.Spec.ClusterConfig = map[string]string{"superusers": `["someone"]`}
+	_, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{})
+	expectInvalid(t, "create with superusers in spec.clusterConfig", err, "are set by the operator from spec.adminAPI.auth")
+
+	bc = brokerCluster(ns, "other", 3)
+	bc.Spec.ClusterConfig = map[string]string{"no_such_property": "1"}
+	if _, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
+		t.Errorf("create with a property the CRD does not know: %v", err)
+	}
+}
