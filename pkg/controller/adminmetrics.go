@@ -41,8 +41,10 @@ func adminResult(err error) string {
 	return resultError
 }
 
-// adminOperations are the values of the operation label, one per admin.Client method.
+// adminOperations are the values of the operation label, one per admin.Client and
+// admin.ClusterConfigClient method.
 var adminOperations = []string{
 	"brokers", "broker", "health_overview", "decommission", "recommission",
 	"decommission_status", "enable_maintenance", "disable_maintenance", "node_config",
+	"patch_cluster_config", "cluster_config", "cluster_config_status",
 }

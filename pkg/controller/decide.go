@@ -123,7 +123,8 @@ type rollout struct {
 	// Back: a pod of R's ordinal with another UID is Ready, and the admin API lists R's broker
 	// as an alive, active member.
 	Back bool
-	// Outdated counts the pods below C made from another template.
+	// Outdated counts the pods below C made from another template, or whose broker waits for a
+	// restart for a cluster property.
 	Outdated int
 	// AllReady: every pod below C exists and is Ready.
 	AllReady bool

@@ -71,8 +71,9 @@
 // # Rollouts, health gate, volumes and ghost brokers
 //
 // The StatefulSet uses OnDelete; each pod carries a hash of the template it was made from
-// (AnnotationTemplateHash). The rollout (decide_rollout.go; rolling.go reads the pods) restarts the outdated brokers one at a
-// time, highest ordinal first: health gate, maintenance mode on, wait until leadership has
+// (AnnotationTemplateHash). The rollout (decide_rollout.go; rolling.go reads the pods) restarts the outdated brokers (pods made from
+// another template, and brokers that wait for a restart for a cluster property, see Cluster
+// properties) one at a time, highest ordinal first: health gate, maintenance mode on, wait until leadership has
 // drained, delete the pod (with its UID as a precondition), wait until the new pod is Ready and
 // its broker alive, maintenance mode off. status.restart records the broker and its step
 // before each call, under the resourceVersion precondition. A decommission under way and a
@@ -82,6 +83,27 @@
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
+//
+// # Cluster properties
+//
+// spec.clusterConfig is written through the admin API (clusterconfig.go), as `rpk cluster config
+// import` does, before the decision of each reconcile that needs it: GET /v1/cluster_config
+// without defaults, one PUT /v1/cluster_config that upserts the properties whose value differs
+// (brokerconfig.Diff) and removes those in status.clusterConfig.managed that left the spec (so
+// a property set with rpk is never reset), then GET /v1/cluster_config/status. The write is
+// never forced. A 400 is Redpanda's answer per property: it changed nothing, the properties go
+// to status.clusterConfig.rejected, ConfigApplied is False (Rejected) with the answer, a Warning
+// event says so, and the write is tried again only when the spec changes; nothing else is
+// held back. A broker that reports restart: true, once every broker reports the same
+// config_version (as Redpanda operator v1 waits, isSafeToRestart), counts as outdated for the
+// rollout, which restarts it as it restarts a pod made from an older template: same step table,
+// same facts read afresh. ConfigApplied (clusterconfig_report.go) is Applied, Applying,
+// RestartPending or Rejected, or Unknown with the admin problem's reason when the brokers did
+// not answer; an event goes out when its status or reason changes, or its message does (except
+// while Unknown), never per poll. The brokers are asked only while spec.clusterConfig or
+// status.clusterConfig.managed names a property, a broker is Ready, and either the generation
+// changed since the last check or ConfigApplied is neither True nor Rejected; while it waits
+// the key is requeued after Config.DrainPollInterval.
 //
 // # Brokers and pods
 //
@@ -129,7 +151,8 @@
 //     rollout is pending or under way, ghost brokers were reported, or a ready pod's broker ID
 //     is not recorded yet. health_overview is asked only when a decommission or a restart may
 //     start next, while a restart's pod has not been deleted yet, and right before an
-//     irreversible step (steps.go). A steady cluster makes no admin calls, so a broken admin API shows as
+//     irreversible step (steps.go). The cluster properties have their own rule (see Cluster
+//     properties). A steady cluster makes no admin calls, so a broken admin API shows as
 //     Degraded only when it matters (the Secrets it names are read every time, so a broken
 //     Secret shows at once).
 //   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),

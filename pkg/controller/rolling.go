@@ -18,10 +18,11 @@ import (
 // Its decision is decide_rollout.go.
 
 // observeRollout reads what the pods say about the rollout: which pods below C were made from
-// another template than bc's, whether all of them are Ready, and how R's pod is doing. The
-// admin API's part (the next broker's ID, maintenance mode, whether R's broker is back) is
-// filled in by observe.
-func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) rollout {
+// another template than bc's or run a broker in configRestarts (one that waits for a restart
+// for a cluster property, by the node ID recorded on its pod), whether all of them are Ready,
+// and how R's pod is doing. The admin API's part (the next broker's ID, maintenance mode,
+// whether R's broker is back) is filled in by observe.
+func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) rollout {
 	revision := templateRevision(bc, sts)
 	r := rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
@@ -34,7 +35,9 @@ func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods ma
 		}
 		if podRevision(p) == revision {
 			r.Updated++
-			continue
+			if id, ok := podNodeID(p); !ok || !configRestarts[id] {
+				continue
+			}
 		}
 		r.Outdated++
 		if r.NextPod == "" {

@@ -64,7 +64,13 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return result{}, err
 	}
 
-	obs, view, adminErr := c.observe(ctx, bc, sts, pods)
+	// Cluster properties (clusterconfig.go) go first: a broker that waits for a restart for one
+	// is a broker the rollout restarts.
+	bc, configRestarts, configRecheck, err := c.syncClusterConfig(ctx, nc, bc, pods)
+	if err != nil {
+		return result{}, err
+	}
+	obs, view, adminErr := c.observe(ctx, bc, sts, pods, configRestarts)
 	s := explainWait(decide(obs), adminErr)
 	res, err := c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
 	// A missing pod is looked after even when the step failed: the StatefulSet controller does
@@ -77,7 +83,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return res, err
 	}
 	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, stalled))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, configRecheck)))
 	return res, nil
 }
 
@@ -133,8 +139,9 @@ func sooner(a, b time.Duration) time.Duration {
 
 // observe gathers what decide needs. The admin API is asked only when a decision depends on
 // the brokers' view (a scale-down or a rollout is pending or under way, ghost brokers were
-// reported) or a ready pod's broker ID is not recorded yet.
-func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) (observation, *brokerView, error) {
+// reported) or a ready pod's broker ID is not recorded yet. configRestarts are the brokers
+// that wait for a restart for a cluster property (syncClusterConfig).
+func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) (observation, *brokerView, error) {
 	st := bc.Status
 	o := observation{
 		Desired:         bc.Spec.Replicas,
@@ -142,7 +149,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      !c.cfg.Guards.SkipAdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
-		Rollout:         observeRollout(bc, sts, pods),
+		Rollout:         observeRollout(bc, sts, pods, configRestarts),
 	}
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -181,16 +182,7 @@ func awaitDegraded(t *testing.T, ns, name, reason, text string) metav1.Condition
 // awaitEvent waits for an event with reason about the BrokerCluster.
 func awaitEvent(t *testing.T, ns, name, reason string) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		events, err := env.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		return slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
-			return e.Reason == reason && e.InvolvedObject.Name == name && e.InvolvedObject.Kind == "BrokerCluster"
-		}), nil
+	awaitEventWhere(t, ns, fmt.Sprintf("%s event for %s/%s", reason, ns, name), func(e corev1.Event) bool {
+		return e.Reason == reason && e.InvolvedObject.Name == name && e.InvolvedObject.Kind == "BrokerCluster"
 	})
-	if err != nil {
-		t.Fatalf("no %s event for %s/%s within %s", reason, ns, name, convergeLimit)
-	}
 }

@@ -541,7 +541,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "BrokerClusterSpec is the desired state of a broker cluster.\n\nCluster properties and cert-manager certificates are defined but not yet applied to the brokers; until they are, the API refuses them rather than accept a setting it would ignore.",
+				Description: "BrokerClusterSpec is the desired state of a broker cluster.\n\ncert-manager certificates are defined but not yet applied to the brokers; until they are, the API refuses them rather than accept a setting it would ignore.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"replicas": {
@@ -779,7 +779,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.",
+							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -858,6 +858,13 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 				Description: "ClusterConfigStatus reports spec.clusterConfig as the brokers have it.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was last compared with the brokers' configuration.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
 					"configVersion": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ConfigVersion is the cluster configuration version the last write returned (config_version of PUT /v1/cluster_config).",
@@ -891,13 +898,51 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "PendingRestart are applied properties that take effect only when brokers restart (GET /v1/cluster_config/status reports restart: true).",
+							Description: "PendingRestart are the properties the operator changed that are not in effect on every broker yet: a broker has not applied their config_version, or reports restart: true in GET /v1/cluster_config/status. Redpanda reports a pending restart per broker, not per property, so every property changed since the brokers were last all up to date is listed.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Type:   []string{"string"},
 										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"managed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Managed are the properties the operator has set and not reset since. A property that leaves spec.clusterConfig is reset to its default only if it is listed here, so a property set with rpk is left alone.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"brokersPendingRestart": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "BrokersPendingRestart are the node IDs that report a property waiting for a restart (restart: true in GET /v1/cluster_config/status). The rollout restarts them.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"integer"},
+										Format: "int32",
 									},
 								},
 							},

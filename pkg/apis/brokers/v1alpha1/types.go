@@ -34,10 +34,9 @@ type BrokerCluster struct {
 
 // BrokerClusterSpec is the desired state of a broker cluster.
 //
-// Cluster properties and cert-manager certificates are defined but not yet applied to the
-// brokers; until they are, the API refuses them rather than accept a setting it would ignore.
+// cert-manager certificates are defined but not yet applied to the brokers; until they are,
+// the API refuses them rather than accept a setting it would ignore.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.clusterConfig)",message="spec.clusterConfig is not supported by this operator version yet"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || !has(self.kafka.external.port) || !(self.kafka.external.port in [9092, 33145]) && (!has(self.adminAPI.port) || self.kafka.external.port != self.adminAPI.port)",message="spec.kafka.external.port must differ from the internal Kafka port 9092, the RPC port 33145 and spec.adminAPI.port"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
@@ -419,7 +418,7 @@ type BrokerClusterStatus struct {
 	// +optional
 	ClusterConfig *ClusterConfigStatus `json:"clusterConfig,omitempty"`
 
-	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -428,6 +427,11 @@ type BrokerClusterStatus struct {
 
 // ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
 type ClusterConfigStatus struct {
+	// ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was
+	// last compared with the brokers' configuration.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
 	// ConfigVersion is the cluster configuration version the last write returned
 	// (config_version of PUT /v1/cluster_config).
 	// +optional
@@ -438,11 +442,26 @@ type ClusterConfigStatus struct {
 	// +listType=set
 	Applied []string `json:"applied,omitempty"`
 
-	// PendingRestart are applied properties that take effect only when brokers restart
-	// (GET /v1/cluster_config/status reports restart: true).
+	// PendingRestart are the properties the operator changed that are not in effect on every
+	// broker yet: a broker has not applied their config_version, or reports restart: true in
+	// GET /v1/cluster_config/status. Redpanda reports a pending restart per broker, not per
+	// property, so every property changed since the brokers were last all up to date is listed.
 	// +optional
 	// +listType=set
 	PendingRestart []string `json:"pendingRestart,omitempty"`
+
+	// Managed are the properties the operator has set and not reset since. A property that
+	// leaves spec.clusterConfig is reset to its default only if it is listed here, so a
+	// property set with rpk is left alone.
+	// +optional
+	// +listType=set
+	Managed []string `json:"managed,omitempty"`
+
+	// BrokersPendingRestart are the node IDs that report a property waiting for a restart
+	// (restart: true in GET /v1/cluster_config/status). The rollout restarts them.
+	// +optional
+	// +listType=set
+	BrokersPendingRestart []int32 `json:"brokersPendingRestart,omitempty"`
 
 	// Rejected are the properties Redpanda refused, with its reason.
 	// +optional
@@ -503,6 +522,9 @@ const (
 	// ConditionGhostBrokers is true when the admin API lists brokers as active but not alive
 	// that no pod of this cluster runs.
 	ConditionGhostBrokers = "GhostBrokers"
+	// ConditionConfigApplied is true when every broker has spec.clusterConfig in effect: written,
+	// applied and with no restart pending.
+	ConditionConfigApplied = "ConfigApplied"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

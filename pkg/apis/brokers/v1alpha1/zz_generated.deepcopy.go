@@ -275,6 +275,16 @@ func (in *ClusterConfigStatus) DeepCopyInto(out *ClusterConfigStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.Managed != nil {
+		in, out := &in.Managed, &out.Managed
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.BrokersPendingRestart != nil {
+		in, out := &in.BrokersPendingRestart, &out.BrokersPendingRestart
+		*out = make([]int32, len(*in))
+		copy(*out, *in)
+	}
 	if in.Rejected != nil {
 		in, out := &in.Rejected, &out.Rejected
 		*out = make([]RejectedProperty, len(*in))

@@ -426,7 +426,22 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             scalar: string
           elementRelationship: associative
+    - name: brokersPendingRestart
+      type:
+        list:
+          elementType:
+            scalar: numeric
+          elementRelationship: associative
     - name: configVersion
+      type:
+        scalar: numeric
+    - name: managed
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: observedGeneration
       type:
         scalar: numeric
     - name: pendingRestart

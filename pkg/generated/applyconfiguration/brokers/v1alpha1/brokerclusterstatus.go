@@ -52,7 +52,7 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	ClusterConfig *ClusterConfigStatusApplyConfiguration `json:"clusterConfig,omitempty"`
-	// Conditions are Ready, Scaling, Degraded, Restarting and GhostBrokers.
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 

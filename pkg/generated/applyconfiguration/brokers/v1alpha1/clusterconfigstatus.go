@@ -23,14 +23,26 @@ package v1alpha1
 //
 // ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
 type ClusterConfigStatusApplyConfiguration struct {
+	// ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was
+	// last compared with the brokers' configuration.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// ConfigVersion is the cluster configuration version the last write returned
 	// (config_version of PUT /v1/cluster_config).
 	ConfigVersion *int64 `json:"configVersion,omitempty"`
 	// Applied are the properties every broker has at the desired value.
 	Applied []string `json:"applied,omitempty"`
-	// PendingRestart are applied properties that take effect only when brokers restart
-	// (GET /v1/cluster_config/status reports restart: true).
+	// PendingRestart are the properties the operator changed that are not in effect on every
+	// broker yet: a broker has not applied their config_version, or reports restart: true in
+	// GET /v1/cluster_config/status. Redpanda reports a pending restart per broker, not per
+	// property, so every property changed since the brokers were last all up to date is listed.
 	PendingRestart []string `json:"pendingRestart,omitempty"`
+	// Managed are the properties the operator has set and not reset since. A property that
+	// leaves spec.clusterConfig is reset to its default only if it is listed here, so a
+	// property set with rpk is left alone.
+	Managed []string `json:"managed,omitempty"`
+	// BrokersPendingRestart are the node IDs that report a property waiting for a restart
+	// (restart: true in GET /v1/cluster_config/status). The rollout restarts them.
+	BrokersPendingRestart []int32 `json:"brokersPendingRestart,omitempty"`
 	// Rejected are the properties Redpanda refused, with its reason.
 	Rejected []RejectedPropertyApplyConfiguration `json:"rejected,omitempty"`
 }
@@ -39,6 +51,14 @@ type ClusterConfigStatusApplyConfiguration struct {
 // apply.
 func ClusterConfigStatus() *ClusterConfigStatusApplyConfiguration {
 	return &ClusterConfigStatusApplyConfiguration{}
+}
+
+// WithObservedGeneration sets the ObservedGeneration field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ObservedGeneration field is set to the value of the last call.
+func (b *ClusterConfigStatusApplyConfiguration) WithObservedGeneration(value int64) *ClusterConfigStatusApplyConfiguration {
+	b.ObservedGeneration = &value
+	return b
 }
 
 // WithConfigVersion sets the ConfigVersion field in the declarative configuration to the given value
@@ -65,6 +85,26 @@ func (b *ClusterConfigStatusApplyConfiguration) WithApplied(values ...string) *C
 func (b *ClusterConfigStatusApplyConfiguration) WithPendingRestart(values ...string) *ClusterConfigStatusApplyConfiguration {
 	for i := range values {
 		b.PendingRestart = append(b.PendingRestart, values[i])
+	}
+	return b
+}
+
+// WithManaged adds the given value to the Managed field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Managed field.
+func (b *ClusterConfigStatusApplyConfiguration) WithManaged(values ...string) *ClusterConfigStatusApplyConfiguration {
+	for i := range values {
+		b.Managed = append(b.Managed, values[i])
+	}
+	return b
+}
+
+// WithBrokersPendingRestart adds the given value to the BrokersPendingRestart field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the BrokersPendingRestart field.
+func (b *ClusterConfigStatusApplyConfiguration) WithBrokersPendingRestart(values ...int32) *ClusterConfigStatusApplyConfiguration {
+	for i := range values {
+		b.BrokersPendingRestart = append(b.BrokersPendingRestart, values[i])
 	}
 	return b
 }
