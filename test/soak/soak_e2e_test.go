@@ -520,4 +520,3 @@ func (h *rig) stopOperators() {
 		r.stop(30 * time.Second)
 	}
 }
-
