@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
@@ -56,7 +55,7 @@ func TestLogTracerLogsReadsAndAdminCallsAtV4(t *testing.T) {
 		return out.String()
 	}
 	bc, sts := h.stored(), h.statefulSet()
-	before := time.Now().UnixNano()
+	before := TraceNow()
 	out := run(4)
 	wants := []string{
 		fmt.Sprintf(`] "Traced read" brokercluster=%q worker=7 reconcile=1 resource="brokerclusters" object=%q uid=%q resourceVersion=%q found=true start=`,
@@ -75,7 +74,7 @@ func TestLogTracerLogsReadsAndAdminCallsAtV4(t *testing.T) {
 	if len(times) != 3 {
 		t.Fatalf("found %d start/end pairs, want 3:\n%s", len(times), out)
 	}
-	after, last := time.Now().UnixNano(), int64(0)
+	after, last := TraceNow(), int64(0)
 	for _, m := range times {
 		var start, end int64
 		fmt.Sscan(m[1], &start)

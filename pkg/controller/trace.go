@@ -78,10 +78,9 @@ func (c *Controller) traceAdmin(ctx context.Context, call string, broker int32, 
 // a separate process (test/soak parses these lines). The lines are "Traced read" (worker,
 // reconcile, resource, object, uid, resourceVersion, found, start, end) and "Traced admin call"
 // (worker, reconcile, resource, object: the reconciled object, call, broker, start, end, err).
-// start and end are Unix nanoseconds measured on the monotonic clock from the process's first
-// traced operation, so that they never go backwards within a process and compare across
-// processes of one machine. A reconcile begun while the reconcile's logger is below -v=4 is not
-// logged.
+// start and end are read from TraceNow's clock, the system's monotonic clock, so that they
+// never go backwards and compare across the processes of one machine even when the wall clock
+// is stepped. A reconcile begun while the reconcile's logger is below -v=4 is not logged.
 func LogTracer() Tracer { return &logTracer{} }
 
 type logTracer struct {
@@ -98,14 +97,20 @@ type logTraceRef struct {
 	namespace, obj string
 }
 
-// traceEpoch is the first traced time; traceClock measures from it.
-var traceEpoch = sync.OnceValue(time.Now)
+// traceEpoch is a time.Time and the system's monotonic clock read together, once.
+var traceEpoch = sync.OnceValues(func() (time.Time, int64) { return time.Now(), systemMonotonic() })
 
-// traceClock converts t (with its monotonic reading) to Unix nanoseconds on the monotonic clock.
+// traceClock converts t, with its monotonic reading, to TraceNow's clock.
 func traceClock(t time.Time) int64 {
-	epoch := traceEpoch()
-	return epoch.UnixNano() + int64(t.Sub(epoch))
+	epoch, mono := traceEpoch()
+	return mono + int64(t.Sub(epoch))
 }
+
+// TraceNow returns the time on the clock of LogTracer's start and end: nanoseconds of the
+// system's monotonic clock (CLOCK_MONOTONIC where there is one, else Unix nanoseconds), which
+// every process of the machine reads alike. A reader of the traced lines compares its own
+// readings with them.
+func TraceNow() int64 { return traceClock(time.Now()) }
 
 func (l *logTracer) BeginReconcile(ctx context.Context, worker int, resource, namespace, name string) context.Context {
 	if !klog.FromContext(ctx).V(4).Enabled() {

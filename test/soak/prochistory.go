@@ -4,29 +4,33 @@ import (
 	"context"
 	"encoding/json"
 	"sync/atomic"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/broker-operator/broker-operator/pkg/controller"
 	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // ProcessHistory builds the history (test/history) of one operator process from outside it:
 // its writes, the deletions its watch streams delivered and the leadership its Lease writes
 // show, as its Proxy sees them, and its reads and irreversible calls from its log (ParseTrace).
-// The proxy's times are read from the test's monotonic clock (Now); the log's are Unix
-// nanoseconds on the operator's monotonic clock, put on the same timeline through the wall
-// clock at each process's first reading. It is safe for concurrent use.
+// The proxy's times are read from the test's monotonic clock (Now); the log's from the system's
+// monotonic clock (controller.TraceNow), which is the same clock with another zero: Traced
+// shifts them by the difference, read once. It is safe for concurrent use.
 type ProcessHistory struct {
 	rec     *history.Recorder
 	lease   history.Key
 	leading atomic.Bool
+	// shift is what takes a time of controller.TraceNow's clock to the recorder's.
+	shift int64
 }
 
 // NewProcessHistory returns an empty history of the process named process, whose leader
 // election holds lease.
 func NewProcessHistory(process string, lease history.Key) *ProcessHistory {
-	return &ProcessHistory{rec: history.NewRecorder(process), lease: lease}
+	rec := history.NewRecorder(process)
+	traced := controller.TraceNow()
+	return &ProcessHistory{rec: rec, lease: lease, shift: rec.Now() - traced}
 }
 
 // Now is the current time on the history's clock, for a write's Start and End.
@@ -70,7 +74,7 @@ func (p *ProcessHistory) Observed(key history.Key, uid, rv string) {
 
 // Traced records a read or an admin call the process logged (ParseTrace), in its worker's log.
 func (p *ProcessHistory) Traced(e history.Event) {
-	e.Start, e.End = p.rec.Since(time.Unix(0, e.Start)), p.rec.Since(time.Unix(0, e.End))
+	e.Start, e.End = e.Start+p.shift, e.End+p.shift
 	p.rec.Log(e.Worker).Append(e)
 }
 

@@ -92,6 +92,9 @@ func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uin
 			pr.SetURL(target)
 			pr.Out.Host = target.Host
 			pr.Out.Header.Set("Accept", "application/json")
+			// Left to the upstream transport, which then decompresses: the proxy reads what it
+			// forwards (resourceVersions, watch events).
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		Transport:     harness.RoundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
 		FlushInterval: -1, // watch events go out as they come

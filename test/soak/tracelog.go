@@ -19,8 +19,8 @@ const (
 
 // ParseTrace parses one line of the operator's log written by pkg/controller's LogTracer (at
 // -v=4): a read ("Traced read") or an irreversible admin call ("Traced admin call"), as a
-// history event with its worker, reconcile, key and outcome. Its Start and End are the line's
-// Unix nanoseconds, measured on the operator's monotonic clock. ok is false for any other line,
+// history event with its worker, reconcile, key and outcome. Its Start and End are the line's,
+// on the system's monotonic clock (controller.TraceNow). ok is false for any other line,
 // and for a traced line that lacks a field or holds a malformed one.
 func ParseTrace(line string) (e history.Event, ok bool) {
 	var rest string
