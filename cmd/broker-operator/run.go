@@ -75,6 +75,10 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "broker-operator"})
 
+	var tracer controller.Tracer
+	if klog.V(4).Enabled() {
+		tracer = controller.LogTracer() // each read and irreversible call logged: the soak checks them
+	}
 	ctrl, err := controller.NewController(controller.Config{
 		KubeClient:           c.kube,
 		BrokerClient:         c.broker,
@@ -87,6 +91,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		WritebackTTL:         opts.writebackTTL,
 		Recorder:             recorder,
 		Registerer:           reg,
+		Tracer:               tracer,
 	}.WithReadStrategy(strategy))
 	if err != nil {
 		return nil, err

@@ -2,10 +2,13 @@ package controller
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // Tracer is told what each reconcile read and which irreversible calls it made, so that an
@@ -68,4 +71,76 @@ func (c *Controller) traceAdmin(ctx context.Context, call string, broker int32, 
 	if c.cfg.Tracer != nil {
 		c.cfg.Tracer.AdminCall(ctx, call, broker, start, err)
 	}
+}
+
+// LogTracer returns a Tracer that logs, at -v=4, each read and each irreversible call of a
+// reconcile, with its worker and reconcile ID: the operator's history, for a test that runs it as
+// a separate process (test/soak parses these lines). The lines are "Traced read" (worker,
+// reconcile, resource, object, uid, resourceVersion, found, start, end) and "Traced admin call"
+// (worker, reconcile, resource, object: the reconciled object, call, broker, start, end, err).
+// start and end are read from TraceNow's clock, the system's monotonic clock, so that they
+// never go backwards and compare across the processes of one machine even when the wall clock
+// is stepped. A reconcile begun while the reconcile's logger is below -v=4 is not logged.
+func LogTracer() Tracer { return &logTracer{} }
+
+type logTracer struct {
+	reconciles atomic.Uint64
+}
+
+type logTraceKey struct{}
+
+// logTraceRef is what logTracer.BeginReconcile puts in the reconcile's context.
+type logTraceRef struct {
+	worker         int
+	id             uint64
+	resource       string
+	namespace, obj string
+}
+
+// traceEpoch is a time.Time and the system's monotonic clock read together, once.
+var traceEpoch = sync.OnceValues(func() (time.Time, int64) { return time.Now(), systemMonotonic() })
+
+// traceClock converts t, with its monotonic reading, to TraceNow's clock.
+func traceClock(t time.Time) int64 {
+	epoch, mono := traceEpoch()
+	return mono + int64(t.Sub(epoch))
+}
+
+// TraceNow returns the time on the clock of LogTracer's start and end: nanoseconds of the
+// system's monotonic clock (CLOCK_MONOTONIC where there is one, else Unix nanoseconds), which
+// every process of the machine reads alike. A reader of the traced lines compares its own
+// readings with them.
+func TraceNow() int64 { return traceClock(time.Now()) }
+
+func (l *logTracer) BeginReconcile(ctx context.Context, worker int, resource, namespace, name string) context.Context {
+	if !klog.FromContext(ctx).V(4).Enabled() {
+		return ctx
+	}
+	ref := &logTraceRef{worker: worker, id: l.reconciles.Add(1), resource: resource, namespace: namespace, obj: name}
+	return context.WithValue(ctx, logTraceKey{}, ref)
+}
+
+func (l *logTracer) Read(ctx context.Context, resource, namespace, name string, uid types.UID, resourceVersion string, found bool, start time.Time) {
+	ref, ok := ctx.Value(logTraceKey{}).(*logTraceRef)
+	if !ok {
+		return
+	}
+	klog.FromContext(ctx).V(4).Info("Traced read", "worker", ref.worker, "reconcile", ref.id, "resource", resource,
+		"object", klog.KRef(namespace, name), "uid", string(uid), "resourceVersion", resourceVersion, "found", found,
+		"start", traceClock(start), "end", traceClock(time.Now()))
+}
+
+func (l *logTracer) AdminCall(ctx context.Context, call string, broker int32, start time.Time, err error) {
+	ref, ok := ctx.Value(logTraceKey{}).(*logTraceRef)
+	if !ok {
+		return
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	// err last: a multi-line error is written over several lines, after every other field.
+	klog.FromContext(ctx).V(4).Info("Traced admin call", "worker", ref.worker, "reconcile", ref.id, "resource", ref.resource,
+		"object", klog.KRef(ref.namespace, ref.obj), "call", call, "broker", broker,
+		"start", traceClock(start), "end", traceClock(time.Now()), "err", msg)
 }

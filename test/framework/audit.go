@@ -54,6 +54,10 @@ func writeAuditPolicy(dir string) (auditFiles, error) {
 	return files, os.WriteFile(files.policy, []byte(auditPolicy), 0o644)
 }
 
+// AuditLogPath is the apiserver's audit log (JSON lines), for a reader of its own
+// (test/history's ParseAudit).
+func (cp *ControlPlane) AuditLogPath() string { return cp.audit.log }
+
 // ServiceAccountRequests returns the requests ServiceAccounts have made so far, in order. The
 // apiserver writes an entry once the response is complete, so a request answered a moment ago
 // may be missing.

@@ -13,13 +13,19 @@
 // relists and 410 Gone answers it sees, and keeps a timed log of the process's successful writes
 // (WriteLog). The operator logs, at -v=4, the resourceVersions each reconcile read; a read older
 // than a write the same process had already finished is a stale read (ParseReconcile,
-// WriteLog.Stale). Everything else the test judges comes from outside the operator: the broker
+// WriteLog.Stale). Each process's history (ProcessHistory) is built from outside it, for the
+// checker of test/history: its proxy records every write with its precondition and answer, the
+// deletions its watch streams deliver and its leadership (its first Lease write naming a
+// holder); its log gives the reads and irreversible admin calls pkg/controller's LogTracer
+// traces (ParseTrace). The checker runs once every process has exited, with the apiserver's
+// audit log for the order of writes across failovers, and any violation fails the run. Everything else the test judges comes from outside the operator: the broker
 // simulator's call log (double, untargeted and early decommissions, and restarts begun while
 // another broker was unavailable, with the harness's record of the brokers it took down) and the
 // apiserver's objects (convergence, leader changes).
 //
 // The pieces that do not need a control plane live in plain files and have unit tests: the proxy
-// (proxy.go), the write log (writes.go), the log parser (oplog.go), the fault plan (plan.go), the
+// (proxy.go), the write log (writes.go), the log parsers (oplog.go, tracelog.go), the history
+// (prochistory.go, watchdeletes.go), the fault plan (plan.go), the
 // convergence times after each fault (invariants.go), the brokers unavailable at once
 // (unavailable.go) and the report (report.go). What the soak
 // shares with the race experiment (test/race) lives in test/harness: the watch lag, the

@@ -18,7 +18,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/broker-operator/broker-operator/test/brokersim"
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // replica is one of the operator's replicas, as its Deployment would keep it: a process that is
@@ -42,6 +44,8 @@ type proc struct {
 	exited  chan struct{}
 	leading atomic.Bool
 	logPath string
+	// hist is the process's history, for the checker (nil in the scale run).
+	hist *ProcessHistory
 }
 
 // restartDelay is how long a replica stays down after its process exits, as a restarting
@@ -120,7 +124,11 @@ func (p *proc) signal(sig syscall.Signal) {
 // startProc starts one operator process behind a fresh proxy, and reads its log as it goes. extra
 // flags override the harness's.
 func (h *rig) startProc(name string, extra []string) (*proc, error) {
-	proxy, err := StartProxy(h.cp.APIServerURL, h.upstream, h.s.lag, h.s.seed+uint64(h.procCount.Load()))
+	var hist *ProcessHistory
+	if !h.s.scale {
+		hist = NewProcessHistory(name, history.Key{Resource: "leases", Namespace: brokersim.OperatorNamespace, Name: h.leaseName})
+	}
+	proxy, err := StartProxy(h.cp.APIServerURL, h.upstream, h.s.lag, h.s.seed+uint64(h.procCount.Load()), hist)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +138,7 @@ func (h *rig) startProc(name string, extra []string) (*proc, error) {
 		proxy.Close()
 		return nil, err
 	}
-	p := &proc{name: name, proxy: proxy, exited: make(chan struct{}), logPath: filepath.Join(h.dir, name+".log")}
+	p := &proc{name: name, proxy: proxy, exited: make(chan struct{}), logPath: filepath.Join(h.dir, name+".log"), hist: hist}
 	logFile, err := os.Create(p.logPath)
 	if err != nil {
 		proxy.Close()
@@ -170,13 +178,18 @@ func (h *rig) startProc(name string, extra []string) (*proc, error) {
 }
 
 // readLog copies the operator's log to its file and judges it line by line: each reconcile's
-// reads against the process's own finished writes, leadership, and data races.
+// reads against the process's own finished writes, leadership, and data races. The traced reads
+// and admin calls go into the process's history.
 func (h *rig) readLog(p *proc, r io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
 		fmt.Fprintln(out, line)
+		if e, ok := ParseTrace(line); ok && p.hist != nil {
+			p.hist.Traced(e)
+			continue
+		}
 		if rec, ok := ParseReconcile(line, time.Now()); ok {
 			h.judgeRead(p, rec)
 			continue

@@ -27,6 +27,7 @@ import (
 type Proxy struct {
 	srv    *httptest.Server
 	writes *WriteLog
+	hist   *ProcessHistory // nil: no history
 
 	lag   *harness.LagSource
 	lagOn atomic.Bool
@@ -73,14 +74,16 @@ func (s ProxyStats) Relists() int {
 
 // StartProxy listens on 127.0.0.1 and forwards to upstream through rt (which must trust the
 // apiserver's certificate and add no credentials). lag is the delay of each watch chunk while
-// SetLag(true); seed draws the delays.
-func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uint64) (*Proxy, error) {
+// SetLag(true); seed draws the delays. hist, when not nil, records every write (answered or
+// not) and every deletion a watch stream delivers (ProcessHistory).
+func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uint64, hist *ProcessHistory) (*Proxy, error) {
 	target, err := url.Parse(upstream)
 	if err != nil {
 		return nil, err
 	}
 	p := &Proxy{
 		writes:   NewWriteLog(),
+		hist:     hist,
 		lag:      harness.NewLagSource(lag, seed),
 		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
 	}
@@ -89,6 +92,9 @@ func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uin
 			pr.SetURL(target)
 			pr.Out.Host = target.Host
 			pr.Out.Header.Set("Accept", "application/json")
+			// Left to the upstream transport, which then decompresses: the proxy reads what it
+			// forwards (resourceVersions, watch events).
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		Transport:     harness.RoundTripperFunc(func(r *http.Request) (*http.Response, error) { return p.roundTrip(rt, r) }),
 		FlushInterval: -1, // watch events go out as they come
@@ -167,6 +173,35 @@ func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 	}
 	p.mu.Unlock()
 
+	if p.hist != nil && info.Writes() {
+		return p.recordWrite(rt, r, info)
+	}
+	return p.forward(rt, r, info)
+}
+
+// recordWrite forwards a write and records it, answered or not, in the history.
+func (p *Proxy) recordWrite(rt http.RoundTripper, r *http.Request, info harness.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody && r.GetBody == nil {
+		body, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	e := harness.WriteEvent(r, info)
+	e.Start = p.hist.Now()
+	resp, err := p.forward(rt, r, info)
+	answer := harness.Answer(&e, resp, err)
+	e.End = p.hist.Now()
+	p.hist.Wrote(e, answer)
+	return resp, err
+}
+
+// forward sends r upstream and looks at the answer: counts, lag and cuts of watch streams, the
+// write log.
+func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Request) (*http.Response, error) {
 	resp, err := rt.RoundTrip(r)
 	if err != nil {
 		return resp, err
@@ -186,6 +221,9 @@ func (p *Proxy) roundTrip(rt http.RoundTripper, r *http.Request) (*http.Response
 		p.watches[b] = struct{}{}
 		p.mu.Unlock()
 		resp.Body = harness.NewLateBody(b, p.delay, clock.RealClock{})
+		if p.hist != nil {
+			resp.Body = &deletesBody{src: resp.Body, resource: info.Resource, observed: p.hist.Observed}
+		}
 	case info.Writes() && info.Verb != harness.VerbDelete:
 		obj, ok, readErr := harness.ReadWritten(resp)
 		if readErr != nil {

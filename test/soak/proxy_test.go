@@ -53,7 +53,13 @@ func fakeAPIServer(t *testing.T, events chan string) *httptest.Server {
 
 func do(t *testing.T, p *Proxy, method, url string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(""))
+	return send(t, p, method, url, "")
+}
+
+// send makes a request with body through the proxy, as the operator would.
+func send(t *testing.T, p *Proxy, method, url, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +75,7 @@ func do(t *testing.T, p *Proxy, method, url string) *http.Response {
 func TestProxyCountsAndRecordsWrites(t *testing.T) {
 	events := make(chan string)
 	up := fakeAPIServer(t, events)
-	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{}, 1)
+	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +117,7 @@ func TestProxyCountsAndRecordsWrites(t *testing.T) {
 func TestProxyCutsAndDelaysWatches(t *testing.T) {
 	events := make(chan string)
 	up := fakeAPIServer(t, events)
-	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{Min: 150 * time.Millisecond, Max: 150 * time.Millisecond}, 1)
+	p, err := StartProxy(up.URL, http.DefaultTransport, harness.Lag{Min: 150 * time.Millisecond, Max: 150 * time.Millisecond}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

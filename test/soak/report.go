@@ -9,6 +9,13 @@ import (
 	"time"
 
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
+)
+
+// Markers around the report in a markdown file written with -out.
+const (
+	reportBegin = "<!-- soak-table:begin -->"
+	reportEnd   = "<!-- soak-table:end -->"
 )
 
 // FaultStats is what one kind of fault did over a run.
@@ -59,11 +66,18 @@ type Result struct {
 	ComponentRestarts         map[string]int
 	StepP50, StepP99, StepMax time.Duration
 	Faults                    []FaultStats
+	// History is what the history checker (test/history) found in the operator processes'
+	// histories; nil when they were not checked.
+	History *history.Report
 }
 
 // Violations sums what must never happen.
 func (r Result) Violations() int {
-	return r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck + r.RestartOverlaps + r.PodDownOverlaps
+	n := r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck + r.RestartOverlaps + r.PodDownOverlaps
+	if r.History != nil {
+		n += len(r.History.Violations)
+	}
+	return n
 }
 
 // TotalRequests sums Requests.
@@ -91,6 +105,7 @@ func WriteReport(w io.Writer, r Result) error {
 	row("**brokers into maintenance or down while another was, by the operator** (simulator)", fmt.Sprintf("**%d**", r.PodDownOverlaps))
 	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))
 	row("**stale reads** (of reconciles judged)", fmt.Sprintf("**%d** (of %d)", r.StaleReads, r.Reads))
+	historyRows(row, r.History)
 	row("**double decommissions**", fmt.Sprintf("**%d**", r.DoubleDecommissions))
 	row("**untargeted decommissions**", fmt.Sprintf("**%d**", r.Untargeted))
 	row("**brokers that left early**", fmt.Sprintf("**%d**", r.LeftEarly))
@@ -120,6 +135,24 @@ func WriteReport(w io.Writer, r Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// historyRows writes the history checker's figures: operations checked, violations, and how
+// many reads (admin calls) each guarantee judged.
+func historyRows(row func(string, any), h *history.Report) {
+	if h == nil {
+		row("**history checker: violations** (operations checked)", "not checked")
+		return
+	}
+	row("**history checker: violations** (operations checked)", fmt.Sprintf("**%d** (of %d operations of %d processes: %d reads, %d writes, %d deletes, %d admin calls)",
+		len(h.Violations), h.Events, h.Processes, h.Reads, h.Writes, h.Deletes, h.AdminCalls))
+	var judged []string
+	for _, g := range history.Guarantees {
+		judged = append(judged, fmt.Sprintf("%s %d (violated %d)", g, h.Judged[g], h.Count(g)))
+	}
+	row("history checker: judged per guarantee", strings.Join(judged, ", "))
+	row("history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships)",
+		fmt.Sprintf("%d, %d, %d", h.Unparseable, h.Unresolved, h.Unlinked))
 }
 
 // ScaleRow is what one operator process, with one read strategy, cost at one number of clusters.

@@ -344,6 +344,16 @@ func TestSoak(t *testing.T) {
 	}
 	res.Reads, res.StaleReads = h.reads, len(h.stale)
 	wrong = append(wrong, h.stale...)
+	h.mu.Unlock()
+	if res.History, err = h.checkHistories(); err != nil {
+		h.fail("history check: %v", err)
+	} else {
+		t.Logf("history checker: %s", res.History.Summary())
+		for _, v := range res.History.Violations {
+			wrong = append(wrong, v.String())
+		}
+	}
+	h.mu.Lock()
 	failures := slices.Clone(h.failures)
 	h.mu.Unlock()
 
@@ -510,9 +520,3 @@ func (h *rig) stopOperators() {
 		r.stop(30 * time.Second)
 	}
 }
-
-// Markers around the report in a markdown file written with -out.
-const (
-	reportBegin = "<!-- soak-table:begin -->"
-	reportEnd   = "<!-- soak-table:end -->"
-)
