@@ -102,7 +102,7 @@ func restartReason(t transition, o observation) string {
 	case stepWaitLeadership:
 		return fmt.Sprintf("waiting while partition leadership moves away from %s", b)
 	case stepRestartPod:
-		return fmt.Sprintf("restarting %s to apply the new pod template: its partition leadership has moved away, its pod is deleted; %s", b, updated)
+		return fmt.Sprintf("restarting %s to apply the new pod template: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
 	case stepDeletePod:
 		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
 	case stepWaitRestart:
