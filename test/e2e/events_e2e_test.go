@@ -15,8 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/broker-operator/broker-operator/test/brokersim"
 )
@@ -69,7 +67,7 @@ func TestEventsTellTheStory(t *testing.T) {
 	want = append(want, told{"ScaleUp", "scaling up from 2 to 4 brokers"})
 
 	story := events.awaitStory(t, len(want))
-	all := events.all()
+	all, updates := events.snapshot()
 	for i, w := range want {
 		if i >= len(story) || story[i].Reason != w.reason || !strings.Contains(story[i].Message, w.says) {
 			t.Errorf("story event %d is %s, want %s saying %q", i, eventString(story, i), w.reason, w.says)
@@ -78,7 +76,7 @@ func TestEventsTellTheStory(t *testing.T) {
 	if len(story) != len(want) {
 		t.Errorf("%d story events, want %d", len(story), len(want))
 	}
-	checkNoRepeatedEvents(t, all, events.updates())
+	checkNoRepeatedEvents(t, all, updates)
 	if t.Failed() {
 		for _, e := range all {
 			t.Logf("%s %s: %s (count %d)", e.Type, e.Reason, e.Message, e.Count)
@@ -164,28 +162,10 @@ func recordEvents(t *testing.T, ns, name string) *eventLog {
 		t.Fatal(err)
 	}
 	l := &eventLog{added: make(chan struct{}, 1)}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, initial.ResourceVersion, &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return client.Watch(ctx, o)
-		},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if e, ok := ev.Object.(*corev1.Event); ok && e.InvolvedObject.Kind == "BrokerCluster" && e.InvolvedObject.Name == name {
-				l.add(ev.Type, e)
-			}
+	watchFrom(t, ctx, cancel, initial.ResourceVersion, client.Watch, func(ev watch.Event) {
+		if e, ok := ev.Object.(*corev1.Event); ok && e.InvolvedObject.Kind == "BrokerCluster" && e.InvolvedObject.Name == name {
+			l.add(ev.Type, e)
 		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		w.Stop()
-		<-done
 	})
 	return l
 }
@@ -208,16 +188,11 @@ func (l *eventLog) add(typ watch.EventType, e *corev1.Event) {
 	}
 }
 
-func (l *eventLog) all() []corev1.Event {
+// snapshot returns the Events so far and how many updates of them arrived.
+func (l *eventLog) snapshot() (events []corev1.Event, updates int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.events)
-}
-
-func (l *eventLog) updates() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.modified
+	return slices.Clone(l.events), l.modified
 }
 
 // awaitStory waits until n story Events have arrived (the operator sends an Event after the
@@ -228,7 +203,8 @@ func (l *eventLog) awaitStory(t *testing.T, n int) []corev1.Event {
 	defer cancel()
 	for {
 		var story []corev1.Event
-		for _, e := range l.all() {
+		all, _ := l.snapshot()
+		for _, e := range all {
 			if slices.Contains(storyReasons, e.Reason) {
 				story = append(story, e)
 			}
