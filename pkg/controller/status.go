@@ -55,6 +55,9 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	at := metav1.NewTime(now)
 	if s.Kind == stepWaitAdmin {
 		reason, message := adminProblem(adminErr)
+		if adminErr == nil {
+			message = s.Reason // health_overview did not answer: the step says what waits on it
+		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason,
 			Message: message, ObservedGeneration: bc.Generation, LastTransitionTime: at,

@@ -100,6 +100,7 @@ func TestMessagesAreInWords(t *testing.T) {
 	}
 	checkWords(t, "admin API", explainWait(step{Kind: stepWaitAdmin, Reason: adminSilent}, admin.ErrUnavailable).Reason)
 	checkWords(t, "admin problem", func() string { _, m := adminProblem(errors.New("connection refused")); return m }())
+	checkWords(t, "admin problem logged elsewhere", func() string { _, m := adminProblem(nil); return m }())
 	drain := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 3, MovingPartitions: 1, AllocationFailures: []string{"kafka/t/0"}}, stalled: true}
 	checkWords(t, "stalled drain", drain.describe(104))
 }

@@ -285,6 +285,9 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		return result{}, err
 	}
 	if s.Kind == stepWaitAdmin {
+		if adminErr == nil { // health_overview did not answer; observe logged why
+			return result{}, fmt.Errorf("admin API of %s: %s", clusterKey(bc), s.Reason)
+		}
 		return result{}, fmt.Errorf("admin API of %s: %w", clusterKey(bc), adminErr)
 	}
 	if row.Call != callNone && row.Order == callAfterWrite {
