@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ func TestEventsTellTheStory(t *testing.T) {
 	ns := newNamespace(t)
 	const name = "story"
 	events := recordEvents(t, ns, name)
-	startOperator(t, ns, "a")
+	op := startOperator(t, ns, "a")
 	createCluster(t, ns, name, 5, time.Second) // a drain lasts about five polls of 200ms
 	awaitConverged(t, ns, name, 5)
 	ids := nodeIDs(t, ns, name, 5)
@@ -77,6 +78,11 @@ func TestEventsTellTheStory(t *testing.T) {
 		t.Errorf("%d story events, want %d", len(story), len(want))
 	}
 	checkNoRepeatedEvents(t, all, updates)
+	for _, poll := range []string{"WaitForDrain", "WaitForLeadershipDrain"} {
+		if n := op.decisions(poll); n < 2 {
+			t.Errorf("the operator decided %s %d times; the test needs waits that last several polls", poll, n)
+		}
+	}
 	if t.Failed() {
 		for _, e := range all {
 			t.Logf("%s %s: %s (count %d)", e.Type, e.Reason, e.Message, e.Count)
@@ -84,6 +90,21 @@ func TestEventsTellTheStory(t *testing.T) {
 	}
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
+}
+
+// decisions counts the decisions of a kind in the operator's log (-v=2 logs one line each).
+func (op *operator) decisions(kind string) int {
+	data, err := os.ReadFile(op.logPath)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `"Decision"`) && strings.Contains(line, `step="`+kind+`"`) {
+			n++
+		}
+	}
+	return n
 }
 
 // checkNoRepeatedEvents fails on an Event of a poll, on two Events that say the same, and on an
@@ -127,18 +148,37 @@ func awaitKubectlRestarting(t *testing.T, ns, name string) map[string]string {
 		if len(lines) != 2 {
 			return false, fmt.Errorf("kubectl get bc printed %q, want a header and one row", out)
 		}
-		header, cells := strings.Fields(lines[0]), strings.Fields(lines[1])
-		if len(header) != len(cells) {
-			return false, fmt.Errorf("kubectl get bc printed %q: %d columns, %d cells", out, len(header), len(cells))
-		}
-		row = map[string]string{}
-		for i, h := range header {
-			row[h] = cells[i]
-		}
-		return row["RESTARTING"] != "<none>", nil
+		row = columnsOf(lines[0], lines[1])
+		return row["RESTARTING"] != "" && row["RESTARTING"] != "<none>", nil
 	})
 	if err != nil {
 		t.Fatalf("kubectl get bc %s never showed a broker restarting (last row %v): %v", name, row, err)
+	}
+	return row
+}
+
+// columnsOf reads a row of kubectl's table by its header: each column starts where its heading
+// does (an empty cell is blanks only).
+func columnsOf(header, line string) map[string]string {
+	row := map[string]string{}
+	var starts []int
+	for i := range header {
+		if header[i] != ' ' && (i == 0 || header[i-1] == ' ') {
+			starts = append(starts, i)
+		}
+	}
+	for n, start := range starts {
+		end := len(header)
+		if n+1 < len(starts) {
+			end = starts[n+1]
+		}
+		name := strings.TrimSpace(header[start:end])
+		if n+1 == len(starts) {
+			end = len(line)
+		}
+		if start < len(line) {
+			row[name] = strings.TrimSpace(line[start:min(end, len(line))])
+		}
 	}
 	return row
 }
