@@ -55,18 +55,7 @@ func TestEventsTellTheStory(t *testing.T) {
 	scale(t, ns, name, 4)
 	awaitConverged(t, ns, name, 4)
 
-	type told struct{ reason, says string }
-	want := []told{{"ScaleUp", "scaling up from 0 to 5 brokers"}}
-	for ordinal := 4; ordinal >= 2; ordinal-- {
-		b := fmt.Sprintf("broker %d (pod %s-%d)", ids[ordinal], name, ordinal)
-		want = append(want, told{"StartDecommission", "decommissioning " + b}, told{"FinishDecommission", b + " has left the cluster"})
-	}
-	for ordinal := 1; ordinal >= 0; ordinal-- {
-		b := fmt.Sprintf("broker %d (pod %s-%d)", ids[ordinal], name, ordinal)
-		want = append(want, told{"StartRestart", "restarting " + b}, told{"RestartPod", "restarting " + b}, told{"FinishRestart", b + " is back"})
-	}
-	want = append(want, told{"ScaleUp", "scaling up from 2 to 4 brokers"})
-
+	want := wantStory(name, ids)
 	story := events.awaitStory(t, len(want))
 	all, updates := events.snapshot()
 	for i, w := range want {
@@ -90,6 +79,24 @@ func TestEventsTellTheStory(t *testing.T) {
 	}
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
+}
+
+// told is an event of the story: its reason and part of its message.
+type told struct{ reason, says string }
+
+// wantStory is the story of the scenario: create 5, scale down to 2 (brokers of ordinals 4, 3
+// and 2 go, in that order), restart the brokers of ordinals 1 and 0, scale up to 4.
+func wantStory(name string, ids []int) []told {
+	want := []told{{"ScaleUp", "scaling up from 0 to 5 brokers"}}
+	for ordinal := 4; ordinal >= 2; ordinal-- {
+		b := fmt.Sprintf("broker %d (pod %s-%d)", ids[ordinal], name, ordinal)
+		want = append(want, told{"StartDecommission", "decommissioning " + b}, told{"FinishDecommission", b + " has left the cluster"})
+	}
+	for ordinal := 1; ordinal >= 0; ordinal-- {
+		b := fmt.Sprintf("broker %d (pod %s-%d)", ids[ordinal], name, ordinal)
+		want = append(want, told{"StartRestart", "restarting " + b}, told{"RestartPod", "restarting " + b}, told{"FinishRestart", b + " is back"})
+	}
+	return append(want, told{"ScaleUp", "scaling up from 2 to 4 brokers"})
 }
 
 // decisions counts the decisions of a kind in the operator's log (-v=2 logs one line each).
