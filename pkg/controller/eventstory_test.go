@@ -72,7 +72,7 @@ func TestEventsTellEachStartAndFinishOnce(t *testing.T) {
 	for i, sub := range map[int]string{
 		0: fmt.Sprintf("decommissioning broker %d (pod %s-2), scaling down from 3 to 2 brokers", ids[2], testName),
 		1: fmt.Sprintf("broker %d (pod %s-2) has left the cluster", ids[2], testName),
-		2: fmt.Sprintf("restarting broker %d (pod %s-1) to apply the new pod template", ids[1], testName),
+		2: fmt.Sprintf("restarting broker %d (pod %s-1) to apply a change that needs a restart", ids[1], testName),
 		4: "1 of 2 brokers updated",
 		8: "scaling up from 2 to 3 brokers",
 	} {

@@ -149,13 +149,13 @@ func lifecycleConditions(s step, lc lifecycle, current int32) []metav1.Condition
 	switch r := lc.Restart; {
 	case r != nil:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply the new pod template: %s; %d of %s updated",
+		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
 			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, brokerCount(current))
 	case lc.UpdatedReplicas < current && s.Kind == stepWaitPods:
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("rolling out the new pod template: %d of %s updated", lc.UpdatedReplicas, brokerCount(current))
+		restarting.Message = fmt.Sprintf("rolling out a change that needs a restart: %d of %s updated", lc.UpdatedReplicas, brokerCount(current))
 	}
 	out := []metav1.Condition{restarting}
 	if lc.GhostsKnown {

@@ -8,8 +8,9 @@ import (
 
 // The reasons decisions give, for the log, events and conditions: sentences an on-call engineer
 // reads without the source. They name a broker by its node ID and its pod by name, and say what
-// the operator does and why, with the counts that matter (brokers now and desired, brokers on
-// the new pod template). Pure, like decide.
+// the operator does and why, with the counts that matter (brokers now and desired, brokers
+// updated). A restart says "a change that needs a restart": the rollout restarts a broker for
+// whatever its pod or broker waits for, not only a new pod template. Pure, like decide.
 
 const adminSilent = "the brokers' admin API did not answer"
 
@@ -102,7 +103,7 @@ func restartReason(t transition, o observation) string {
 	case stepWaitLeadership:
 		return fmt.Sprintf("waiting while partition leadership moves away from %s", b)
 	case stepRestartPod:
-		return fmt.Sprintf("restarting %s to apply the new pod template: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
 	case stepDeletePod:
 		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
 	case stepWaitRestart:
@@ -111,7 +112,7 @@ func restartReason(t transition, o observation) string {
 		}
 		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member", b)
 	case stepFinishRestart:
-		return fmt.Sprintf("%s is back on the new pod template: maintenance mode off, restart finished; %s", b, updated)
+		return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished; %s", b, updated)
 	}
 	return t.When
 }
@@ -122,20 +123,20 @@ func rolloutReason(t transition, o observation) string {
 	updated := fmt.Sprintf("%d of %d brokers updated", o.Rollout.Updated, o.Current)
 	switch t.Then {
 	case stepWaitAdmin:
-		return fmt.Sprintf("cannot tell which broker to restart next to apply the new pod template (%s): %s", updated, adminSilent)
+		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, adminSilent)
 	case stepWaitPods:
 		if !o.Rollout.AllReady {
-			return fmt.Sprintf("the rollout of the new pod template waits until every broker's pod is Ready (%s)", updated)
+			return fmt.Sprintf("the rollout waits until every broker's pod is Ready (%s)", updated)
 		}
-		return fmt.Sprintf("the rollout of the new pod template waits until %s is an active member (%s)", next, updated)
+		return fmt.Sprintf("the rollout waits until %s is an active member (%s)", next, updated)
 	case stepWaitHealthy:
-		return fmt.Sprintf("the health gate holds back restarting %s to apply the new pod template (%s): %s", next, updated, o.Health)
+		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, o.Health)
 	case stepWaitBrokerID:
-		return fmt.Sprintf("the rollout of the new pod template waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
+		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
 	case stepRestartAlone:
-		return fmt.Sprintf("restarting %s, the only broker, to apply the new pod template: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
+		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
 	case stepStartRestart:
-		return fmt.Sprintf("restarting %s to apply the new pod template: maintenance mode on, its partition leadership moves away first; %s", next, updated)
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s", next, updated)
 	}
 	return t.When
 }
