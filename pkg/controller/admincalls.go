@@ -82,7 +82,10 @@ func adminProblem(err error) (reason, message string) {
 	case errors.Is(err, admin.ErrForbidden):
 		return ReasonAdminAPIForbidden, fmt.Sprintf("the brokers' admin API does not let the operator's user make this call (is it a superuser?): %v", err)
 	}
-	return ReasonAdminAPIUnavailable, fmt.Sprintf("the brokers' admin API did not answer: %v", err)
+	if err == nil { // a call whose error was logged where it failed (health_overview)
+		return ReasonAdminAPIUnavailable, adminSilent
+	}
+	return ReasonAdminAPIUnavailable, fmt.Sprintf("%s: %v", adminSilent, err)
 }
 
 // explainWait gives a step that waits on the admin API the reason it waits, when that is

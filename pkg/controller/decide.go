@@ -32,6 +32,8 @@ func (m membership) String() string {
 
 // observation is everything a scaling decision rests on.
 type observation struct {
+	// Cluster is the BrokerCluster's name, which names its pods in messages.
+	Cluster string
 	Desired int32 // D
 	Current int32 // C
 	// Decommissioning is B, nil when no broker is being decommissioned.

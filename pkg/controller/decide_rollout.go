@@ -43,7 +43,7 @@ func restartFactsHold(o observation) bool {
 
 // restartTransitions: R is set. The first row that matches wins.
 var restartTransitions = []transition{
-	{"Restarting", "admin API did not answer", func(o observation) bool {
+	{"Restarting", "the admin API did not answer", func(o observation) bool {
 		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == maintenanceUnknown) ||
 			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known)
 	}, stepWaitAdmin},
@@ -56,35 +56,35 @@ var restartTransitions = []transition{
 	{"Draining", "maintenance mode is not on yet", func(o observation) bool {
 		return draining(o) && o.Rollout.Maintenance == maintenanceOff
 	}, stepEnableMaintenance},
-	{"Draining", "leadership still moving away", func(o observation) bool {
+	{"Draining", "leadership is still moving away", func(o observation) bool {
 		return draining(o) && o.Rollout.Maintenance == maintenanceDraining
 	}, stepWaitLeadership},
-	{"Draining", "leadership drained", draining, stepRestartPod},
-	{"Restarting", "old pod being deleted", func(o observation) bool { return o.Rollout.OldPodDeleting }, stepWaitRestart},
-	{"Restarting", "old pod still there, a fact the restart relies on does not hold", func(o observation) bool {
+	{"Draining", "leadership has moved away", draining, stepRestartPod},
+	{"Restarting", "the old pod is being deleted", func(o observation) bool { return o.Rollout.OldPodDeleting }, stepWaitRestart},
+	{"Restarting", "the old pod is still there, and a fact the restart relies on does not hold", func(o observation) bool {
 		return !o.Rollout.OldPodGone && !restartFactsHold(o)
 	}, stepSuspendRestart},
-	{"Restarting", "old pod still there", func(o observation) bool { return !o.Rollout.OldPodGone }, stepDeletePod},
-	{"Restarting", "new pod not ready or broker not back", func(o observation) bool { return !o.Rollout.Back }, stepWaitRestart},
-	{"Restarting", "broker back", func(observation) bool { return true }, stepFinishRestart},
+	{"Restarting", "the old pod is still there", func(o observation) bool { return !o.Rollout.OldPodGone }, stepDeletePod},
+	{"Restarting", "the new pod is not Ready or the broker is not back", func(o observation) bool { return !o.Rollout.Back }, stepWaitRestart},
+	{"Restarting", "the broker is back", func(observation) bool { return true }, stepFinishRestart},
 }
 
 // rolloutTransitions: no broker is being restarted and C = D. The first row that matches wins.
 var rolloutTransitions = []transition{
 	{"Steady", "every pod is up to date", func(o observation) bool { return o.Rollout.Outdated == 0 }, stepNone},
-	{"RollingOut", "admin API did not answer", func(o observation) bool {
+	{"RollingOut", "the admin API did not answer", func(o observation) bool {
 		return o.AdminUnavailable || o.Rollout.Next.Status == memberUnknown
 	}, stepWaitAdmin},
-	{"RollingOut", "a broker's pod is not ready", func(o observation) bool { return !o.Rollout.AllReady }, stepWaitPods},
-	{"RollingOut", "health gate closed", gateClosed, stepWaitHealthy},
-	{"RollingOut", "broker ID not known", func(o observation) bool { return !o.Rollout.Next.IDKnown }, stepWaitBrokerID},
-	{"RollingOut", "next broker is not an active member", func(o observation) bool {
+	{"RollingOut", "a broker's pod is not Ready", func(o observation) bool { return !o.Rollout.AllReady }, stepWaitPods},
+	{"RollingOut", "the health gate is closed", gateClosed, stepWaitHealthy},
+	{"RollingOut", "the next broker's ID is not known", func(o observation) bool { return !o.Rollout.Next.IDKnown }, stepWaitBrokerID},
+	{"RollingOut", "the next broker is not an active member", func(o observation) bool {
 		return o.Rollout.Next.Status != memberActive
 	}, stepWaitPods},
 	// Redpanda refuses maintenance mode on a single-broker cluster (admin server.cc,
 	// start_broker_maintenance_handler): there is no one to move leadership to.
-	{"RollingOut", "single broker: nothing to drain to", func(o observation) bool { return o.Current == 1 }, stepRestartAlone},
-	{"RollingOut", "next broker to restart", func(observation) bool { return true }, stepStartRestart},
+	{"RollingOut", "a single broker: nothing to move leadership to", func(o observation) bool { return o.Current == 1 }, stepRestartAlone},
+	{"RollingOut", "a broker is next to restart", func(observation) bool { return true }, stepStartRestart},
 }
 
 // decideRollout names the rollout's step, for an observation with no decommission under way.
@@ -93,18 +93,18 @@ func decideRollout(o observation, table []transition) step {
 		if !t.match(o) {
 			continue
 		}
-		s := step{Kind: t.Then, Reason: fmt.Sprintf("%s: %s (%d of %d brokers outdated)", t.State, t.When, o.Rollout.Outdated, o.Current)}
+		s := step{Kind: t.Then}
 		switch {
 		case o.Rollout.Restart != nil:
 			id := o.Rollout.Restart.NodeID
 			s.Broker = &id
-			s.Reason = fmt.Sprintf("%s: %s (pod %s)", t.State, t.When, o.Rollout.Restart.Pod)
-		case o.Rollout.Next.IDKnown:
-			id := o.Rollout.Next.ID
-			s.Broker = &id
-		}
-		if t.Then == stepWaitHealthy || t.Then == stepSuspendRestart {
-			s.Reason += ": " + restartFactsReason(o)
+			s.Reason = restartReason(t, o)
+		default:
+			if o.Rollout.Next.IDKnown {
+				id := o.Rollout.Next.ID
+				s.Broker = &id
+			}
+			s.Reason = rolloutReason(t, o)
 		}
 		switch t.Then {
 		case stepStartRestart, stepRestartAlone:
@@ -120,16 +120,16 @@ func decideRollout(o observation, table []transition) step {
 	panic("controller: the rollout table has no row for this observation") // the last row matches everything
 }
 
-// restartFactsReason names what holds a rollout back: the health gate's problems, a broker
-// down, or the pod not Ready.
+// restartFactsReason names what holds a restart back: its pod not Ready, the health gate's
+// problems, or another broker down.
 func restartFactsReason(o observation) string {
 	switch {
 	case o.Rollout.Restart != nil && !o.Rollout.PodReady:
-		return fmt.Sprintf("%s: pod %s is not Ready", factPodReady, o.Rollout.Restart.Pod)
-	case o.Rollout.Restart != nil && !o.Health.healthy():
-		return fmt.Sprintf("%s: %s", factHealthGate, o.Health)
-	case o.Rollout.Restart != nil && !o.Rollout.OthersUp:
-		return fmt.Sprintf("%s: the admin API lists another broker as down", factOthersUp)
+		return fmt.Sprintf("pod %s is not Ready", o.Rollout.Restart.Pod)
+	case !o.Health.healthy():
+		return "the cluster is not healthy: " + o.Health.String()
+	case !o.Rollout.OthersUp:
+		return "the admin API lists another broker as down"
 	}
 	return o.Health.String()
 }

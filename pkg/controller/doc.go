@@ -65,8 +65,9 @@
 // the StatefulSet's replicas that does not exist 30 s after the operator first saw it missing
 // (the StatefulSet controller waited on a claim its cache still held, and nothing requeued the
 // set once the claim went) gets the StatefulSet touched, its annotation
-// broker-operator.dev/resynced-at set to the time, with a Warning event StatefulSetStalled,
-// again every 30 s while the pod stays missing; only the metadata changes (stalledpods.go).
+// broker-operator.dev/resynced-at set to the time (the first touch with a Warning event
+// StatefulSetStalled), again every 30 s while the pod stays missing; only the metadata changes
+// (stalledpods.go).
 //
 // # Rollouts, health gate, volumes and ghost brokers
 //
@@ -156,8 +157,8 @@
 //     Degraded only when it matters (the Secrets it names are read every time, so a broken
 //     Secret shows at once).
 //   - When the admin API does not answer, the reconcile sets Degraded (AdminAPIUnavailable),
-//     emits a Warning event and returns an error, so the queue backs off; nothing else is
-//     written. A scale-up does not need the brokers and goes ahead (Degraded stays set).
+//     emits a Warning event when that condition first appears, and returns an error, so the
+//     queue backs off; nothing else is written. A scale-up does not need the brokers and goes ahead (Degraded stays set).
 //   - Config.Guards is a plain struct whose zero value turns both guards on (SkipAdminCheck
 //     and SkipPrecondition turn one off, for experiments); DefaultGuards() is that zero value.
 //     Run logs a line when either is off.
@@ -177,10 +178,28 @@
 //     an index on that label (podindex.go), so its cost does not grow with the number of
 //     clusters sharing the namespace.
 //
+// # Events
+//
+// Events tell the story (eventstory.go): one event when something happens, none for a poll.
+// A step that acts (a scale-up, the start or finish of a decommission or a restart, a call made
+// again) is an event each time it is taken, recorded once its status write has succeeded (a
+// step whose call came first and writes nothing of its own is recorded even when the write
+// fails). A wait is an event when the condition it shows first appears: Degraded with a new
+// reason (WaitForHealthyCluster, WaitForAdminAPI, WaitForBrokerID, DrainStalled), the Scaling
+// condition's message (WaitForRemovedPod) or the Restarting condition's (WaitForReadyBrokers).
+// The waits a step began (WaitForDrain, WaitForLeadershipDrain, WaitForRestart) are no events.
+// When a Degraded condition a wait set clears or changes reason, a Normal event named after
+// that wait says it ended. Whether a step is news is judged from the status read and the status
+// written, not from memory, so a new leader or a retry does not tell a wait again; a step the
+// story does not name is news when it changes the replicas, the broker being decommissioned,
+// the restart, or a condition's status or reason. The reason of an event is the step's name; its
+// message, like every condition message and the log's reason, is a sentence in words that names
+// the broker and its pod (stepreasons.go).
+//
 // # Logging and metrics
 //
-// klog -v=2 logs one line per decision (cluster, broker, reason); -v=4 each reconcile with the
-// resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
+// klog -v=2 logs one line per decision, polls included (cluster, broker, reason); -v=4 each
+// reconcile with the resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
 // result (adminmetrics.go; one decorator, admindecorator.go, counts each call and bounds it by
 // the reconcile's AdminDeadline), and gauge the ghost brokers of each cluster. Reconcile results,

@@ -31,7 +31,6 @@ type drainProgress struct {
 	broker       int32
 	replicasLeft int
 	changedAt    time.Time // when replicasLeft last went down (or the drain was first seen)
-	reported     bool      // the stall event was sent
 }
 
 // drainTracker remembers each cluster's drain between reconciles.
@@ -51,8 +50,6 @@ type drainReport struct {
 	status admin.DecommissionStatus
 	// stalled: allocation failures, or no progress for drainStallPolls polls.
 	stalled bool
-	// newlyStalled: stalled, and not reported before.
-	newlyStalled bool
 }
 
 // checkDrain asks Redpanda how the drain of broker id goes. It returns nil when the status
@@ -73,26 +70,18 @@ func (c *Controller) checkDrain(ctx context.Context, bc *v1alpha1.BrokerCluster,
 	defer c.drains.mu.Unlock()
 	p := c.drains.drains[key]
 	if p == nil || p.broker != id || st.ReplicasLeft < p.replicasLeft {
-		reported := p != nil && p.broker == id && p.reported && len(st.AllocationFailures) > 0
-		p = &drainProgress{broker: id, replicasLeft: st.ReplicasLeft, changedAt: now, reported: reported}
+		p = &drainProgress{broker: id, replicasLeft: st.ReplicasLeft, changedAt: now}
 		c.drains.drains[key] = p
 	}
-	r := &drainReport{status: st}
-	r.stalled = len(st.AllocationFailures) > 0 || now.Sub(p.changedAt) >= drainStallPolls*c.cfg.DrainPollInterval
-	if r.stalled && !p.reported {
-		p.reported, r.newlyStalled = true, true
-	}
-	if !r.stalled {
-		p.reported = false
-	}
-	return r
+	stalled := len(st.AllocationFailures) > 0 || now.Sub(p.changedAt) >= drainStallPolls*c.cfg.DrainPollInterval
+	return &drainReport{status: st, stalled: stalled}
 }
 
 // describe says how far the drain is, in a sentence that stays the same while the drain does,
 // so that a stalled drain does not rewrite the status on every poll.
 func (r *drainReport) describe(id int32) string {
 	st := r.status
-	msg := fmt.Sprintf("broker %d: %d partition replicas left, %d moving", id, st.ReplicasLeft, st.MovingPartitions)
+	msg := fmt.Sprintf("the drain of broker %d makes no progress: %d partition replicas left to move, %d moving now", id, st.ReplicasLeft, st.MovingPartitions)
 	if n := len(st.AllocationFailures); n > 0 {
 		shown := st.AllocationFailures[:min(n, 5)]
 		msg += fmt.Sprintf(", %d cannot be placed on another broker (allocation failures: %s", n, strings.Join(shown, ", "))
@@ -101,25 +90,26 @@ func (r *drainReport) describe(id int32) string {
 		}
 		msg += ")"
 	}
-	return msg + "; the drain makes no progress: raise spec.replicas to recommission the broker, or add brokers or lower replication factors"
+	return msg + "; raise spec.replicas to recommission the broker, or add brokers or lower replication factors"
 }
 
 // reportDrain shows a stalled drain: Redpanda's numbers go into the Scaling condition, the
-// cluster is Degraded (DrainStalled) while it lasts, and one event says it stalled. A drain that
-// progresses changes nothing, so polls write no status.
+// cluster is Degraded (DrainStalled) while it lasts, and one event says it stalled, when the
+// status read (bc's) did not show it stalled yet. A drain that progresses changes nothing, so
+// polls write no status.
 func (c *Controller) reportDrain(bc *v1alpha1.BrokerCluster, st *v1alpha1.BrokerClusterStatus, id int32, r *drainReport) {
 	if r == nil || !r.stalled {
 		return
 	}
 	msg := r.describe(id)
 	if cond := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionScaling); cond != nil {
-		cond.Message = fmt.Sprintf("decommissioning %s (current %d, desired %d)", msg, st.CurrentReplicas, bc.Spec.Replicas)
+		cond.Message += ": " + msg
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 		Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonDrainStalled,
 		Message: msg, ObservedGeneration: bc.Generation, LastTransitionTime: metav1.NewTime(c.cfg.Clock.Now()),
 	})
-	if r.newlyStalled {
+	if conditionBegan(&bc.Status, st, v1alpha1.ConditionDegraded) {
 		c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, msg)
 	}
 }

@@ -17,7 +17,7 @@ type factError struct {
 	Why  string
 }
 
-func (e *factError) Error() string { return fmt.Sprintf("%s does not hold: %s", e.Fact, e.Why) }
+func (e *factError) Error() string { return fmt.Sprintf("it needs %s, but %s", e.Fact, e.Why) }
 
 // checkFacts reads each fact afresh and returns a *factError for the first that does not hold,
 // or the error of a read that failed. The pod is read first and health_overview last, so that
@@ -52,7 +52,7 @@ func (c *Controller) checkFacts(ctx context.Context, bc *v1alpha1.BrokerCluster,
 			return err
 		}
 		if !h.healthy() {
-			return &factError{Fact: factHealthGate, Why: h.String()}
+			return &factError{Fact: factHealthGate, Why: "the cluster is not healthy: " + h.String()}
 		}
 	}
 	return nil

@@ -93,7 +93,7 @@ func (c *Controller) decommissionGhost(ctx context.Context, bc *v1alpha1.BrokerC
 	c.metrics.decisions.WithLabelValues(string(stepDecommissionGhost)).Inc()
 	klog.FromContext(ctx).V(2).Info("Decision", "step", stepDecommissionGhost, "broker", id, "reason", "spec.decommissionGhostBrokers is set")
 	c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, string(stepDecommissionGhost),
-		"broker %d: decommissioning a ghost broker (active, not alive, no pod of this cluster runs it)", id)
+		"decommissioning ghost broker %d: Redpanda lists it as an active member that is not alive, no pod of this cluster runs it, and spec.decommissionGhostBrokers is set", id)
 	return c.decommission(ctx, bc, id)
 }
 

@@ -67,7 +67,8 @@ func (c *Controller) deleteRestartingPod(ctx context.Context, nc *namespaceCache
 	c.traceAdmin(ctx, traceDeletePod, r.NodeID, start, err)
 	switch {
 	case err == nil:
-		c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, "DeletePod", "broker %d: deleted pod %s (uid %s) to restart it", r.NodeID, r.Pod, r.PodUID)
+		// The step that called (RestartPod, RestartSingleBroker, DeletePod) tells it as an event.
+		klog.FromContext(ctx).V(2).Info("Deleted the restarting pod", "pod", r.Pod, "uid", r.PodUID, "broker", r.NodeID)
 		return nil
 	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		klog.FromContext(ctx).V(2).Info("Restarting pod already gone", "pod", r.Pod, "uid", r.PodUID)

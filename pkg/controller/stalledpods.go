@@ -40,6 +40,7 @@ type stalledPod struct {
 	generation int64
 	ordinal    int
 	since      time.Time // first seen missing, or last touch
+	touched    bool      // the StatefulSet was touched for this pod already
 }
 
 // stalledPodTracker remembers, per cluster, since when a pod has been missing. It lives in
@@ -68,26 +69,36 @@ func missingOrdinal(sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) int {
 	return -1
 }
 
+// touch is what to do about a missing pod now.
+type touch struct {
+	due     bool          // the grace has run out: touch the StatefulSet
+	again   bool          // it was touched for this pod before
+	recheck time.Duration // when to look again
+}
+
 // due records that ordinal is missing and reports whether the grace has run out (and, if so,
 // starts it again), or else how much of it is left.
-func (t *stalledPodTracker) due(key string, sts *appsv1.StatefulSet, ordinal int, now time.Time) (bool, time.Duration) {
+func (t *stalledPodTracker) due(key string, sts *appsv1.StatefulSet, ordinal int, now time.Time) touch {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.missing[key]
 	if !ok || p.uid != sts.UID || p.generation != sts.Generation || p.ordinal != ordinal {
 		t.missing[key] = stalledPod{uid: sts.UID, generation: sts.Generation, ordinal: ordinal, since: now}
-		return false, stalledPodGrace
+		return touch{recheck: stalledPodGrace}
 	}
 	if left := stalledPodGrace - now.Sub(p.since); left > 0 {
-		return false, left
+		return touch{recheck: left}
 	}
-	p.since = now
+	again := p.touched
+	p.since, p.touched = now, true
 	t.missing[key] = p
-	return true, stalledPodGrace
+	return touch{due: true, again: again, recheck: stalledPodGrace}
 }
 
 // resyncStalledStatefulSet touches the StatefulSet when a pod it asks for has been missing for
 // stalledPodGrace. It returns when to look again (0: no pod is missing); no event would say so.
+// The first touch for a missing pod is an event; the touches after it, while the same pod stays
+// missing, are logged. The tracker lives in memory, so a new leader tells it once more.
 func (c *Controller) resyncStalledStatefulSet(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) (time.Duration, error) {
 	key := clusterKey(bc)
 	ordinal := missingOrdinal(sts, pods)
@@ -96,9 +107,9 @@ func (c *Controller) resyncStalledStatefulSet(ctx context.Context, nc *namespace
 		return 0, nil
 	}
 	now := c.cfg.Clock.Now()
-	due, recheck := c.stalled.due(key, sts, ordinal, now)
-	if !due {
-		return recheck, nil
+	tc := c.stalled.due(key, sts, ordinal, now)
+	if !tc.due {
+		return tc.recheck, nil
 	}
 	pod := fmt.Sprintf("%s-%d", sts.Name, ordinal)
 	update := sts.DeepCopy()
@@ -109,14 +120,17 @@ func (c *Controller) resyncStalledStatefulSet(ctx context.Context, nc *namespace
 	_, err := nc.statefulSets(sts.Namespace).Update(ctx, update, metav1.UpdateOptions{})
 	switch {
 	case err == nil:
-		klog.FromContext(ctx).V(2).Info("Touched the StatefulSet: a pod it asks for is missing", "pod", pod, "grace", stalledPodGrace)
-		c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StatefulSetStalled",
-			"pod %s was not made %s after the StatefulSet asked for it: touched the StatefulSet so that its controller syncs it again", pod, stalledPodGrace)
+		klog.FromContext(ctx).V(2).Info("Touched the StatefulSet: a pod it asks for is missing", "pod", pod, "grace", stalledPodGrace, "again", tc.again)
+		if !tc.again {
+			c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StatefulSetStalled",
+				"pod %s was not made %s after the StatefulSet asked for it: touched the StatefulSet so that its controller syncs it again, and again every %s while the pod is missing",
+				pod, stalledPodGrace, stalledPodGrace)
+		}
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The set changed or went: that alone brings it back to its controller.
 		klog.FromContext(ctx).V(2).Info("StatefulSet changed before it could be touched for a missing pod", "pod", pod, "err", err)
 	default:
 		return 0, fmt.Errorf("touch StatefulSet %s for its missing pod %s: %w", clusterKey(bc), pod, err)
 	}
-	return recheck, nil
+	return tc.recheck, nil
 }

@@ -55,6 +55,9 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	at := metav1.NewTime(now)
 	if s.Kind == stepWaitAdmin {
 		reason, message := adminProblem(adminErr)
+		if adminErr == nil {
+			message = s.Reason // health_overview did not answer: the step says what waits on it
+		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason,
 			Message: message, ObservedGeneration: bc.Generation, LastTransitionTime: at,
@@ -72,10 +75,10 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	if lc.GhostsKnown {
 		st.GhostBrokers = lc.Ghosts
 	}
-	scaling := scalingCondition(current, bc.Spec.Replicas, decommissioning)
+	scaling := scalingCondition(bc.Name, s, current, bc.Spec.Replicas, decommissioning)
 	ready := readyCondition(scaling, readyReplicas, bc.Spec.Replicas)
-	degraded := degradedCondition(bc, s, current, adminErr)
-	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(lc, current)...) {
+	degraded := degradedCondition(s, adminErr)
+	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(s, lc, current)...) {
 		c.ObservedGeneration = bc.Generation
 		c.LastTransitionTime = at
 		meta.SetStatusCondition(&st.Conditions, c)
@@ -84,7 +87,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 }
 
 // degradedCondition says whether the operator can make progress after step s, and if not why.
-func degradedCondition(bc *v1alpha1.BrokerCluster, s step, current int32, adminErr error) metav1.Condition {
+func degradedCondition(s step, adminErr error) metav1.Condition {
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
 	if adminErr != nil && waitsOnAdmin(adminErr) {
 		// A step that did not need the admin API went ahead (a scale-up); the problem stays shown.
@@ -92,30 +95,34 @@ func degradedCondition(bc *v1alpha1.BrokerCluster, s step, current int32, adminE
 		degraded.Reason, degraded.Message = adminProblem(adminErr)
 	}
 	if s.Kind == stepWaitBrokerID {
-		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonBrokerIDUnknown
-		degraded.Message = fmt.Sprintf("cannot tell which broker pod %s-%d runs: its /v1/node_config did not answer and no member advertises its name; unknown is not absent, so its broker is not skipped and the scale-down waits", bc.Name, current-1)
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerIDUnknown, s.Reason
 	}
 	if s.Kind == stepWaitHealthy {
-		degraded.Status, degraded.Reason = metav1.ConditionTrue, ReasonClusterUnhealthy
-		degraded.Message = "the health gate holds the next step back: " + s.Reason
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonClusterUnhealthy, s.Reason
 	}
 	return degraded
 }
 
-// scalingCondition says whether C is moving towards D.
-func scalingCondition(current, desired int32, decommissioning *int32) metav1.Condition {
+// scalingCondition says whether the brokers (C) are moving towards spec.replicas (D) after step
+// s, in words. A scale-up that waits for what a broker that left leaves behind says so.
+func scalingCondition(name string, s step, current, desired int32, decommissioning *int32) metav1.Condition {
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
-		Message: fmt.Sprintf("%d brokers, as desired", current)}
+		Message: brokerCount(current) + ", as desired"}
 	switch {
+	case decommissioning != nil && current > desired:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		scaling.Message = fmt.Sprintf("decommissioning broker %d (pod %s-%d), scaling down from %d to %s", *decommissioning, name, current-1, current, brokerCount(desired))
 	case decommissioning != nil:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
-		scaling.Message = fmt.Sprintf("decommissioning broker %d (current %d, desired %d)", *decommissioning, current, desired)
+		scaling.Message = fmt.Sprintf("cancelling the decommission of broker %d (pod %s-%d): spec.replicas went back up to %d", *decommissioning, name, current-1, desired)
 	case current > desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
-		scaling.Message = fmt.Sprintf("current %d, desired %d", current, desired)
+		scaling.Message = fmt.Sprintf("scaling down from %d to %s", current, brokerCount(desired))
+	case current < desired && s.Kind == stepWaitPodGone:
+		scaling.Status, scaling.Reason, scaling.Message = metav1.ConditionTrue, ReasonScalingUp, s.Reason
 	case current < desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingUp
-		scaling.Message = fmt.Sprintf("current %d, desired %d", current, desired)
+		scaling.Message = fmt.Sprintf("scaling up from %d to %s", current, brokerCount(desired))
 	}
 	return scaling
 }
@@ -134,16 +141,21 @@ func readyCondition(scaling metav1.Condition, readyReplicas, desired int32) meta
 }
 
 // lifecycleConditions are the Restarting condition and, when the admin API was asked, the
-// GhostBrokers condition.
-func lifecycleConditions(lc lifecycle, current int32) []metav1.Condition {
+// GhostBrokers condition. A rollout that waits for the brokers' pods says so in the Restarting
+// condition.
+func lifecycleConditions(s step, lc lifecycle, current int32) []metav1.Condition {
 	restarting := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonAllUpdated,
-		Message: fmt.Sprintf("%d of %d brokers run the current pod template", lc.UpdatedReplicas, current)}
-	if r := lc.Restart; r != nil {
+		Message: fmt.Sprintf("%d of %s run the current pod template", lc.UpdatedReplicas, brokerCount(current))}
+	switch r := lc.Restart; {
+	case r != nil:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s): %s; %d of %d brokers updated", r.NodeID, r.Pod, r.Step, lc.UpdatedReplicas, current)
-	} else if lc.UpdatedReplicas < current {
+		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
+			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, brokerCount(current))
+	case lc.UpdatedReplicas < current && s.Kind == stepWaitPods:
+		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
+	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("%d of %d brokers updated", lc.UpdatedReplicas, current)
+		restarting.Message = fmt.Sprintf("rolling out a change that needs a restart: %d of %s updated", lc.UpdatedReplicas, brokerCount(current))
 	}
 	out := []metav1.Condition{restarting}
 	if lc.GhostsKnown {
@@ -213,12 +225,4 @@ func eventType(k stepKind) string {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
-}
-
-// eventMessage describes a decision in one sentence.
-func eventMessage(s step) string {
-	if s.Broker != nil {
-		return fmt.Sprintf("broker %d: %s", *s.Broker, s.Reason)
-	}
-	return s.Reason
 }

@@ -48,23 +48,23 @@ package controller
 // A pod already being deleted is past that point: the restart under way is not interrupted.
 
 // fact is something an irreversible step relies on; checkFacts (facts.go) reads it afresh
-// right before the step.
+// right before the step. Each reads as what the step needs: "it needs <fact>, but <why not>".
 type fact string
 
 const (
 	// factHealthGate: GET /v1/cluster/health_overview shows a healthy cluster (health.go), or
 	// spec.unsafeSkipHealthGate is set.
-	factHealthGate fact = "the health gate is open"
+	factHealthGate fact = "an open health gate"
 	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
 	// like the gate, by spec.unsafeSkipHealthGate).
-	factOthersUp fact = "every other broker is up"
+	factOthersUp fact = "every other broker up"
 	// factPodReady: the restart's pod, read from the apiserver, has the recorded UID, is Ready
 	// and is not being deleted.
-	factPodReady fact = "its pod is Ready"
+	factPodReady fact = "its pod Ready"
 	// factNoOtherDrain: GET /v1/brokers lists no other broker draining or in maintenance.
-	factNoOtherDrain fact = "no other broker is draining or in maintenance"
+	factNoOtherDrain fact = "no other broker draining or in maintenance"
 	// factBrokerLeft: GET /v1/brokers does not list the step's broker as a member any more.
-	factBrokerLeft fact = "the broker has left"
+	factBrokerLeft fact = "the broker gone from the cluster"
 )
 
 // adminCall is the one call a step makes.

@@ -144,6 +144,7 @@ func sooner(a, b time.Duration) time.Duration {
 func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) (observation, *brokerView, error) {
 	st := bc.Status
 	o := observation{
+		Cluster:         bc.Name,
 		Desired:         bc.Spec.Replicas,
 		Current:         st.CurrentReplicas,
 		Decommissioning: st.DecommissioningBroker,
@@ -295,6 +296,9 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 		return result{}, err
 	}
 	if s.Kind == stepWaitAdmin {
+		if adminErr == nil { // health_overview did not answer; observe logged why
+			return result{}, fmt.Errorf("admin API of %s: %s", clusterKey(bc), s.Reason)
+		}
 		return result{}, fmt.Errorf("admin API of %s: %w", clusterKey(bc), adminErr)
 	}
 	if row.Call != callNone && row.Order == callAfterWrite {
@@ -336,14 +340,14 @@ func (c *Controller) stepFailed(ctx context.Context, nc *namespaceCache, bc *v1a
 	if errors.As(err, &fe) {
 		c.metrics.guardFired.WithLabelValues(guardFreshFacts).Inc()
 		klog.FromContext(ctx).V(2).Info("Step refused: a fact it relies on does not hold", "step", s.Kind, "broker", ptrString(s.Broker), "fact", fe.Fact, "why", fe.Why)
-		wait := step{Kind: stepWaitHealthy, Broker: s.Broker, Reason: fmt.Sprintf("%s refused: %v", s.Kind, fe)}
+		wait := step{Kind: stepWaitHealthy, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %v", stepSubject(s), fe)}
 		return c.act(ctx, nc, bc, wait, obs, pods, view, nil)
 	}
 	if steps[s.Kind].Order == callAfterWrite || !waitsOnAdmin(err) {
 		return result{}, err
 	}
 	_, why := adminProblem(err)
-	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s: %s", s.Kind, why)}
+	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %s", stepSubject(s), why)}
 	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
 }
 
@@ -360,24 +364,30 @@ func (c *Controller) writeStatus(ctx context.Context, nc *namespaceCache, bc *v1
 	case stepAdoptDrain, stepSkipAbsent:
 		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc() // a second decommission call avoided
 	}
-	c.record(ctx, bc, s)
+	c.record(ctx, s)
 	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), lc, adminErr, c.cfg.Clock.Now())
 	if s.Kind == stepWaitDrain {
 		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
 	}
 	patch := statusPatch(bc.Status, next, precondition)
 	if patch == nil {
+		c.tell(bc, s, &bc.Status, &next)
 		return bc, nil
 	}
 	updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
+		if row.Call != callNone && row.Order == callBeforeWrite && !row.Precondition {
+			c.tell(bc, s, &bc.Status, &bc.Status) // the call was made; the status it writes is not its record
+		}
 		if apierrors.IsConflict(err) && precondition != "" {
 			c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
 			klog.FromContext(ctx).V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", ptrString(s.Broker), "resourceVersion", precondition)
-			c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead", "%s refused: the BrokerCluster changed since resourceVersion %s", s.Kind, precondition)
+			c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead",
+				"not done, because the BrokerCluster changed since it was read (resourceVersion %s); the next reconcile decides again: %s", precondition, s.Reason)
 		}
 		return nil, fmt.Errorf("patch status of %s: %w", clusterKey(bc), err)
 	}
+	c.tell(bc, s, &bc.Status, &updated.Status)
 	return updated, nil
 }
 
@@ -441,14 +451,14 @@ func (c *Controller) follow(ctx context.Context, nc *namespaceCache, bc *v1alpha
 	return result{}, nil
 }
 
-// record logs, counts and reports a decision.
-func (c *Controller) record(ctx context.Context, bc *v1alpha1.BrokerCluster, s step) {
+// record logs and counts a decision, polls included; tell (eventstory.go) reports it as an
+// event when it is news.
+func (c *Controller) record(ctx context.Context, s step) {
 	if s.Kind == stepNone {
 		return
 	}
 	c.metrics.decisions.WithLabelValues(string(s.Kind)).Inc()
 	klog.FromContext(ctx).V(2).Info("Decision", "step", s.Kind, "broker", ptrString(s.Broker), "reason", s.Reason)
-	c.cfg.Recorder.Event(bc, eventType(s.Kind), string(s.Kind), eventMessage(s))
 }
 
 // readyBelow counts the ready pods with an ordinal below replicas.

@@ -20,8 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -252,29 +250,14 @@ func watchBrokerCluster(t *testing.T, ns, name string, each func(*v1alpha1.Broke
 		cancel()
 		t.Fatal(err)
 	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, initial.ResourceVersion, &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = selector
-			return client.Watch(ctx, o)
-		},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
+	open := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		o.FieldSelector = selector
+		return client.Watch(ctx, o)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if bc, ok := ev.Object.(*v1alpha1.BrokerCluster); ok {
-				each(bc)
-			}
+	watchFrom(t, ctx, cancel, initial.ResourceVersion, open, func(ev watch.Event) {
+		if bc, ok := ev.Object.(*v1alpha1.BrokerCluster); ok {
+			each(bc)
 		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		w.Stop()
-		<-done
 	})
 	return initial.Items
 }

@@ -19,8 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller"
@@ -345,29 +343,14 @@ func recordPods(t *testing.T, ns, name string) *podLog {
 	for i := range initial.Items {
 		l.pods[initial.Items[i].Name] = &initial.Items[i]
 	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, initial.ResourceVersion, &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return client.Watch(ctx, o)
-		},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
+	open := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		o.LabelSelector = selector
+		return client.Watch(ctx, o)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if p, ok := ev.Object.(*corev1.Pod); ok {
-				l.add(ev.Type, p)
-			}
+	watchFrom(t, ctx, cancel, initial.ResourceVersion, open, func(ev watch.Event) {
+		if p, ok := ev.Object.(*corev1.Pod); ok {
+			l.add(ev.Type, p)
 		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		w.Stop()
-		<-done
 	})
 	return l
 }

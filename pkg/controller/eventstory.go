@@ -1,0 +1,126 @@
+package controller
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// Events tell a BrokerCluster's story: an event when something happens, none for a poll. A step
+// that acts (starts or finishes a decommission or a restart, scales up, makes a call) is an
+// event each time it is taken: its status write, guarded by the resourceVersion precondition,
+// or its call happens once. A wait that lasts is a condition, and its event comes when the
+// condition it shows first appears; the waits that a step began (a drain, leadership moving
+// away, a restarting pod) were told by that step. When the Degraded condition a wait set clears
+// or changes reason, a Normal event with the wait's name says it has ended.
+//
+// Whether a step is news is judged from the status it read and the status it wrote, not from
+// memory: a new leader, or a reconcile that retries after an error, does not tell a wait again.
+// The log still has one line per decision at -v=2, and broker_operator_decisions_total counts
+// every decision, polls included.
+
+// tell records the events of step s, which took the BrokerCluster's status from before to after.
+func (c *Controller) tell(bc *v1alpha1.BrokerCluster, s step, before, after *v1alpha1.BrokerClusterStatus) {
+	if kind, msg, ok := waitEnded(before, after); ok {
+		c.cfg.Recorder.Event(bc, corev1.EventTypeNormal, string(kind), msg)
+	}
+	if isNews(s, before, after) {
+		c.cfg.Recorder.Event(bc, eventType(s.Kind), string(s.Kind), s.Reason)
+	}
+}
+
+// isNews reports whether step s is something that happened, rather than one more poll of a wait.
+func isNews(s step, before, after *v1alpha1.BrokerClusterStatus) bool {
+	switch s.Kind {
+	case stepNone:
+		return false
+	case stepWaitDrain, stepWaitLeadership, stepWaitRestart:
+		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
+		// EnableMaintenance; RestartPod, RestartSingleBroker or DeletePod, which were told.
+		return false
+	case stepWaitAdmin, stepWaitBrokerID, stepWaitHealthy:
+		return conditionBegan(before, after, v1alpha1.ConditionDegraded)
+	case stepWaitPodGone:
+		return messageChanged(before, after, v1alpha1.ConditionScaling)
+	case stepWaitPods:
+		return messageChanged(before, after, v1alpha1.ConditionRestarting)
+	case stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission, stepFinish,
+		stepRecommission, stepCancel, stepStartRestart, stepRestartAlone, stepEnableMaintenance,
+		stepRestartPod, stepDeletePod, stepSuspendRestart, stepFinishRestart:
+		return true
+	}
+	// A step this list does not name is news when it changes the story status tells.
+	return storyChanged(before, after)
+}
+
+// conditionBegan reports whether condition t is True after, and was not True with the same
+// reason before. Its message may change while it lasts (a count, an error's text): that is
+// not news.
+func conditionBegan(before, after *v1alpha1.BrokerClusterStatus, t string) bool {
+	now := meta.FindStatusCondition(after.Conditions, t)
+	if now == nil || now.Status != metav1.ConditionTrue {
+		return false
+	}
+	was := meta.FindStatusCondition(before.Conditions, t)
+	return was == nil || was.Status != metav1.ConditionTrue || was.Reason != now.Reason
+}
+
+// messageChanged reports whether condition t says something else after than before.
+func messageChanged(before, after *v1alpha1.BrokerClusterStatus, t string) bool {
+	was, now := meta.FindStatusCondition(before.Conditions, t), meta.FindStatusCondition(after.Conditions, t)
+	return now != nil && (was == nil || was.Message != now.Message)
+}
+
+// storyChanged reports whether the replicas, the broker being decommissioned, the restart under
+// way or a condition's status or reason changed.
+func storyChanged(before, after *v1alpha1.BrokerClusterStatus) bool {
+	if before.CurrentReplicas != after.CurrentReplicas || ptrString(before.DecommissioningBroker) != ptrString(after.DecommissioningBroker) ||
+		fmt.Sprint(before.Restart) != fmt.Sprint(after.Restart) {
+		return true
+	}
+	for _, now := range after.Conditions {
+		was := meta.FindStatusCondition(before.Conditions, now.Type)
+		if was == nil || was.Status != now.Status || was.Reason != now.Reason {
+			return true
+		}
+	}
+	return false
+}
+
+// endedWaits maps each reason of a Degraded condition a wait sets to that wait, and what its
+// end means.
+var endedWaits = map[string]struct {
+	wait stepKind
+	says string
+}{
+	ReasonClusterUnhealthy:     {stepWaitHealthy, "no longer waiting for a healthy cluster: the next step may go ahead"},
+	ReasonBrokerIDUnknown:      {stepWaitBrokerID, "no longer waiting to learn which broker a pod runs"},
+	ReasonDrainStalled:         {stepWaitDrain, "the drain is no longer stalled"},
+	ReasonAdminAPIUnavailable:  {stepWaitAdmin, "no longer waiting for the brokers' admin API"},
+	ReasonAdminAPIUnauthorized: {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
+	ReasonAdminAPIForbidden:    {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
+	ReasonAdminSecretMissing:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
+	ReasonAdminSecretInvalid:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
+	ReasonAdminSecretForbidden: {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
+}
+
+// waitEnded reports the wait that ended between before and after: the Degraded condition one of
+// them set is no longer True with that reason.
+func waitEnded(before, after *v1alpha1.BrokerClusterStatus) (stepKind, string, bool) {
+	was := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionDegraded)
+	if was == nil || was.Status != metav1.ConditionTrue {
+		return "", "", false
+	}
+	ended, ok := endedWaits[was.Reason]
+	if !ok {
+		return "", "", false
+	}
+	if now := meta.FindStatusCondition(after.Conditions, v1alpha1.ConditionDegraded); now != nil && now.Status == metav1.ConditionTrue && now.Reason == was.Reason {
+		return "", "", false
+	}
+	return ended.wait, ended.says, true
+}

@@ -1,0 +1,171 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// The reasons decisions give, for the log, events and conditions: sentences an on-call engineer
+// reads without the source. They name a broker by its node ID and its pod by name, and say what
+// the operator does and why, with the counts that matter (brokers now and desired, brokers
+// updated). A restart says "a change that needs a restart": the rollout restarts a broker for
+// whatever its pod or broker waits for, not only a new pod template. Pure, like decide.
+
+const adminSilent = "the brokers' admin API did not answer"
+
+// podName is the name of the cluster's pod at ordinal.
+func podName(o observation, ordinal int32) string { return fmt.Sprintf("%s-%d", o.Cluster, ordinal) }
+
+// brokerOnPod names a broker and its pod: "broker 104 (pod example-4)", or "the broker of pod
+// example-4" when its ID is not known.
+func brokerOnPod(id int32, idKnown bool, pod string) string {
+	if !idKnown {
+		return "the broker of pod " + pod
+	}
+	return fmt.Sprintf("broker %d (pod %s)", id, pod)
+}
+
+// goingBroker names the broker a scale-down acts on: B while it is set, else the next to go.
+// Either runs on the pod of the highest ordinal, C-1.
+func goingBroker(o observation) string {
+	pod := podName(o, o.Current-1)
+	if o.Decommissioning != nil {
+		return brokerOnPod(*o.Decommissioning, true, pod)
+	}
+	return brokerOnPod(o.Victim.ID, o.Victim.IDKnown, pod)
+}
+
+func brokerCount(n int32) string {
+	if n == 1 {
+		return "1 broker"
+	}
+	return fmt.Sprintf("%d brokers", n)
+}
+
+// scaleReason is the reason of a scaling step, taken by row t.
+func scaleReason(t transition, o observation) string {
+	b := goingBroker(o)
+	down := fmt.Sprintf("scaling down from %d to %s", o.Current, brokerCount(o.Desired))
+	switch t.Then {
+	case stepScaleUp:
+		return fmt.Sprintf("scaling up from %d to %s", o.Current, brokerCount(o.Desired))
+	case stepWaitPodGone:
+		return fmt.Sprintf("scaling up from %d to %s waits until the pod and volume claim of a broker that left the cluster are gone",
+			o.Current, brokerCount(o.Desired))
+	case stepStartDecommission:
+		return fmt.Sprintf("decommissioning %s, %s", b, down)
+	case stepAdoptDrain:
+		return fmt.Sprintf("%s is already draining: following its decommission, %s", b, down)
+	case stepSkipAbsent:
+		return fmt.Sprintf("%s has already left the cluster, so it needs no decommission: %s remain, %d desired", b, brokerCount(o.Current-1), o.Desired)
+	case stepDecommission:
+		return fmt.Sprintf("asking Redpanda again to decommission %s: it is still an active member", b)
+	case stepWaitDrain:
+		return fmt.Sprintf("waiting while %s moves its partition replicas to other brokers", b)
+	case stepFinish:
+		return fmt.Sprintf("%s has left the cluster: its decommission is finished, %s remain, %d desired", b, brokerCount(o.Current-1), o.Desired)
+	case stepRecommission:
+		return fmt.Sprintf("recommissioning %s: spec.replicas went back up to %d while it was draining", b, o.Desired)
+	case stepCancel:
+		return fmt.Sprintf("the decommission of %s is cancelled: spec.replicas went back up to %d and the broker is an active member", b, o.Desired)
+	case stepWaitBrokerID:
+		return fmt.Sprintf("%s waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name); unknown is not absent, so its broker is not skipped",
+			down, podName(o, o.Current-1))
+	case stepWaitHealthy:
+		return fmt.Sprintf("the health gate holds back decommissioning %s, %s: %s", b, down, o.Health)
+	case stepWaitAdmin:
+		switch t.State {
+		case "Decommissioning":
+			return fmt.Sprintf("cannot tell how the decommission of %s goes: %s", b, adminSilent)
+		case "ScalingDown":
+			return fmt.Sprintf("cannot tell which broker to decommission next, %s: %s", down, adminSilent)
+		}
+		return adminSilent
+	}
+	return t.When
+}
+
+// restartReason is the reason of a step of the restart under way, R, taken by row t.
+func restartReason(t transition, o observation) string {
+	r := o.Rollout.Restart
+	b := brokerOnPod(r.NodeID, true, r.Pod)
+	updated := fmt.Sprintf("%d of %d brokers updated", o.Rollout.Updated, o.Current)
+	switch t.Then {
+	case stepWaitAdmin:
+		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, adminSilent)
+	case stepWaitHealthy:
+		return fmt.Sprintf("the restart of %s waits, maintenance mode off: %s", b, restartFactsReason(o))
+	case stepSuspendRestart:
+		return fmt.Sprintf("suspending the restart of %s, maintenance mode off until it can go on: %s", b, restartFactsReason(o))
+	case stepEnableMaintenance:
+		return fmt.Sprintf("putting %s into maintenance mode again, to move its partition leadership away before its restart", b)
+	case stepWaitLeadership:
+		return fmt.Sprintf("waiting while partition leadership moves away from %s", b)
+	case stepRestartPod:
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
+	case stepDeletePod:
+		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
+	case stepWaitRestart:
+		if o.Rollout.OldPodDeleting {
+			return fmt.Sprintf("waiting while pod %s is deleted to restart %s", r.Pod, b)
+		}
+		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member", b)
+	case stepFinishRestart:
+		return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished; %s", b, updated)
+	}
+	return t.When
+}
+
+// rolloutReason is the reason of a rollout step between two restarts, taken by row t.
+func rolloutReason(t transition, o observation) string {
+	next := brokerOnPod(o.Rollout.Next.ID, o.Rollout.Next.IDKnown, o.Rollout.NextPod)
+	updated := fmt.Sprintf("%d of %d brokers updated", o.Rollout.Updated, o.Current)
+	switch t.Then {
+	case stepWaitAdmin:
+		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, adminSilent)
+	case stepWaitPods:
+		if !o.Rollout.AllReady {
+			return fmt.Sprintf("the rollout waits until every broker's pod is Ready (%s)", updated)
+		}
+		return fmt.Sprintf("the rollout waits until %s is an active member (%s)", next, updated)
+	case stepWaitHealthy:
+		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, o.Health)
+	case stepWaitBrokerID:
+		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
+	case stepRestartAlone:
+		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
+	case stepStartRestart:
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s", next, updated)
+	}
+	return t.When
+}
+
+// stepSubject names what a step is part of, for a step that could not be taken: "the
+// decommission of broker 104", "the restart of broker 2".
+func stepSubject(s step) string {
+	b := "the next broker"
+	if s.Broker != nil {
+		b = fmt.Sprintf("broker %d", *s.Broker)
+	}
+	switch s.Kind {
+	case stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission, stepFinish, stepRecommission, stepCancel:
+		return "the decommission of " + b
+	case stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepRestartPod, stepDeletePod, stepSuspendRestart, stepFinishRestart:
+		return "the restart of " + b
+	case stepScaleUp:
+		return "the scale-up"
+	}
+	return "the next step"
+}
+
+// restartStepWords says what status.restart.step means.
+func restartStepWords(st v1alpha1.RestartStep) string {
+	switch st {
+	case v1alpha1.RestartDraining:
+		return "its partition leadership moves away (maintenance mode)"
+	case v1alpha1.RestartRestarting:
+		return "its pod is deleted and made again"
+	}
+	return string(st)
+}
