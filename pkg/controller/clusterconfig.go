@@ -31,14 +31,24 @@ import (
 // template, the write changes what the brokers should run and takes no capacity away; the
 // restart it may call for goes through the step table like any other.
 
-// clusterConfigDue reports whether this reconcile compares spec.clusterConfig with the brokers:
-// the spec names properties or the operator manages some, and the spec changed since the last
+// The properties the operator derives from the rest of the spec (enable_sasl and
+// sasl_mechanisms with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness;
+// brokerconfig.ClusterProperties) go through the same check: .bootstrap.yaml sets them only
+// when the cluster is created, so a running cluster that gains or loses SASL or racks gets
+// them here. They are upserted while the spec implies them and removed (back to Redpanda's
+// default) once it no longer does. The chart likewise renders enable_sasl and
+// enable_rack_awareness into the configuration it syncs after every install and upgrade
+// (charts/redpanda/configmap.tpl.go, BootstrapContents; operator/cmd/syncclusterconfig/
+// sync.go, Syncer.Sync).
+
+// clusterConfigDue reports whether this reconcile compares the desired cluster properties with
+// the brokers: the spec implies properties or the operator manages some, and the spec changed since the last
 // check, or the last check left something to wait for (a version not applied everywhere, a
 // restart pending, an admin API that did not answer). A refused write is tried again only when
 // the spec changes. A cluster whose properties are all in effect makes no calls for them.
 func clusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 	st := bc.Status.ClusterConfig
-	if len(bc.Spec.ClusterConfig) == 0 && (st == nil || len(st.Managed) == 0) {
+	if len(bc.Spec.ClusterConfig) == 0 && len(brokerconfig.ClusterProperties(bc)) == 0 && (st == nil || len(st.Managed) == 0) {
 		return false
 	}
 	if st == nil || st.ObservedGeneration != bc.Generation {
@@ -90,7 +100,7 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	if err != nil {
 		return out, err
 	}
-	current, err := cc.ClusterConfig(ctx, false)
+	current, err := readClusterConfig(ctx, cc)
 	if err != nil {
 		return out, err
 	}
@@ -98,7 +108,7 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	if st := bc.Status.ClusterConfig; st != nil {
 		managed = st.Managed
 	}
-	out.diff = brokerconfig.Diff(bc.Spec.ClusterConfig, current, managed)
+	out.diff = brokerconfig.Diff(brokerconfig.Desired(bc), current, managed)
 	if !out.diff.Empty() {
 		if err := c.writeClusterConfig(ctx, cc, &out); err != nil {
 			return out, err
@@ -106,6 +116,19 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	}
 	out.statuses, err = cc.ClusterConfigStatus(ctx)
 	return out, err
+}
+
+// readClusterConfig reads the values in effect and those away from their defaults: a desired
+// value equal to Redpanda's default (sasl_mechanisms [SCRAM]) is compared with the first, and
+// only a property in the second has anything to remove.
+func readClusterConfig(ctx context.Context, cc admin.ClusterConfigClient) (brokerconfig.Current, error) {
+	var cur brokerconfig.Current
+	var err error
+	if cur.All, err = cc.ClusterConfig(ctx, true); err != nil {
+		return cur, err
+	}
+	cur.Set, err = cc.ClusterConfig(ctx, false)
+	return cur, err
 }
 
 // writeClusterConfig sends the diff, never with force: a refused property stays refused.
