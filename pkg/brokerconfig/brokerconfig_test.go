@@ -188,3 +188,23 @@ func TestRack(t *testing.T) {
 		t.Error("a node without the label gave no error")
 	}
 }
+
+func TestDesiredAddsThePropertiesTheSpecImplies(t *testing.T) {
+	bc := &v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{
+		ClusterConfig: map[string]string{"log_segment_size": "268435456"},
+		Kafka:         &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}},
+		RackAwareness: &v1alpha1.RackAwarenessSpec{},
+	}}
+	want := map[string]string{
+		"log_segment_size": "268435456", "enable_sasl": "true", "sasl_mechanisms": `["SCRAM"]`, "enable_rack_awareness": "true",
+	}
+	if got := Desired(bc); !reflect.DeepEqual(got, want) {
+		t.Errorf("Desired = %v, want %v", got, want)
+	}
+	if len(bc.Spec.ClusterConfig) != 1 {
+		t.Errorf("Desired changed spec.clusterConfig: %v", bc.Spec.ClusterConfig)
+	}
+	if got := Desired(&v1alpha1.BrokerCluster{}); len(got) != 0 {
+		t.Errorf("Desired of an empty spec = %v, want nothing", got)
+	}
+}

@@ -21,8 +21,9 @@ import (
 
 // Cluster properties (spec.clusterConfig), written through the admin API as `rpk cluster config
 // import` writes them (redpanda-data/redpanda src/go/rpk/pkg/cli/cluster/config/import.go): read
-// the properties set away from their defaults, upsert those whose value differs, remove those
-// the operator set before that left the spec, one PUT /v1/cluster_config, then read
+// the values in effect and the properties away from their defaults, upsert those whose value
+// differs, remove those the operator set before that left the spec, one PUT /v1/cluster_config,
+// then read
 // GET /v1/cluster_config/status. Redpanda validates the whole PUT first and changes nothing when
 // it refuses one property (src/v/redpanda/admin/server.cc, patch_cluster_config_handler).
 //
@@ -42,13 +43,14 @@ import (
 // sync.go, Syncer.Sync).
 
 // clusterConfigDue reports whether this reconcile compares the desired cluster properties with
-// the brokers: the spec implies properties or the operator manages some, and the spec changed since the last
-// check, or the last check left something to wait for (a version not applied everywhere, a
-// restart pending, an admin API that did not answer). A refused write is tried again only when
-// the spec changes. A cluster whose properties are all in effect makes no calls for them.
+// the brokers: the spec implies properties or the operator manages some, and the spec changed
+// since the last check, or the last check left something to wait for (a version not applied
+// everywhere, a restart pending, an admin API that did not answer). A refused write is tried
+// again only when the spec changes. A cluster whose properties are all in effect makes no calls
+// for them.
 func clusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 	st := bc.Status.ClusterConfig
-	if len(bc.Spec.ClusterConfig) == 0 && len(brokerconfig.ClusterProperties(bc)) == 0 && (st == nil || len(st.Managed) == 0) {
+	if len(brokerconfig.Desired(bc)) == 0 && (st == nil || len(st.Managed) == 0) {
 		return false
 	}
 	if st == nil || st.ObservedGeneration != bc.Generation {
