@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,19 +46,34 @@ import (
 // clusterConfigDue reports whether this reconcile compares the desired cluster properties with
 // the brokers: the spec implies properties or the operator manages some, and the spec changed
 // since the last check, or the last check left something to wait for (a version not applied
-// everywhere, a restart pending, an admin API that did not answer). A refused write is tried
-// again only when the spec changes. A cluster whose properties are all in effect makes no calls
-// for them.
+// everywhere, a restart pending, an admin API that did not answer), or a desired property is not
+// managed yet (a status written before the operator derived it from the spec). A refused write
+// is tried again only when the spec changes. A cluster whose properties are all in effect makes
+// no calls for them.
 func clusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 	st := bc.Status.ClusterConfig
-	if len(brokerconfig.Desired(bc)) == 0 && (st == nil || len(st.Managed) == 0) {
+	desired := brokerconfig.Desired(bc)
+	if len(desired) == 0 && (st == nil || len(st.Managed) == 0) {
 		return false
 	}
 	if st == nil || st.ObservedGeneration != bc.Generation {
 		return true
 	}
 	c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionConfigApplied)
-	return c == nil || (c.Status != metav1.ConditionTrue && c.Reason != ReasonConfigRejected)
+	switch {
+	case c == nil:
+		return true
+	case c.Reason == ReasonConfigRejected:
+		return false
+	case c.Status != metav1.ConditionTrue:
+		return true
+	}
+	for name := range desired {
+		if !slices.Contains(st.Managed, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // syncClusterConfig brings the brokers' cluster properties to bc's spec and reports them. It

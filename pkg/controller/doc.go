@@ -108,8 +108,9 @@
 // not answer; an event goes out when its status or reason changes, or its message does (except
 // while Unknown), never per poll. The brokers are asked only while the spec implies a property
 // or status.clusterConfig.managed names one, a broker is Ready, and either the generation
-// changed since the last check or ConfigApplied is neither True nor Rejected; while it waits
-// the key is requeued after Config.DrainPollInterval.
+// changed since the last check, ConfigApplied is neither True nor Rejected, or (unless Rejected)
+// a desired property is not managed yet (a status written before the operator derived it);
+// while it waits the key is requeued after Config.DrainPollInterval.
 //
 // # Brokers and pods
 //
