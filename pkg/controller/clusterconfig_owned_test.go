@@ -4,9 +4,11 @@ import (
 	"slices"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
 )
 
 // settleRollout reconciles, a poll interval apart, until the cluster properties are in effect
@@ -106,5 +108,37 @@ func TestClusterConfigDueForADerivedPropertyNotManagedYet(t *testing.T) {
 		if got := clusterConfigDue(bc); got != tc.want {
 			t.Errorf("%s: clusterConfigDue = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestRackAwarenessIsTurnedOnAndOffOnARunningCluster(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	for i, zone := range []string{"zone-a", "zone-b", "zone-c"} {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: playNodeName(i), Labels: map[string]string{brokerconfig.DefaultRackLabel: zone}}}
+		if err := h.kubeTrack.Add(node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.bringUp(3)
+
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.RackAwareness = &v1alpha1.RackAwarenessSpec{} })
+	h.settleRollout(40)
+	if cfg := h.simConfig(); len(cfg) != 1 || string(cfg["enable_rack_awareness"]) != "true" {
+		t.Errorf("simulator config %s, want enable_rack_awareness true", cfg)
+	}
+	if st := h.stored().Status.ClusterConfig; st == nil || !slices.Equal(st.Managed, []string{"enable_rack_awareness"}) {
+		t.Errorf("status.clusterConfig %+v, want enable_rack_awareness managed", st)
+	}
+
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.RackAwareness = nil })
+	h.settleRollout(40)
+	if cfg := h.simConfig(); len(cfg) != 0 {
+		t.Errorf("simulator config %s, want enable_rack_awareness back at its default", cfg)
+	}
+	if st := h.stored().Status.ClusterConfig; st == nil || st.Managed != nil {
+		t.Errorf("status.clusterConfig %+v, want nothing managed", st)
+	}
+	if n := h.callsTo("PUT", "/v1/cluster_config"); n != 2 {
+		t.Errorf("%d writes of the cluster config, want 2: on, then off", n)
 	}
 }
