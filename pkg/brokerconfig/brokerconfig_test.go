@@ -3,6 +3,7 @@ package brokerconfig
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"testing"
 
@@ -30,28 +31,35 @@ func TestDiff(t *testing.T) {
 		"default_topic_replications": `"3"`,       // brokers have 3: same to Redpanda
 		"enable_idempotence":         "false",     // not set on the brokers
 	}
-	current := map[string]json.RawMessage{
+	desired["sasl_mechanisms"] = `["SCRAM"]` // Redpanda's default: in effect, not set
+	set := map[string]json.RawMessage{
 		"auto_create_topics_enabled": json.RawMessage("true"),
 		"log_segment_size":           json.RawMessage("134217728"),
 		"default_topic_replications": json.RawMessage("3"),
 		"retention_bytes":            json.RawMessage("1000"), // applied before, gone from the spec
 		"set_with_rpk":               json.RawMessage("1"),    // never the operator's
 	}
-	d := Diff(desired, current, []string{"retention_bytes", "auto_create_topics_enabled", "gone_already"})
+	all := map[string]json.RawMessage{
+		"sasl_mechanisms":       json.RawMessage(`["SCRAM"]`),
+		"enable_idempotence":    json.RawMessage("true"),
+		"enable_rack_awareness": json.RawMessage("false"), // applied before, back at its default
+	}
+	maps.Copy(all, set)
+	d := Diff(desired, Current{All: all, Set: set}, []string{"retention_bytes", "auto_create_topics_enabled", "gone_already", "enable_rack_awareness"})
 	wantUpsert := map[string]json.RawMessage{"log_segment_size": json.RawMessage("268435456"), "enable_idempotence": json.RawMessage("false")}
 	if !reflect.DeepEqual(d.Upsert, wantUpsert) {
 		t.Errorf("upsert = %s, want %s", fmtRaw(d.Upsert), fmtRaw(wantUpsert))
 	}
 	if !reflect.DeepEqual(d.Remove, []string{"retention_bytes"}) {
-		t.Errorf("remove = %v, want [retention_bytes]: only what the operator applied and is still set", d.Remove)
+		t.Errorf("remove = %v, want [retention_bytes]: only what the operator applied and is still away from its default", d.Remove)
 	}
-	if !reflect.DeepEqual(d.Unchanged, []string{"auto_create_topics_enabled", "default_topic_replications"}) {
+	if !reflect.DeepEqual(d.Unchanged, []string{"auto_create_topics_enabled", "default_topic_replications", "sasl_mechanisms"}) {
 		t.Errorf("unchanged = %v", d.Unchanged)
 	}
 	if d.Empty() {
 		t.Error("Empty() on a diff with upserts")
 	}
-	if !Diff(map[string]string{"a": "1"}, map[string]json.RawMessage{"a": json.RawMessage("1")}, nil).Empty() {
+	if !Diff(map[string]string{"a": "1"}, Current{Set: map[string]json.RawMessage{"a": json.RawMessage("1")}}, nil).Empty() {
 		t.Error("a spec the brokers have already gives a non-empty diff")
 	}
 }
@@ -178,5 +186,25 @@ func TestRack(t *testing.T) {
 	}
 	if _, err := Rack(&v1alpha1.RackAwarenessSpec{NodeLabel: "missing"}, node); err == nil {
 		t.Error("a node without the label gave no error")
+	}
+}
+
+func TestDesiredAddsThePropertiesTheSpecImplies(t *testing.T) {
+	bc := &v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{
+		ClusterConfig: map[string]string{"log_segment_size": "268435456"},
+		Kafka:         &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}},
+		RackAwareness: &v1alpha1.RackAwarenessSpec{},
+	}}
+	want := map[string]string{
+		"log_segment_size": "268435456", "enable_sasl": "true", "sasl_mechanisms": `["SCRAM"]`, "enable_rack_awareness": "true",
+	}
+	if got := Desired(bc); !reflect.DeepEqual(got, want) {
+		t.Errorf("Desired = %v, want %v", got, want)
+	}
+	if len(bc.Spec.ClusterConfig) != 1 {
+		t.Errorf("Desired changed spec.clusterConfig: %v", bc.Spec.ClusterConfig)
+	}
+	if got := Desired(&v1alpha1.BrokerCluster{}); len(got) != 0 {
+		t.Errorf("Desired of an empty spec = %v, want nothing", got)
 	}
 }

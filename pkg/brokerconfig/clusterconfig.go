@@ -2,10 +2,13 @@ package brokerconfig
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strconv"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // ParseValue is the JSON value of a spec.clusterConfig entry: the text itself when it is valid
@@ -34,15 +37,30 @@ type ConfigDiff struct {
 // Empty reports whether nothing needs writing.
 func (d ConfigDiff) Empty() bool { return len(d.Upsert) == 0 && len(d.Remove) == 0 }
 
-// Diff compares the spec's properties with the brokers' current configuration (GET
-// /v1/cluster_config without defaults: the properties set away from them). previous are the
-// properties the operator applied before (status.clusterConfig.applied and pendingRestart):
-// only those are removed when they leave the spec, so a property set with rpk is left alone.
-func Diff(desired map[string]string, current map[string]json.RawMessage, previous []string) ConfigDiff {
+// Current is the brokers' cluster configuration as GET /v1/cluster_config answers it.
+type Current struct {
+	// All is the answer with include_defaults: every property's value in effect.
+	All map[string]json.RawMessage
+	// Set is the answer without: the properties whose value is not their default. Redpanda
+	// filters on the value, not on whether it was ever written (config/property.h,
+	// is_default), so a property written with its default value is not in Set.
+	Set map[string]json.RawMessage
+}
+
+// Diff compares the desired properties with the brokers' current configuration. A desired
+// value the brokers have in effect, default or not, is unchanged: writing it again would only
+// raise config_version. previous are the properties the operator applied before
+// (status.clusterConfig.managed): only those are removed when they leave the desired set, and
+// only when they are away from their default, so a property set with rpk is left alone.
+func Diff(desired map[string]string, current Current, previous []string) ConfigDiff {
 	d := ConfigDiff{Upsert: map[string]json.RawMessage{}}
 	for _, name := range slices.Sorted(maps.Keys(desired)) {
 		want := ParseValue(desired[name])
-		if have, ok := current[name]; ok && SameValue(want, have) {
+		have, ok := current.All[name]
+		if !ok {
+			have, ok = current.Set[name]
+		}
+		if ok && SameValue(want, have) {
 			d.Unchanged = append(d.Unchanged, name)
 			continue
 		}
@@ -52,7 +70,7 @@ func Diff(desired map[string]string, current map[string]json.RawMessage, previou
 		if _, wanted := desired[name]; wanted || slices.Contains(d.Remove, name) {
 			continue
 		}
-		if _, set := current[name]; set {
+		if _, set := current.Set[name]; set {
 			d.Remove = append(d.Remove, name)
 		}
 	}
@@ -85,4 +103,22 @@ func scalarText(v any) (string, bool) {
 		return strconv.FormatFloat(t, 'f', -1, 64), true
 	}
 	return "", false
+}
+
+// Desired is every cluster property the operator brings the brokers to: spec.clusterConfig and
+// the properties it derives from the rest of the spec (ClusterProperties), as JSON text. The
+// CRD refuses the derived names in spec.clusterConfig, so the two never collide.
+func Desired(bc *v1alpha1.BrokerCluster) map[string]string {
+	out := maps.Clone(bc.Spec.ClusterConfig)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for name, v := range ClusterProperties(bc) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(fmt.Sprintf("brokerconfig: marshal %s: %v", name, err)) // bools and string lists always marshal
+		}
+		out[name] = string(b)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,8 +22,9 @@ import (
 
 // Cluster properties (spec.clusterConfig), written through the admin API as `rpk cluster config
 // import` writes them (redpanda-data/redpanda src/go/rpk/pkg/cli/cluster/config/import.go): read
-// the properties set away from their defaults, upsert those whose value differs, remove those
-// the operator set before that left the spec, one PUT /v1/cluster_config, then read
+// the values in effect and the properties away from their defaults, upsert those whose value
+// differs, remove those the operator set before that left the spec, one PUT /v1/cluster_config,
+// then read
 // GET /v1/cluster_config/status. Redpanda validates the whole PUT first and changes nothing when
 // it refuses one property (src/v/redpanda/admin/server.cc, patch_cluster_config_handler).
 //
@@ -31,21 +33,47 @@ import (
 // template, the write changes what the brokers should run and takes no capacity away; the
 // restart it may call for goes through the step table like any other.
 
-// clusterConfigDue reports whether this reconcile compares spec.clusterConfig with the brokers:
-// the spec names properties or the operator manages some, and the spec changed since the last
-// check, or the last check left something to wait for (a version not applied everywhere, a
-// restart pending, an admin API that did not answer). A refused write is tried again only when
-// the spec changes. A cluster whose properties are all in effect makes no calls for them.
+// The properties the operator derives from the rest of the spec (enable_sasl and
+// sasl_mechanisms with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness;
+// brokerconfig.ClusterProperties) go through the same check: .bootstrap.yaml sets them only
+// when the cluster is created, so a running cluster that gains or loses SASL or racks gets
+// them here. They are upserted while the spec implies them and removed (back to Redpanda's
+// default) once it no longer does. The chart likewise renders enable_sasl and
+// enable_rack_awareness into the configuration it syncs after every install and upgrade
+// (charts/redpanda/configmap.tpl.go, BootstrapContents; operator/cmd/syncclusterconfig/
+// sync.go, Syncer.Sync).
+
+// clusterConfigDue reports whether this reconcile compares the desired cluster properties with
+// the brokers: the spec implies properties or the operator manages some, and the spec changed
+// since the last check, or the last check left something to wait for (a version not applied
+// everywhere, a restart pending, an admin API that did not answer), or a desired property is not
+// managed yet (a status written before the operator derived it from the spec). A refused write
+// is tried again only when the spec changes. A cluster whose properties are all in effect makes
+// no calls for them.
 func clusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 	st := bc.Status.ClusterConfig
-	if len(bc.Spec.ClusterConfig) == 0 && (st == nil || len(st.Managed) == 0) {
+	desired := brokerconfig.Desired(bc)
+	if len(desired) == 0 && (st == nil || len(st.Managed) == 0) {
 		return false
 	}
 	if st == nil || st.ObservedGeneration != bc.Generation {
 		return true
 	}
 	c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionConfigApplied)
-	return c == nil || (c.Status != metav1.ConditionTrue && c.Reason != ReasonConfigRejected)
+	switch {
+	case c == nil:
+		return true
+	case c.Reason == ReasonConfigRejected:
+		return false
+	case c.Status != metav1.ConditionTrue:
+		return true
+	}
+	for name := range desired {
+		if !slices.Contains(st.Managed, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // syncClusterConfig brings the brokers' cluster properties to bc's spec and reports them. It
@@ -90,7 +118,7 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	if err != nil {
 		return out, err
 	}
-	current, err := cc.ClusterConfig(ctx, false)
+	current, err := readClusterConfig(ctx, cc)
 	if err != nil {
 		return out, err
 	}
@@ -98,7 +126,7 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	if st := bc.Status.ClusterConfig; st != nil {
 		managed = st.Managed
 	}
-	out.diff = brokerconfig.Diff(bc.Spec.ClusterConfig, current, managed)
+	out.diff = brokerconfig.Diff(brokerconfig.Desired(bc), current, managed)
 	if !out.diff.Empty() {
 		if err := c.writeClusterConfig(ctx, cc, &out); err != nil {
 			return out, err
@@ -106,6 +134,19 @@ func (c *Controller) checkClusterConfig(ctx context.Context, bc *v1alpha1.Broker
 	}
 	out.statuses, err = cc.ClusterConfigStatus(ctx)
 	return out, err
+}
+
+// readClusterConfig reads the values in effect and those away from their defaults: a desired
+// value equal to Redpanda's default (sasl_mechanisms [SCRAM]) is compared with the first, and
+// only a property in the second has anything to remove.
+func readClusterConfig(ctx context.Context, cc admin.ClusterConfigClient) (brokerconfig.Current, error) {
+	var cur brokerconfig.Current
+	var err error
+	if cur.All, err = cc.ClusterConfig(ctx, true); err != nil {
+		return cur, err
+	}
+	cur.Set, err = cc.ClusterConfig(ctx, false)
+	return cur, err
 }
 
 // writeClusterConfig sends the diff, never with force: a refused property stays refused.

@@ -47,7 +47,7 @@ func nextConfigStatus(bc *v1alpha1.BrokerCluster, out configOutcome) v1alpha1.Cl
 		next = *prev.DeepCopy()
 	}
 	next.ObservedGeneration = bc.Generation
-	desired := slices.Sorted(maps.Keys(bc.Spec.ClusterConfig))
+	desired := slices.Sorted(maps.Keys(brokerconfig.Desired(bc)))
 	if out.rejected != nil {
 		// Nothing was changed: what the brokers had at the desired value is still applied.
 		next.Applied = nilIfEmpty(out.diff.Unchanged)

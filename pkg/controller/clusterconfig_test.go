@@ -26,15 +26,21 @@ const (
 // simConfig is the cluster configuration the simulator holds, set properties only.
 func (h *harness) simConfig() map[string]json.RawMessage {
 	h.t.Helper()
-	cc, err := admin.NewClusterConfigClient(h.cluster.Config(1))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	cfg, err := cc.ClusterConfig(h.ctx, false)
+	cfg, err := h.simConfigClient().ClusterConfig(h.ctx, false)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return cfg
+}
+
+// simConfigClient is a client of the simulator's cluster configuration endpoints.
+func (h *harness) simConfigClient() admin.ClusterConfigClient {
+	h.t.Helper()
+	cc, err := admin.NewClusterConfigClient(h.cluster.Config(1))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return cc
 }
 
 // configCondition is the stored ConfigApplied condition, or a zero one.

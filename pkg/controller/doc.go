@@ -88,10 +88,16 @@
 // # Cluster properties
 //
 // spec.clusterConfig is written through the admin API (clusterconfig.go), as `rpk cluster config
-// import` does, before the decision of each reconcile that needs it: GET /v1/cluster_config
-// without defaults, one PUT /v1/cluster_config that upserts the properties whose value differs
-// (brokerconfig.Diff) and removes those in status.clusterConfig.managed that left the spec (so
-// a property set with rpk is never reset), then GET /v1/cluster_config/status. The write is
+// import` does, before the decision of each reconcile that needs it, together with the
+// properties the operator derives from the spec (brokerconfig.ClusterProperties: enable_sasl and
+// sasl_mechanisms with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness), which
+// .bootstrap.yaml sets only when the cluster is created: GET /v1/cluster_config with and without
+// defaults, one PUT /v1/cluster_config that upserts the desired properties whose value in effect
+// differs (brokerconfig.Desired, brokerconfig.Diff) and removes those in
+// status.clusterConfig.managed that are no longer desired and away from their default (so a
+// property set with rpk is never reset, and SASL or rack awareness leaving the spec resets its
+// properties), then GET /v1/cluster_config/status. The derived properties are listed in
+// status.clusterConfig.applied and managed like the spec's. The write is
 // never forced. A 400 is Redpanda's answer per property: it changed nothing, the properties go
 // to status.clusterConfig.rejected, ConfigApplied is False (Rejected) with the answer, a Warning
 // event says so, and the write is tried again only when the spec changes; nothing else is
@@ -101,10 +107,11 @@
 // same facts read afresh. ConfigApplied (clusterconfig_report.go) is Applied, Applying,
 // RestartPending or Rejected, or Unknown with the admin problem's reason when the brokers did
 // not answer; an event goes out when its status or reason changes, or its message does (except
-// while Unknown), never per poll. The brokers are asked only while spec.clusterConfig or
-// status.clusterConfig.managed names a property, a broker is Ready, and either the generation
-// changed since the last check or ConfigApplied is neither True nor Rejected; while it waits
-// the key is requeued after Config.DrainPollInterval.
+// while Unknown), never per poll. The brokers are asked only while the spec implies a property
+// or status.clusterConfig.managed names one, a broker is Ready, and either the generation
+// changed since the last check, ConfigApplied is neither True nor Rejected, or (unless Rejected)
+// a desired property is not managed yet (a status written before the operator derived it);
+// while it waits the key is requeued after Config.DrainPollInterval.
 //
 // # Brokers and pods
 //

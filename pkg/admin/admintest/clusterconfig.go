@@ -58,8 +58,10 @@ func (c *Cluster) handleClusterConfig(req request, method string) reply {
 	}
 }
 
-// getClusterConfig: every known property with include_defaults (the default), only those set
-// otherwise; key= names one property, 400 "Unknown property {key}" when there is none.
+// getClusterConfig: every known property with include_defaults (the default), otherwise only
+// those whose value is not the default, whether or not it was ever written (the handler filters
+// on base_property::is_default, which config/property.h defines as _value == _default); key=
+// names one property, 400 "Unknown property {key}" when there is none.
 func (c *Cluster) getClusterConfig(req request) reply {
 	cc := c.cfg()
 	current := func(name string) any {
@@ -81,7 +83,7 @@ func (c *Cluster) getClusterConfig(req request) reply {
 	}
 	out := map[string]any{}
 	for name := range knownProperties {
-		if _, set := cc.values[name]; set || includeDefaults {
+		if v, set := cc.values[name]; includeDefaults || (set && !reflect.DeepEqual(v, knownProperties[name].def)) {
 			out[name] = current(name)
 		}
 	}

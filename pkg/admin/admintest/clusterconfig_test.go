@@ -68,6 +68,29 @@ func TestClusterConfigWriteBumpsVersionAndNoOpDoesNot(t *testing.T) {
 	}
 }
 
+// A property written with its default value is not "set": Redpanda's GET without defaults
+// filters on the value (config/property.h, is_default).
+func TestClusterConfigWithoutDefaultsLeavesOutValuesEqualToTheirDefault(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	joinAll(c, 3)
+	cl := configClientFor(t, c, 3)
+	ctx := context.Background()
+
+	if _, err := cl.PatchClusterConfig(ctx, admin.ConfigPatch{Upsert: map[string]json.RawMessage{
+		"enable_sasl": raw("true"), "sasl_mechanisms": raw(`["SCRAM"]`),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := cl.ClusterConfig(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set) != 1 || string(set["enable_sasl"]) != "true" {
+		t.Errorf("properties away from their defaults = %s, want only enable_sasl", set)
+	}
+}
+
 func TestClusterConfigValidationErrorsChangeNothing(t *testing.T) {
 	s, _ := newSim(t, admintest.Options{})
 	c := s.Cluster("ns", "c")

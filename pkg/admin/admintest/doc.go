@@ -54,7 +54,8 @@
 //     "no_elected_controller" when none), leaderless partitions
 //     when a broker is down at replication factor 1, under-replicated ones when a broker is down
 //     at a higher factor or fewer brokers are alive than the factor, "no_health_report".
-//   - GET /v1/cluster_config (include_defaults, key: 400 "Unknown property {key}"), PUT
+//   - GET /v1/cluster_config (include_defaults; without it only values that differ from the
+//     default, written or not, as config/property.h is_default; key: 400 "Unknown property {key}"), PUT
 //     /v1/cluster_config and GET /v1/cluster_config/status, superuser routes, as server.cc's
 //     cluster config handlers and cluster/config_manager.cc: a PUT body needs upsert and remove;
 //     without force=true every property is validated first and any refusal answers 400 with a

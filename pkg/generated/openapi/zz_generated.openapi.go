@@ -860,7 +860,7 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 				Properties: map[string]spec.Schema{
 					"observedGeneration": {
 						SchemaProps: spec.SchemaProps{
-							Description: "ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was last compared with the brokers' configuration.",
+							Description: "ObservedGeneration is the generation of the BrokerCluster whose desired cluster properties were last compared with the brokers' configuration.",
 							Type:        []string{"integer"},
 							Format:      "int64",
 						},
@@ -917,7 +917,7 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Managed are the properties the operator has set and not reset since. A property that leaves spec.clusterConfig is reset to its default only if it is listed here, so a property set with rpk is left alone.",
+							Description: "Managed are the properties the operator has set and not reset since: those of spec.clusterConfig and those it derives from the spec (enable_sasl and sasl_mechanisms with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness). A property the spec no longer asks for is reset to its default only if it is listed here, so a property set with rpk is left alone.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -427,8 +427,8 @@ type BrokerClusterStatus struct {
 
 // ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
 type ClusterConfigStatus struct {
-	// ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was
-	// last compared with the brokers' configuration.
+	// ObservedGeneration is the generation of the BrokerCluster whose desired cluster properties
+	// were last compared with the brokers' configuration.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -450,9 +450,11 @@ type ClusterConfigStatus struct {
 	// +listType=set
 	PendingRestart []string `json:"pendingRestart,omitempty"`
 
-	// Managed are the properties the operator has set and not reset since. A property that
-	// leaves spec.clusterConfig is reset to its default only if it is listed here, so a
-	// property set with rpk is left alone.
+	// Managed are the properties the operator has set and not reset since: those of
+	// spec.clusterConfig and those it derives from the spec (enable_sasl and sasl_mechanisms
+	// with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness). A property the spec
+	// no longer asks for is reset to its default only if it is listed here, so a property set
+	// with rpk is left alone.
 	// +optional
 	// +listType=set
 	Managed []string `json:"managed,omitempty"`

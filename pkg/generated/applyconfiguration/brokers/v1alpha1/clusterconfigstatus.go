@@ -23,8 +23,8 @@ package v1alpha1
 //
 // ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
 type ClusterConfigStatusApplyConfiguration struct {
-	// ObservedGeneration is the generation of the BrokerCluster whose spec.clusterConfig was
-	// last compared with the brokers' configuration.
+	// ObservedGeneration is the generation of the BrokerCluster whose desired cluster properties
+	// were last compared with the brokers' configuration.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 	// ConfigVersion is the cluster configuration version the last write returned
 	// (config_version of PUT /v1/cluster_config).
@@ -36,9 +36,11 @@ type ClusterConfigStatusApplyConfiguration struct {
 	// GET /v1/cluster_config/status. Redpanda reports a pending restart per broker, not per
 	// property, so every property changed since the brokers were last all up to date is listed.
 	PendingRestart []string `json:"pendingRestart,omitempty"`
-	// Managed are the properties the operator has set and not reset since. A property that
-	// leaves spec.clusterConfig is reset to its default only if it is listed here, so a
-	// property set with rpk is left alone.
+	// Managed are the properties the operator has set and not reset since: those of
+	// spec.clusterConfig and those it derives from the spec (enable_sasl and sasl_mechanisms
+	// with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness). A property the spec
+	// no longer asks for is reset to its default only if it is listed here, so a property set
+	// with rpk is left alone.
 	Managed []string `json:"managed,omitempty"`
 	// BrokersPendingRestart are the node IDs that report a property waiting for a restart
 	// (restart: true in GET /v1/cluster_config/status). The rollout restarts them.
