@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,34 +72,11 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	overlay := NewOverlay("configmaps", informer.GetIndexer(), Options{})
-	// handledRV is the newest resourceVersion the overlay's handler has handled. Events reach
-	// it in the order of the watch, so once it reaches a write's, the write's event and all
-	// before it have been handled. Counting events instead is wrong: the informer reports
-	// synced before its handlers have run the initial list's adds, which would then count as
-	// events of writes.
-	var handledRV atomic.Int64
-	poke := make(chan struct{}, 1)
-	if _, err := overlay.observe(informer, func(obj interface{}) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if m, ok := obj.(metav1.Object); ok {
-			raiseTo(&handledRV, int64(atoi(m.GetResourceVersion())))
-		}
-		select {
-		case poke <- struct{}{}:
-		default:
-		}
-	}); err != nil {
+	handled := newHandledUpTo()
+	if _, err := overlay.observe(informer, handled.after); err != nil {
 		t.Fatal(err)
 	}
-	go informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
-	if err := watches.Await(ctx, configMapsGVR); err != nil { // the fake loses deletes before it
-		t.Fatal(err)
-	}
+	runInformer(ctx, t, informer, &watches)
 	lister := corelisters.NewConfigMapLister(overlay)
 	client := Wrap(cs.CoreV1().ConfigMaps(testNamespace), testNamespace, overlay)
 
@@ -227,15 +203,10 @@ func TestFreeRunningInformerAgainstModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := int64(atoi(server.ResourceVersion))
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	for handledRV.Load() < last {
-		select {
-		case <-deadline.C:
-			t.Fatalf("the informer's handler reached resourceVersion %d of %d", handledRV.Load(), last)
-		case <-poke:
-		}
+	waitCtx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := handled.await(waitCtx, server.ResourceVersion); err != nil {
+		t.Fatal(err)
 	}
 	if n := overlay.Len(); n != 0 {
 		for _, d := range describeEntries(overlay) {
@@ -332,10 +303,4 @@ func checkOwn(o *Overlay, lister corelisters.ConfigMapLister, name string, want 
 		return fmt.Errorf("lister Get of %s: err %v, want found=%v", name, err, want != nil)
 	}
 	return nil
-}
-
-// raiseTo sets v to n unless it already holds n or more.
-func raiseTo(v *atomic.Int64, n int64) {
-	for cur := v.Load(); n > cur && !v.CompareAndSwap(cur, n); cur = v.Load() {
-	}
 }
