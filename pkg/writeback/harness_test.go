@@ -95,14 +95,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h.backend.clients(h)
 
-	go h.informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), h.informer.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
-	// The fake loses a delete made between the informer's List and its Watch.
-	if err := h.watches.Await(ctx, configMapsGVR); err != nil {
-		t.Fatal(err)
-	}
+	runInformer(ctx, t, h.informer, &h.watches)
 	return h
 }
 
@@ -234,5 +227,19 @@ func newConfigMap(name string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace},
 		Data:       map[string]string{"v": "0"},
+	}
+}
+
+// runInformer starts informer and waits until its store holds the initial list (its handlers
+// may still be running that list's adds) and its watch is open: the fake loses a delete made
+// between the informer's List and its Watch.
+func runInformer(ctx context.Context, t *testing.T, informer cache.SharedIndexInformer, watches *writebacktest.Watches) {
+	t.Helper()
+	go informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+	if err := watches.Await(ctx, configMapsGVR); err != nil {
+		t.Fatal(err)
 	}
 }
