@@ -80,7 +80,7 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 		if stop.Load() || ctx.Err() != nil {
 			return run
 		}
-		if rollouts == 0 || rng.Float64() < rolloutShare {
+		if rolloutNext(rollouts, restore != nil, rng) {
 			rollouts++
 			if !h.rollOut(ctx, name, cur, rollouts, run) {
 				return run
@@ -133,10 +133,6 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 	}
 	return run
 }
-
-// rolloutShare is the chance that a cluster's next step is a rolling restart rather than the
-// next scaling step of its schedule.
-const rolloutShare = 0.2
 
 // rollOut changes the pod template of a steady cluster, its image and its pod annotations in
 // turn, and waits until every broker was restarted onto it (brokersim.PodSync.Converged: all

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -23,5 +24,29 @@ func TestNewPlan(t *testing.T) {
 	}
 	if slices.Equal(plan, NewPlan(8, kinds, 3)) {
 		t.Error("another seed drew the same plan")
+	}
+}
+
+// The stuck-drain fault's scale-up must come before any rollout: a rollout at the size the
+// driver knew waits for a drain that cannot finish (a soak run went stuck that way: "step 5
+// (rollout 3 at 3 brokers): spec 2, current 3, decommissioning 102").
+func TestRolloutNextWaitsForAPendingScaleUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if !rolloutNext(0, false, rng) {
+		t.Fatal("the first step must be a rollout")
+	}
+	for range 1000 {
+		if rolloutNext(0, true, rng) || rolloutNext(3, true, rng) {
+			t.Fatal("a rollout came before the pending scale-up")
+		}
+	}
+	rollouts := 0
+	for range 10000 {
+		if rolloutNext(1, false, rng) {
+			rollouts++
+		}
+	}
+	if rollouts < 1700 || rollouts > 2300 {
+		t.Fatalf("%d rollouts in 10,000 steps, want about one in five", rollouts)
 	}
 }
