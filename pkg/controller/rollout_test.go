@@ -78,6 +78,36 @@ func (h *harness) podUIDs() map[string]types.UID {
 	return out
 }
 
+// checkRestartedOneAtATime checks a finished rolling restart of the brokers ids (ordinal to
+// node ID): each went into maintenance once, highest ordinal first, never two at once; its pod
+// was deleted in the same order and came back new; and the same brokers run afterwards.
+func (h *harness) checkRestartedOneAtATime(ids map[int]int, before map[string]types.UID) {
+	h.t.Helper()
+	var calls, deletes []string
+	for ord := len(ids) - 1; ord >= 0; ord-- {
+		calls = append(calls, fmt.Sprintf("on %d", ids[ord]), fmt.Sprintf("off %d", ids[ord]))
+		deletes = append(deletes, fmt.Sprintf("redpanda-%d", ord))
+	}
+	if got := h.maintenanceCalls(); !slices.Equal(got, calls) {
+		h.t.Errorf("maintenance calls %v, want %v", got, calls)
+	}
+	if o := h.overlappingMaintenance(); len(o) > 0 {
+		h.t.Errorf("two brokers in maintenance at once: %v", o)
+	}
+	if got := h.podDeletes(); !slices.Equal(got, deletes) {
+		h.t.Errorf("pods deleted %v, want %v (highest ordinal first, once each)", got, deletes)
+	}
+	after := h.podUIDs()
+	for name, uid := range before {
+		if after[name] == uid {
+			h.t.Errorf("pod %s was not restarted", name)
+		}
+	}
+	if got := h.nodeIDs(); !maps.Equal(got, ids) {
+		h.t.Errorf("brokers after the restarts %v, want the same brokers %v", got, ids)
+	}
+}
+
 // rollOut reconciles until no broker is outdated and none is being restarted, checking after
 // each reconcile that at most one pod of the cluster is away or replaced at a time.
 func (h *harness) rollOut(max int, image string) {
@@ -109,29 +139,7 @@ func TestRolloutRestartsOneBrokerAtATime(t *testing.T) {
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 	h.rollOut(30, "redpanda:v25.2.1")
 
-	want := []string{
-		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
-		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
-		fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("off %d", ids[0]),
-	}
-	if got := h.maintenanceCalls(); !slices.Equal(got, want) {
-		t.Errorf("maintenance calls %v, want %v", got, want)
-	}
-	if o := h.overlappingMaintenance(); len(o) > 0 {
-		t.Errorf("two brokers in maintenance at once: %v", o)
-	}
-	if got, want := h.podDeletes(), []string{"redpanda-2", "redpanda-1", "redpanda-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted %v, want %v (highest ordinal first, once each)", got, want)
-	}
-	after := h.podUIDs()
-	for name, uid := range before {
-		if after[name] == uid {
-			t.Errorf("pod %s was not restarted", name)
-		}
-	}
-	if got := h.nodeIDs(); !maps.Equal(got, ids) {
-		t.Errorf("brokers after the rollout %v, want the same brokers %v", got, ids)
-	}
+	h.checkRestartedOneAtATime(ids, before)
 	st := h.stored().Status
 	if st.UpdatedReplicas != 3 || st.Restart != nil || st.UpdateRevision == "" {
 		t.Errorf("status after the rollout: updated %d, restart %+v, revision %q", st.UpdatedReplicas, st.Restart, st.UpdateRevision)
