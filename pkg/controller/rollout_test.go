@@ -343,14 +343,8 @@ func TestGhostBrokersAreReportedAndDecommissionedOnlyOptIn(t *testing.T) {
 // gauge reads a single-series gauge from the registry.
 func (h *harness) gauge(name string) float64 {
 	h.t.Helper()
-	families, err := h.registry.Gather()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() == name && len(f.GetMetric()) == 1 {
-			return f.GetMetric()[0].GetGauge().GetValue()
-		}
+	if m := h.singleSeries(name); m != nil {
+		return m.GetGauge().GetValue()
 	}
 	return -1
 }
