@@ -58,10 +58,7 @@ func (h *harness) configCondition() metav1.Condition {
 func (h *harness) settleConfig(max int) {
 	h.t.Helper()
 	for range max {
-		h.simClock.Advance(pollInterval)
-		if _, err := h.reconcile(); err != nil {
-			h.t.Logf("reconcile: %v", err)
-		}
+		h.reconcileAfterPoll()
 		if o := h.overlappingMaintenance(); len(o) > 0 {
 			h.t.Fatalf("two brokers in maintenance at once: %v", o)
 		}

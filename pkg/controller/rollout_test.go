@@ -108,15 +108,22 @@ func (h *harness) checkRestartedOneAtATime(ids map[int]int, before map[string]ty
 	}
 }
 
+// reconcileAfterPoll lets a poll interval pass, the wait of a requeue during which a drain makes
+// progress, and reconciles once. An error is logged only: callers judge progress from status.
+func (h *harness) reconcileAfterPoll() {
+	h.t.Helper()
+	h.simClock.Advance(pollInterval)
+	if _, err := h.reconcile(); err != nil {
+		h.t.Logf("reconcile: %v", err)
+	}
+}
+
 // rollOut reconciles until no broker is outdated and none is being restarted, checking after
 // each reconcile that at most one pod of the cluster is away or replaced at a time.
 func (h *harness) rollOut(max int, image string) {
 	h.t.Helper()
 	for range max {
-		h.simClock.Advance(pollInterval) // the requeue's wait: a drain makes progress meanwhile
-		if _, err := h.reconcile(); err != nil {
-			h.t.Logf("reconcile: %v", err)
-		}
+		h.reconcileAfterPoll()
 		bc := h.stored()
 		done := bc.Status.Restart == nil && bc.Status.CurrentReplicas == bc.Spec.Replicas
 		for _, p := range h.pods() {
@@ -269,10 +276,7 @@ func TestRolloutNeverRepeatsAStepOnAStaleRead(t *testing.T) {
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 			h.holding = true
 			for range 40 {
-				h.simClock.Advance(pollInterval)
-				if _, err := h.reconcile(); err != nil {
-					t.Logf("reconcile: %v", err)
-				}
+				h.reconcileAfterPoll()
 			}
 			if o := h.overlappingMaintenance(); len(o) > 0 {
 				t.Errorf("two brokers in maintenance at once: %v", o)
