@@ -21,10 +21,7 @@ func (h *harness) settleRollout(max int) {
 		if bc.Status.Restart == nil && bc.Status.UpdatedReplicas == bc.Spec.Replicas && bc.Status.CurrentReplicas == bc.Spec.Replicas {
 			return
 		}
-		h.simClock.Advance(pollInterval)
-		if _, err := h.reconcile(); err != nil {
-			h.t.Logf("reconcile: %v", err)
-		}
+		h.reconcileAfterPoll()
 	}
 	h.t.Fatalf("rollout not done after %d reconciles: status %+v", max, h.stored().Status)
 }

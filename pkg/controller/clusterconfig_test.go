@@ -58,10 +58,7 @@ func (h *harness) configCondition() metav1.Condition {
 func (h *harness) settleConfig(max int) {
 	h.t.Helper()
 	for range max {
-		h.simClock.Advance(pollInterval)
-		if _, err := h.reconcile(); err != nil {
-			h.t.Logf("reconcile: %v", err)
-		}
+		h.reconcileAfterPoll()
 		if o := h.overlappingMaintenance(); len(o) > 0 {
 			h.t.Fatalf("two brokers in maintenance at once: %v", o)
 		}
@@ -88,26 +85,7 @@ func TestClusterPropertyThatNeedsARestartRollsTheBrokersOneAtATime(t *testing.T)
 	if string(cfg[restartProperty]) != "65536" || string(cfg[segmentProperty]) != "268435456" {
 		t.Errorf("simulator config %s, want both properties set", cfg)
 	}
-	want := []string{
-		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
-		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
-		fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("off %d", ids[0]),
-	}
-	if got := h.maintenanceCalls(); !slices.Equal(got, want) {
-		t.Errorf("maintenance calls %v, want %v", got, want)
-	}
-	if got, want := h.podDeletes(), []string{"redpanda-2", "redpanda-1", "redpanda-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted %v, want %v (highest ordinal first, once each)", got, want)
-	}
-	after := h.podUIDs()
-	for name, uid := range before {
-		if after[name] == uid {
-			t.Errorf("pod %s was not restarted", name)
-		}
-	}
-	if got := h.nodeIDs(); !maps.Equal(got, ids) {
-		t.Errorf("brokers after the restarts %v, want the same brokers %v", got, ids)
-	}
+	h.checkRestartedOneAtATime(ids, before)
 	if n := h.callsTo("PUT", "/v1/cluster_config"); n != 1 {
 		t.Errorf("%d writes of the cluster config, want 1", n)
 	}

@@ -1,11 +1,9 @@
 package controller
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"k8s.io/klog/v2"
@@ -13,24 +11,6 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // At -v=4 LogTracer logs each read and irreversible call of a reconcile with its worker and
 // reconcile, in klog's text format; at -v=3 it logs nothing.
@@ -46,7 +26,7 @@ func TestLogTracerLogsReadsAndAdminCallsAtV4(t *testing.T) {
 		h.c.queue.Done(key)
 	}
 	run := func(verbosity int) string {
-		var out lockedBuffer
+		var out syncBuffer
 		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(verbosity), textlogger.Output(&out)))
 		h.c.queue.Add(testKey)
 		if !h.c.processNextWorkItem(klog.NewContext(h.ctx, logger), 7) {

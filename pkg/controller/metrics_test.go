@@ -223,16 +223,26 @@ func (h *harness) adminRequests(op, result string) float64 {
 
 func (h *harness) histogram(name string) *dto.Histogram {
 	h.t.Helper()
+	m := h.singleSeries(name)
+	if m == nil {
+		h.t.Fatalf("no histogram %s", name)
+	}
+	return m.GetHistogram()
+}
+
+// singleSeries is the one series of the metric name in the registry, or nil when it has none
+// or several.
+func (h *harness) singleSeries(name string) *dto.Metric {
+	h.t.Helper()
 	families, err := h.registry.Gather()
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	for _, f := range families {
 		if f.GetName() == name && len(f.GetMetric()) == 1 {
-			return f.GetMetric()[0].GetHistogram()
+			return f.GetMetric()[0]
 		}
 	}
-	h.t.Fatalf("no histogram %s", name)
 	return nil
 }
 

@@ -34,30 +34,12 @@ func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1
 	return c.ensureStatefulSet(ctx, nc, bc, replicas)
 }
 
-// ensureService creates bc's headless Service, or puts its spec back.
+// ensureService creates bc's headless Service, or puts its ports and selector back.
 func (c *Controller) ensureService(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster) error {
-	ns := bc.Namespace
 	svc := newService(bc)
-	existing, err := c.listers(nc).services.Services(ns).Get(bc.Name)
-	switch {
-	case apierrors.IsNotFound(err):
-		if _, err := nc.services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create Service %s: %w", clusterKey(bc), err)
-		}
-		return nil
-	case err != nil:
-		return err
-	}
-	if err := c.checkOwned(bc, existing); err != nil || !specChanged(existing, svc) {
-		return err
-	}
-	update := existing.DeepCopy()
-	update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
-	mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
-	if _, err := nc.services(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update Service %s: %w", clusterKey(bc), err)
-	}
-	return nil
+	return c.applyService(ctx, nc, bc, svc, func(update *corev1.Service) {
+		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
+	})
 }
 
 // ensurePodDisruptionBudget creates bc's PodDisruptionBudget, or puts its spec back.

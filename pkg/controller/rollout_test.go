@@ -78,15 +78,52 @@ func (h *harness) podUIDs() map[string]types.UID {
 	return out
 }
 
+// checkRestartedOneAtATime checks a finished rolling restart of the brokers ids (ordinal to
+// node ID): each went into maintenance once, highest ordinal first, never two at once; its pod
+// was deleted in the same order and came back new; and the same brokers run afterwards.
+func (h *harness) checkRestartedOneAtATime(ids map[int]int, before map[string]types.UID) {
+	h.t.Helper()
+	var calls, deletes []string
+	for ord := len(ids) - 1; ord >= 0; ord-- {
+		calls = append(calls, fmt.Sprintf("on %d", ids[ord]), fmt.Sprintf("off %d", ids[ord]))
+		deletes = append(deletes, fmt.Sprintf("redpanda-%d", ord))
+	}
+	if got := h.maintenanceCalls(); !slices.Equal(got, calls) {
+		h.t.Errorf("maintenance calls %v, want %v", got, calls)
+	}
+	if o := h.overlappingMaintenance(); len(o) > 0 {
+		h.t.Errorf("two brokers in maintenance at once: %v", o)
+	}
+	if got := h.podDeletes(); !slices.Equal(got, deletes) {
+		h.t.Errorf("pods deleted %v, want %v (highest ordinal first, once each)", got, deletes)
+	}
+	after := h.podUIDs()
+	for name, uid := range before {
+		if after[name] == uid {
+			h.t.Errorf("pod %s was not restarted", name)
+		}
+	}
+	if got := h.nodeIDs(); !maps.Equal(got, ids) {
+		h.t.Errorf("brokers after the restarts %v, want the same brokers %v", got, ids)
+	}
+}
+
+// reconcileAfterPoll lets a poll interval pass, the wait of a requeue during which a drain makes
+// progress, and reconciles once. An error is logged only: callers judge progress from status.
+func (h *harness) reconcileAfterPoll() {
+	h.t.Helper()
+	h.simClock.Advance(pollInterval)
+	if _, err := h.reconcile(); err != nil {
+		h.t.Logf("reconcile: %v", err)
+	}
+}
+
 // rollOut reconciles until no broker is outdated and none is being restarted, checking after
 // each reconcile that at most one pod of the cluster is away or replaced at a time.
 func (h *harness) rollOut(max int, image string) {
 	h.t.Helper()
 	for range max {
-		h.simClock.Advance(pollInterval) // the requeue's wait: a drain makes progress meanwhile
-		if _, err := h.reconcile(); err != nil {
-			h.t.Logf("reconcile: %v", err)
-		}
+		h.reconcileAfterPoll()
 		bc := h.stored()
 		done := bc.Status.Restart == nil && bc.Status.CurrentReplicas == bc.Spec.Replicas
 		for _, p := range h.pods() {
@@ -109,29 +146,7 @@ func TestRolloutRestartsOneBrokerAtATime(t *testing.T) {
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 	h.rollOut(30, "redpanda:v25.2.1")
 
-	want := []string{
-		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
-		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
-		fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("off %d", ids[0]),
-	}
-	if got := h.maintenanceCalls(); !slices.Equal(got, want) {
-		t.Errorf("maintenance calls %v, want %v", got, want)
-	}
-	if o := h.overlappingMaintenance(); len(o) > 0 {
-		t.Errorf("two brokers in maintenance at once: %v", o)
-	}
-	if got, want := h.podDeletes(), []string{"redpanda-2", "redpanda-1", "redpanda-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted %v, want %v (highest ordinal first, once each)", got, want)
-	}
-	after := h.podUIDs()
-	for name, uid := range before {
-		if after[name] == uid {
-			t.Errorf("pod %s was not restarted", name)
-		}
-	}
-	if got := h.nodeIDs(); !maps.Equal(got, ids) {
-		t.Errorf("brokers after the rollout %v, want the same brokers %v", got, ids)
-	}
+	h.checkRestartedOneAtATime(ids, before)
 	st := h.stored().Status
 	if st.UpdatedReplicas != 3 || st.Restart != nil || st.UpdateRevision == "" {
 		t.Errorf("status after the rollout: updated %d, restart %+v, revision %q", st.UpdatedReplicas, st.Restart, st.UpdateRevision)
@@ -261,10 +276,7 @@ func TestRolloutNeverRepeatsAStepOnAStaleRead(t *testing.T) {
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 			h.holding = true
 			for range 40 {
-				h.simClock.Advance(pollInterval)
-				if _, err := h.reconcile(); err != nil {
-					t.Logf("reconcile: %v", err)
-				}
+				h.reconcileAfterPoll()
 			}
 			if o := h.overlappingMaintenance(); len(o) > 0 {
 				t.Errorf("two brokers in maintenance at once: %v", o)
@@ -335,14 +347,8 @@ func TestGhostBrokersAreReportedAndDecommissionedOnlyOptIn(t *testing.T) {
 // gauge reads a single-series gauge from the registry.
 func (h *harness) gauge(name string) float64 {
 	h.t.Helper()
-	families, err := h.registry.Gather()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() == name && len(f.GetMetric()) == 1 {
-			return f.GetMetric()[0].GetGauge().GetValue()
-		}
+	if m := h.singleSeries(name); m != nil {
+		return m.GetGauge().GetValue()
 	}
 	return -1
 }

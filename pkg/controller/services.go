@@ -66,8 +66,21 @@ func (c *Controller) ensureExternalServices(ctx context.Context, nc *namespaceCa
 	return c.deleteDepartedServices(ctx, nc, bc, replicas)
 }
 
-// ensureExternalService creates svc, or puts the operator's part of it back.
+// ensureExternalService creates svc, or puts the operator's part of it back: the ports and
+// selector, the exposure settings and the annotations the spec asks for.
 func (c *Controller) ensureExternalService(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, svc *corev1.Service) error {
+	return c.applyService(ctx, nc, bc, svc, func(update *corev1.Service) {
+		s, want := &update.Spec, svc.Spec
+		s.Type, s.Ports, s.Selector, s.PublishNotReadyAddresses = want.Type, want.Ports, want.Selector, want.PublishNotReadyAddresses
+		s.ExternalTrafficPolicy, s.LoadBalancerSourceRanges = want.ExternalTrafficPolicy, want.LoadBalancerSourceRanges
+		maps.Copy(update.Annotations, svc.Annotations)
+	})
+}
+
+// applyService creates svc if it is missing. If bc owns the existing one and its spec hash
+// differs, a copy of it gets svc's labels and hash, then putBack copies the operator's fields
+// from svc onto it; fields others set, such as the cluster IP, stay.
+func (c *Controller) applyService(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, svc *corev1.Service, putBack func(update *corev1.Service)) error {
 	existing, err := c.listers(nc).services.Services(bc.Namespace).Get(svc.Name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -82,11 +95,8 @@ func (c *Controller) ensureExternalService(ctx context.Context, nc *namespaceCac
 		return err
 	}
 	update := existing.DeepCopy()
-	s, want := &update.Spec, svc.Spec
-	s.Type, s.Ports, s.Selector, s.PublishNotReadyAddresses = want.Type, want.Ports, want.Selector, want.PublishNotReadyAddresses
-	s.ExternalTrafficPolicy, s.LoadBalancerSourceRanges = want.ExternalTrafficPolicy, want.LoadBalancerSourceRanges
 	mergeMeta(&update.ObjectMeta, &svc.ObjectMeta)
-	maps.Copy(update.Annotations, svc.Annotations)
+	putBack(update)
 	if _, err := nc.services(bc.Namespace).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update Service %s/%s: %w", bc.Namespace, svc.Name, err)
 	}

@@ -42,31 +42,12 @@ func TestClusterPropertyNeedingARestartRollsOneBrokerAtATime(t *testing.T) {
 	setClusterConfig(t, ns, name, map[string]string{"kafka_rpc_server_tcp_recv_buf": "65536", "log_segment_size": "268435456"})
 	bc := awaitConfigApplied(t, ns, name)
 
-	want := []string{
-		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
-		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
-		fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("off %d", ids[0]),
-	}
-	if got := maintenanceCalls(ns, name); !slices.Equal(got, want) {
-		t.Errorf("maintenance calls %v, want %v (each broker once, highest ordinal first)", got, want)
-	}
-	if o := maintenanceOverlaps(ns, name); len(o) > 0 {
-		t.Errorf("two brokers in maintenance at once: %v", o)
-	}
-	if got, want := slices.Compact(pods.deleted()), []string{name + "-2", name + "-1", name + "-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted in the order %v, want %v", pods.deleted(), want)
-	}
-	if n := pods.maxAway(); n > 1 {
-		t.Errorf("%d broker pods were away or not ready at once, want at most 1", n)
-	}
+	checkRolledOneAtATime(t, ns, name, ids, pods)
 	after := podUIDs(t, ns, name)
 	for pod, uid := range before {
 		if after[pod] == uid {
 			t.Errorf("pod %s was not restarted", pod)
 		}
-	}
-	if got := nodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
-		t.Errorf("brokers after the restarts %v, want the same %v", got, ids)
 	}
 	if n := configWrites(ns, name); n != 1 {
 		t.Errorf("%d writes of the cluster config, want 1", n)

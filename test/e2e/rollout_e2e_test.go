@@ -45,28 +45,7 @@ func TestImageChangeRollsOneBrokerAtATime(t *testing.T) {
 	}
 	awaitRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
 
-	want := []string{
-		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
-		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
-		fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("off %d", ids[0]),
-	}
-	if got := maintenanceCalls(ns, name); !slices.Equal(got, want) {
-		t.Errorf("maintenance calls %v, want %v", got, want)
-	}
-	if o := maintenanceOverlaps(ns, name); len(o) > 0 {
-		t.Errorf("two brokers in maintenance at once: %v", o)
-	}
-	// The operator's own deletions are checked from the simulator's log above (each broker
-	// in maintenance once, in order); the pods' watch shows the order they went in.
-	if got, want := slices.Compact(pods.deleted()), []string{name + "-2", name + "-1", name + "-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted in the order %v, want %v", pods.deleted(), want)
-	}
-	if n := pods.maxAway(); n > 1 {
-		t.Errorf("%d broker pods were away or not ready at once, want at most 1", n)
-	}
-	if got := nodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
-		t.Errorf("brokers after the rollout %v, want the same %v", got, ids)
-	}
+	checkRolledOneAtATime(t, ns, name, ids, pods)
 	final := tableRow(t, ns, name)
 	for column, want := range map[string]string{"Updated": "3", "Restarting": "<nil>", "Step": "<nil>"} {
 		if got := fmt.Sprint(final[column]); got != want {
@@ -98,12 +77,7 @@ func TestOperatorKilledMidRolloutResumes(t *testing.T) {
 	if o := maintenanceOverlaps(ns, name); len(o) > 0 {
 		t.Errorf("two brokers in maintenance at once: %v", o)
 	}
-	if got, want := slices.Compact(pods.deleted()), []string{name + "-2", name + "-1", name + "-0"}; !slices.Equal(got, want) {
-		t.Errorf("pods deleted in the order %v, want highest first %v", pods.deleted(), want)
-	}
-	if n := pods.maxAway(); n > 1 {
-		t.Errorf("%d broker pods were away at once, want at most 1", n)
-	}
+	checkPodsRolledHighestFirst(t, name, 3, pods)
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
 }
@@ -207,18 +181,9 @@ func TestGhostBrokerIsReported(t *testing.T) {
 	if !meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionGhostBrokers) {
 		t.Errorf("GhostBrokers condition %v", meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionGhostBrokers))
 	}
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		events, err := env.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		return slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
-			return e.Reason == "GhostBrokers" && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, fmt.Sprint(ghost))
-		}), nil
+	awaitEventWhere(t, ns, "GhostBrokers event", func(e corev1.Event) bool {
+		return e.Reason == "GhostBrokers" && e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, fmt.Sprint(ghost))
 	})
-	if err != nil {
-		t.Errorf("no GhostBrokers event: %v", err)
-	}
 	if got := adminCalls(ns, name, "decommission"); len(got) > 0 {
 		t.Errorf("decommissioned %v by default", got)
 	}

@@ -14,22 +14,24 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 )
 
-func configClientFor(t *testing.T, c *admintest.Cluster, replicas int) admin.ClusterConfigClient {
+// newConfigCluster starts a simulator with one cluster of brokers joined and a client of its
+// cluster configuration endpoints; ids are the brokers' node IDs by ordinal.
+func newConfigCluster(t *testing.T, brokers int) (c *admintest.Cluster, cl admin.ClusterConfigClient, ids []int) {
 	t.Helper()
-	cl, err := admin.NewClusterConfigClient(c.Config(replicas))
+	s, _ := newSim(t, admintest.Options{})
+	c = s.Cluster("ns", "c")
+	ids = joinAll(c, brokers)
+	cl, err := admin.NewClusterConfigClient(c.Config(brokers))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cl
+	return c, cl, ids
 }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
 func TestClusterConfigWriteBumpsVersionAndNoOpDoesNot(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{})
-	c := s.Cluster("ns", "c")
-	joinAll(c, 3)
-	cl := configClientFor(t, c, 3)
+	_, cl, _ := newConfigCluster(t, 3)
 	ctx := context.Background()
 
 	first, err := cl.PatchClusterConfig(ctx, admin.ConfigPatch{Upsert: map[string]json.RawMessage{"auto_create_topics_enabled": raw("true")}})
@@ -71,10 +73,7 @@ func TestClusterConfigWriteBumpsVersionAndNoOpDoesNot(t *testing.T) {
 // A property written with its default value is not "set": Redpanda's GET without defaults
 // filters on the value (config/property.h, is_default).
 func TestClusterConfigWithoutDefaultsLeavesOutValuesEqualToTheirDefault(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{})
-	c := s.Cluster("ns", "c")
-	joinAll(c, 3)
-	cl := configClientFor(t, c, 3)
+	_, cl, _ := newConfigCluster(t, 3)
 	ctx := context.Background()
 
 	if _, err := cl.PatchClusterConfig(ctx, admin.ConfigPatch{Upsert: map[string]json.RawMessage{
@@ -92,10 +91,7 @@ func TestClusterConfigWithoutDefaultsLeavesOutValuesEqualToTheirDefault(t *testi
 }
 
 func TestClusterConfigValidationErrorsChangeNothing(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{})
-	c := s.Cluster("ns", "c")
-	joinAll(c, 3)
-	cl := configClientFor(t, c, 3)
+	_, cl, _ := newConfigCluster(t, 3)
 	ctx := context.Background()
 
 	_, err := cl.PatchClusterConfig(ctx, admin.ConfigPatch{Upsert: map[string]json.RawMessage{
@@ -125,10 +121,7 @@ func TestClusterConfigValidationErrorsChangeNothing(t *testing.T) {
 }
 
 func TestClusterConfigForceAcceptsUnknownAndReportsIt(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{})
-	c := s.Cluster("ns", "c")
-	joinAll(c, 2)
-	cl := configClientFor(t, c, 2)
+	_, cl, _ := newConfigCluster(t, 2)
 	ctx := context.Background()
 	if _, err := cl.PatchClusterConfig(ctx, admin.ConfigPatch{Upsert: map[string]json.RawMessage{"no_such_property": raw("1")}, Force: true}); err != nil {
 		t.Fatal(err)
@@ -145,10 +138,7 @@ func TestClusterConfigForceAcceptsUnknownAndReportsIt(t *testing.T) {
 }
 
 func TestClusterConfigRestartFlagUntilBrokerRestarts(t *testing.T) {
-	s, _ := newSim(t, admintest.Options{})
-	c := s.Cluster("ns", "c")
-	ids := joinAll(c, 3)
-	cl := configClientFor(t, c, 3)
+	c, cl, ids := newConfigCluster(t, 3)
 	ctx := context.Background()
 
 	// enable_rack_awareness needs no restart.
