@@ -46,6 +46,10 @@ func TestRolloutWaitsForABrokerThatWentDownBeforeMaintenance(t *testing.T) {
 		t.Fatal("the restart's maintenance call came without a health check before it")
 	}
 	sim.Down(1)
+	// A retry whose facts were read just before the broker went down could send its call just
+	// after; the fault refuses it. It goes only once a health check has been served since: every
+	// call the operator makes for this cluster after that follows facts that show the broker down.
+	awaitHealthCheckSince(t, ns, name, len(sim.Calls()))
 	sim.SetFault(admintest.Fault{})
 
 	bc := awaitStatus(t, ns, name, "Degraded ClusterUnhealthy naming the down broker", func(bc *v1alpha1.BrokerCluster) bool {
@@ -95,6 +99,21 @@ func awaitFailedMaintenanceCall(t *testing.T, ns, name string, id int) {
 	})
 	if err != nil {
 		t.Fatalf("no refused maintenance call for broker %d: %v", id, err)
+	}
+}
+
+// awaitHealthCheckSince waits until the cluster's health_overview has been read in a call after
+// the first mark calls.
+func awaitHealthCheckSince(t *testing.T, ns, name string, mark int) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		calls := env.sim.Cluster(ns, name).Calls()
+		return len(calls) > mark && slices.ContainsFunc(calls[mark:], func(c admintest.Call) bool {
+			return strings.HasSuffix(c.Path, "/v1/cluster/health_overview")
+		}), nil
+	})
+	if err != nil {
+		t.Fatalf("no health check after the broker went down: %v", err)
 	}
 }
 
