@@ -73,7 +73,7 @@ func TestEventsTellEachStartAndFinishOnce(t *testing.T) {
 		0: fmt.Sprintf("decommissioning broker %d (pod %s-2), scaling down from 3 to 2 brokers", ids[2], testName),
 		1: fmt.Sprintf("broker %d (pod %s-2) has left the cluster", ids[2], testName),
 		2: fmt.Sprintf("restarting broker %d (pod %s-1) to apply a change that needs a restart", ids[1], testName),
-		4: "1 of 2 brokers updated",
+		4: "1 of 2 brokers still to restart",
 		8: "scaling up from 2 to 3 brokers",
 	} {
 		if i >= len(events) || !strings.Contains(events[i], sub) {

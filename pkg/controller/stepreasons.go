@@ -86,11 +86,18 @@ func scaleReason(t transition, o observation) string {
 	return t.When
 }
 
+// restartsLeft says how many brokers the rollout has still to restart: those on pods of an
+// older template and those that wait for a restart for a cluster property, which the template
+// count alone would report as up to date.
+func restartsLeft(o observation) string {
+	return fmt.Sprintf("%d of %d brokers still to restart", o.Rollout.Outdated, o.Current)
+}
+
 // restartReason is the reason of a step of the restart under way, R, taken by row t.
 func restartReason(t transition, o observation) string {
 	r := o.Rollout.Restart
 	b := brokerOnPod(r.NodeID, true, r.Pod)
-	updated := fmt.Sprintf("%d of %d brokers updated", o.Rollout.Updated, o.Current)
+	updated := restartsLeft(o)
 	switch t.Then {
 	case stepWaitAdmin:
 		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, adminSilent)
@@ -120,7 +127,7 @@ func restartReason(t transition, o observation) string {
 // rolloutReason is the reason of a rollout step between two restarts, taken by row t.
 func rolloutReason(t transition, o observation) string {
 	next := brokerOnPod(o.Rollout.Next.ID, o.Rollout.Next.IDKnown, o.Rollout.NextPod)
-	updated := fmt.Sprintf("%d of %d brokers updated", o.Rollout.Updated, o.Current)
+	updated := restartsLeft(o)
 	switch t.Then {
 	case stepWaitAdmin:
 		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, adminSilent)
