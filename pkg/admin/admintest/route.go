@@ -141,19 +141,13 @@ func (s *Server) redirectTarget(c *Cluster, req request) (string, bool) {
 // then answers 504 as throw_on_error does for cluster::errc::timeout. The cluster does not act.
 func (s *Server) timeOut(w http.ResponseWriter, hr *http.Request, call Call, f Fault) {
 	done := after(s.clock, s.opts.NodeOperationTimeout)
-	if f.Holding != nil {
-		select {
-		case f.Holding <- struct{}{}:
-		case <-hr.Context().Done():
-		case <-s.closing:
-		}
-	}
+	s.signalHolding(hr, f)
 	select {
 	case <-done:
 		s.log(call, http.StatusGatewayTimeout, f.String())
 		writeReply(w, errorReply(http.StatusGatewayTimeout, "Timeout: Timeout occurred while processing request"))
 	case <-hr.Context().Done():
-		s.log(call, 0, f.String()+", client gave up")
+		s.log(call, 0, f.String()+s.whyAborted())
 		abort(w)
 	case <-s.closing:
 		s.log(call, 0, f.String()+", server closed")
@@ -232,22 +226,46 @@ func (s *Server) applyFault(w http.ResponseWriter, hr *http.Request, call Call, 
 // hold keeps the request until done fires (nil: never), aborting it if the client gives up or
 // the server closes first.
 func (s *Server) hold(w http.ResponseWriter, hr *http.Request, call Call, f Fault, done <-chan time.Time) {
-	if f.Holding != nil {
-		select {
-		case f.Holding <- struct{}{}:
-		case <-hr.Context().Done():
-		case <-s.closing:
-		}
-	}
+	s.signalHolding(hr, f)
 	select {
 	case <-done:
 		return
 	case <-hr.Context().Done():
-		s.log(call, 0, f.String()+", client gave up")
+		s.log(call, 0, f.String()+s.whyAborted())
 	case <-s.closing:
 		s.log(call, 0, f.String()+", server closed")
 	}
 	abort(w)
+}
+
+// signalHolding tells f.Holding that the request is held. The send wins whenever the receiver
+// is ready, even if the client has already given up or the server is closing (a select would
+// pick among them at random): a test that waits on Holding hears of every held request.
+func (s *Server) signalHolding(hr *http.Request, f Fault) {
+	if f.Holding == nil {
+		return
+	}
+	select {
+	case f.Holding <- struct{}{}:
+		return
+	default:
+	}
+	select {
+	case f.Holding <- struct{}{}:
+	case <-hr.Context().Done():
+	case <-s.closing:
+	}
+}
+
+// whyAborted names what ended a held request whose context is done: Close closes s.closing
+// before it cuts the connections, so a closed s.closing means the server, not the client.
+func (s *Server) whyAborted() string {
+	select {
+	case <-s.closing:
+		return ", server closed"
+	default:
+		return ", client gave up"
+	}
 }
 
 // refuse closes the connection without an answer, the closest one server can come to a broker

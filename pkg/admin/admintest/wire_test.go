@@ -134,7 +134,11 @@ func TestTimeoutAnswers504AfterTheNodeOperationTimeout(t *testing.T) {
 	c.SetFault(admintest.Fault{Timeout: true, Method: http.MethodPut, Times: 1, Holding: holding})
 	errc := make(chan error, 1)
 	go func() { errc <- clientFor(t, c, 1).EnableMaintenance(context.Background(), ids[1]) }()
-	<-holding // the handler waits on the clock before it signals
+	select {
+	case <-holding: // the handler waits on the clock before it signals
+	case err := <-errc:
+		t.Fatalf("the call ended before the broker held it: %v", err)
+	}
 	clock.Advance(4 * time.Second)
 	select {
 	case err := <-errc:
