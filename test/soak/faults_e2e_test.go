@@ -35,7 +35,7 @@ func faultKinds() []faultKind {
 		{"admin-redirect", "the admin API of a few clusters answers its next 3 requests with 307 to the controller leader's URL, without acting", injectAdminRedirect},
 		{"admin-504", "the admin API of a few clusters holds its next 2 requests for node_management_operation_timeout (1 s here), then answers 504 without acting", injectAdmin504},
 		{"health-missing", "a few clusters answer GET /v1/brokers with 503 \"Unable to get cluster health\" while their health report is missing, for a window", injectHealthMissing},
-		{"broker-down-during-restart", "waits for a cluster restarting a broker (status.restart set), then takes another of its brokers down in the simulator for the fault window (connections refused, listed as not alive, its pod still Ready), then brings it back", injectBrokerDownDuringRestart},
+		{"broker-down-during-restart", "waits for a cluster restarting a broker (status.restart set) whose broker is in maintenance mode, then takes another of its brokers down in the simulator for the fault window (connections refused, listed as not alive, its pod still Ready), then brings it back", injectBrokerDownDuringRestart},
 		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
 	}
 }

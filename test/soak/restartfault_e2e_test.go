@@ -6,11 +6,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
@@ -32,6 +34,12 @@ func injectBrokerDownDuringRestart(ctx context.Context, h *rig) (string, error) 
 	if !ok {
 		return fmt.Sprintf("%s restarting ordinal %d, no other broker running", bc.Name, restarting), nil
 	}
+	// Down once the restarting broker is in maintenance: a down that lands between the
+	// operator's last fact read and its maintenance call cannot be seen by any read, and the
+	// invariant judges calls, not reads.
+	if !awaitMaintenanceOn(ctx, c, int(bc.Status.Restart.NodeID), h.s.faultWindow) {
+		return fmt.Sprintf("%s restarting ordinal %d: its broker not in maintenance within %s; nothing taken down", bc.Name, restarting, h.s.faultWindow), nil
+	}
 	before := len(h.sim.Calls())
 	from := time.Now()
 	c.Down(ordinal)
@@ -39,6 +47,22 @@ func injectBrokerDownDuringRestart(ctx context.Context, h *rig) (string, error) 
 	go h.bringBack(ctx, bc.Name, c, ordinal, node, i)
 	return fmt.Sprintf("%s restarting ordinal %d (%s): node %d (ordinal %d) down for %s",
 		bc.Name, restarting, bc.Status.Restart.Step, node, ordinal, h.s.faultWindow), nil
+}
+
+// awaitMaintenanceOn waits up to limit until node is in maintenance mode: the last maintenance
+// call for it the simulator answered 200 is a PUT (on), not a DELETE (off).
+func awaitMaintenanceOn(ctx context.Context, c *admintest.Cluster, node int, limit time.Duration) bool {
+	path := fmt.Sprintf("/v1/brokers/%d/maintenance", node)
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, limit, true, func(context.Context) (bool, error) {
+		on := false
+		for _, call := range c.Calls() {
+			if call.Path == path && call.Status == http.StatusOK {
+				on = call.Method == http.MethodPut
+			}
+		}
+		return on, nil
+	})
+	return err == nil
 }
 
 // otherRunningBroker returns an active broker whose pod runs it, other than the one of ordinal.
