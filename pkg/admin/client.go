@@ -341,12 +341,7 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		kind := ErrUnavailable
-		if tlsRefused(err) {
-			kind = ErrTLS
-		}
-		// net/http quotes a Location it cannot parse, which may hold anything the broker sent.
-		return fail(kind, 0, "", c.redactError(err)), ""
+		return fail(transportKind(err), 0, "", c.redactError(err)), ""
 	}
 	defer resp.Body.Close()
 

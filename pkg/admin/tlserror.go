@@ -7,6 +7,15 @@ import (
 	"strings"
 )
 
+// transportKind is the kind of an error that came with no answer: ErrTLS for a handshake
+// refused for its certificates, ErrUnavailable otherwise.
+func transportKind(err error) error {
+	if tlsRefused(err) {
+		return ErrTLS
+	}
+	return ErrUnavailable
+}
+
 // tlsRefused reports whether a transport error is a TLS handshake that failed for its
 // certificates or settings rather than for the network: the broker ended it with a TLS alert (a
 // client certificate missing or refused, with admin_api_tls require_client_auth, Redpanda's
