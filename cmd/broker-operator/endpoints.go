@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,9 +44,18 @@ func healthMux(healthz, readyz map[string]check) *http.ServeMux {
 	return mux
 }
 
-func metricsMux(gatherer prometheus.Gatherer) *http.ServeMux {
+// metricsMux serves /metrics and, with profiling, Go's profiles under /debug/pprof/, as the
+// Kubernetes components' --profiling does.
+func metricsMux(gatherer prometheus.Gatherer, profiling bool) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

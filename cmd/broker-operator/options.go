@@ -28,6 +28,7 @@ type options struct {
 	leaseRetryPeriod     time.Duration
 	metricsBindAddress   string
 	healthProbeBindAddr  string
+	profiling            bool
 	adminAddressTemplate string
 	adminTimeout         time.Duration
 	adminDeadline        time.Duration
@@ -79,6 +80,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"How often candidates try to acquire or renew the Lease.")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", o.metricsBindAddress,
 		"Address of the Prometheus /metrics endpoint. \"0\" turns it off.")
+	fs.BoolVar(&o.profiling, "profiling", o.profiling,
+		"Serve Go's pprof profiles under /debug/pprof/ on the metrics endpoint. Off by default: that endpoint has no authentication.")
 	fs.StringVar(&o.healthProbeBindAddr, "health-probe-bind-address", o.healthProbeBindAddr,
 		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
 	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,

@@ -123,7 +123,7 @@ func (o *operator) run(ctx context.Context) error {
 	if o.health, err = listen("health", o.opts.healthProbeBindAddr, healthMux(healthz, readyz)); err != nil {
 		return err
 	}
-	if o.metrics, err = listen("metrics", o.opts.metricsBindAddress, metricsMux(o.registry)); err != nil {
+	if o.metrics, err = listen("metrics", o.opts.metricsBindAddress, metricsMux(o.registry, o.opts.profiling)); err != nil {
 		o.health.shutdown(ctx)
 		return err
 	}

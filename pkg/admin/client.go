@@ -341,8 +341,7 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		// net/http quotes a Location it cannot parse, which may hold anything the broker sent.
-		return fail(ErrUnavailable, 0, "", c.redactError(err)), ""
+		return fail(transportKind(err), 0, "", c.redactError(err)), ""
 	}
 	defer resp.Body.Close()
 

@@ -178,7 +178,7 @@ func (c *httpClient) sendConfig(ctx context.Context, base *url.URL, cl configCal
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fail(ErrUnavailable, 0, "", err)
+		return fail(transportKind(err), 0, "", c.redactError(err))
 	}
 	defer resp.Body.Close()
 	status := resp.StatusCode

@@ -144,13 +144,21 @@ func TestMutualTLSWithSecretData(t *testing.T) {
 	}
 
 	caOnly := Config{URLs: []string{srv.URL}, CACertPEM: pki.caPEM, Timeout: 5 * time.Second}
-	if _, err := mustClient(t, caOnly).Brokers(context.Background()); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("without client certificate: err = %v, want ErrUnavailable", err)
+	// A refused certificate is a setting to fix, not an outage: ErrTLS, not ErrUnavailable.
+	if _, err := mustClient(t, caOnly).Brokers(context.Background()); !errors.Is(err, ErrTLS) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("without client certificate: err = %v, want ErrTLS", err)
+	}
+	configClient, err := NewClusterConfigClient(caOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := configClient.ClusterConfigStatus(context.Background()); !errors.Is(err, ErrTLS) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("cluster config call without client certificate: err = %v, want ErrTLS", err)
 	}
 
 	systemRoots := Config{URLs: []string{srv.URL}, ClientCertPEM: pki.clientCertPEM, ClientKeyPEM: pki.clientKeyPEM, Timeout: 5 * time.Second}
-	_, err := mustClient(t, systemRoots).Brokers(context.Background())
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "certificate") {
-		t.Errorf("without the CA: err = %v, want a certificate verification failure", err)
+	_, err = mustClient(t, systemRoots).Brokers(context.Background())
+	if !errors.Is(err, ErrTLS) || errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: err = %v, want ErrTLS for a certificate verification failure", err)
 	}
 }

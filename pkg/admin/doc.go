@@ -48,6 +48,9 @@
 //	                           maintenance on a single-node cluster
 //	ErrUnauthorized            401
 //	ErrForbidden               403
+//	ErrTLS                     the TLS handshake failed for its certificates: the broker sent a
+//	                           TLS alert (client certificate required or refused), or its own
+//	                           certificate did not verify against Config.CACertPEM
 //	ErrUnavailable             no answer: refused, reset, timed out; 5xx (503 while the health
 //	                           report is missing, 504 after node_management_operation_timeout_ms),
 //	                           429, 408; a 307 or 308 the client does not follow (see below)

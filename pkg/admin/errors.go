@@ -38,6 +38,11 @@ var (
 	ErrUnavailable = errors.New("admin API unavailable")
 	// ErrUnauthorized: HTTP 401, credentials missing or refused.
 	ErrUnauthorized = errors.New("admin API refused the credentials")
+	// ErrTLS: the TLS handshake failed for its certificates, not for the network: the broker
+	// refused or required the client certificate (it ended the handshake with a TLS alert), or
+	// its own certificate did not verify against Config.CACertPEM. Retrying does not help until
+	// a certificate or the trusted CA changes.
+	ErrTLS = errors.New("admin API TLS handshake refused")
 	// ErrForbidden: HTTP 403, the user is authenticated but not allowed the call (a superuser
 	// route asked for by a user who is not a superuser).
 	ErrForbidden = errors.New("admin API forbids the call to this user")

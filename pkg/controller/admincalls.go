@@ -62,13 +62,13 @@ func (c *Controller) adminClient(ctx context.Context, bc *v1alpha1.BrokerCluster
 }
 
 // waitsOnAdmin reports whether err means the admin API cannot be reached as configured: it did
-// not answer, refused the credentials, or a Secret it needs is unusable. The cluster is then
+// not answer, refused the credentials or the TLS handshake, or a Secret it needs is unusable. The cluster is then
 // Degraded until that changes; other errors are retried with backoff.
 func waitsOnAdmin(err error) bool {
 	var se *secretError
 	// DeadlineExceeded: the reconcile's admin deadline passed (the worker's own context has none).
 	return errors.Is(err, admin.ErrUnavailable) || errors.Is(err, admin.ErrUnauthorized) || errors.Is(err, admin.ErrForbidden) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &se)
+		errors.Is(err, admin.ErrTLS) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &se)
 }
 
 // adminProblem names a Degraded reason and a sentence for an admin error that waitsOnAdmin.
@@ -81,6 +81,8 @@ func adminProblem(err error) (reason, message string) {
 		return ReasonAdminAPIUnauthorized, fmt.Sprintf("the brokers' admin API refused the operator's credentials: %v", err)
 	case errors.Is(err, admin.ErrForbidden):
 		return ReasonAdminAPIForbidden, fmt.Sprintf("the brokers' admin API does not let the operator's user make this call (is it a superuser?): %v", err)
+	case errors.Is(err, admin.ErrTLS):
+		return ReasonAdminAPITLSRefused, fmt.Sprintf("the TLS handshake with the brokers' admin API failed: the brokers refused the operator's client certificate (spec.adminAPI.tls tls.crt and tls.key), or their certificate is not signed by the CA in ca.crt: %v", err)
 	}
 	if err == nil { // a call whose error was logged where it failed (health_overview)
 		return ReasonAdminAPIUnavailable, adminSilent

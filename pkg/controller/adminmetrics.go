@@ -22,6 +22,7 @@ var adminResultKinds = []struct {
 	{admin.ErrUnavailable, "unavailable"},
 	{admin.ErrUnauthorized, "unauthorized"},
 	{admin.ErrForbidden, "forbidden"},
+	{admin.ErrTLS, "tls"},
 	{admin.ErrBadResponse, "bad_response"},
 }
 

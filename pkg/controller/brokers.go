@@ -168,15 +168,15 @@ type identity struct {
 // it cannot answer fall back to what was recorded on the pod, then to a member whose
 // internal_rpc_address is the pod's stable host name. That field exists only from v23.1.7 and
 // v23.2.1 and names the pod only when the broker advertises its stable name; a pod it does not
-// name is not thereby known to run no broker. An error is returned only for credentials the
-// brokers refuse, which no fallback can cure.
+// name is not thereby known to run no broker. An error is returned only for credentials or a
+// TLS handshake the brokers refuse, which no fallback can cure.
 func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1.Pod, view brokerView) (identity, error) {
 	if pod != nil && pod.DeletionTimestamp == nil {
 		nc, err := client.NodeConfig(ctx, ordinal)
 		switch {
 		case err == nil:
 			return identity{ID: int32(nc.NodeID), Known: true, Source: "node_config"}, nil
-		case errors.Is(err, admin.ErrUnauthorized), errors.Is(err, admin.ErrForbidden):
+		case errors.Is(err, admin.ErrUnauthorized), errors.Is(err, admin.ErrForbidden), errors.Is(err, admin.ErrTLS):
 			return identity{}, err
 		}
 		klog.FromContext(ctx).V(4).Info("node_config did not say which broker the pod runs", "pod", klog.KObj(pod), "err", err)

@@ -28,7 +28,9 @@ type Controller struct {
 	admin   *adminClients
 	drains  *drainTracker
 	stalled *stalledPodTracker
-	metrics *metrics
+	// templates keeps each cluster's last pod template, the costliest thing a reconcile builds.
+	templates *podTemplates
+	metrics   *metrics
 }
 
 // NewController validates cfg, builds the informers, overlays and workqueue, and registers the
@@ -56,9 +58,10 @@ func NewController(cfg Config) (*Controller, error) {
 			clients:  map[string]cachedAdminClient{},
 			requests: m.adminRequests,
 		},
-		drains:  &drainTracker{drains: map[string]*drainProgress{}},
-		stalled: &stalledPodTracker{missing: map[string]stalledPod{}},
-		metrics: m,
+		drains:    &drainTracker{drains: map[string]*drainProgress{}},
+		stalled:   &stalledPodTracker{missing: map[string]stalledPod{}},
+		templates: newPodTemplates(),
+		metrics:   m,
 	}
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)
 	namespaces := cfg.Namespaces

@@ -137,9 +137,10 @@
 //
 // spec.adminAPI.tls and spec.adminAPI.auth name Secrets (adminsecurity.go). They are read with a
 // GET by name on every reconcile of the cluster (never listed or watched); with TLS the admin
-// URLs are https. A Secret that is missing, forbidden or malformed, or credentials the brokers
-// refuse (401, 403), set Degraded with reasons AdminAPISecretMissing, AdminAPISecretForbidden,
-// AdminAPISecretInvalid, AdminAPIUnauthorized, AdminAPIForbidden and a Warning event; the
+// URLs are https. A Secret that is missing, forbidden or malformed, credentials the brokers
+// refuse (401, 403), or a TLS handshake refused for its certificates (admin.ErrTLS) set Degraded
+// with reasons AdminAPISecretMissing, AdminAPISecretForbidden, AdminAPISecretInvalid,
+// AdminAPIUnauthorized, AdminAPIForbidden, AdminAPITLSRefused and a Warning event; the
 // reconcile waits with backoff. Messages name the Secret, the field and the key, never a value;
 // no credential is logged at any verbosity.
 //

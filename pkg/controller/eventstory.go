@@ -102,6 +102,7 @@ var endedWaits = map[string]struct {
 	ReasonDrainStalled:         {stepWaitDrain, "the drain is no longer stalled"},
 	ReasonAdminAPIUnavailable:  {stepWaitAdmin, "no longer waiting for the brokers' admin API"},
 	ReasonAdminAPIUnauthorized: {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
+	ReasonAdminAPITLSRefused:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
 	ReasonAdminAPIForbidden:    {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
 	ReasonAdminSecretMissing:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
 	ReasonAdminSecretInvalid:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},

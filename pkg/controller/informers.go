@@ -53,8 +53,10 @@ type listerSet struct {
 	statefulSets   appslisters.StatefulSetLister
 	services       corelisters.ServiceLister
 	pdbs           policylisters.PodDisruptionBudgetLister
-	// pods are read by cluster (podsByCluster, clusterPods), not through a lister.
-	pods cache.Indexer
+	// serviceIndex and pods are read by cluster (byCluster: clusterServices, clusterPods), not
+	// through a lister's List, which scans the whole namespace.
+	serviceIndex cache.Indexer
+	pods         cache.Indexer
 }
 
 func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics) (*namespaceCache, error) {
@@ -70,8 +72,11 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	n.serviceInformer = n.kubeFactory.Core().V1().Services().Informer()
 	n.pdbInformer = n.kubeFactory.Policy().V1().PodDisruptionBudgets().Informer()
 	n.podInformer = n.kubeFactory.Core().V1().Pods().Informer()
-	if err := n.podInformer.AddIndexers(cache.Indexers{podsByCluster: podClusterKeys}); err != nil {
+	if err := indexByCluster(n.podInformer); err != nil {
 		return nil, fmt.Errorf("index pods by cluster: %w", err)
+	}
+	if err := indexByCluster(n.serviceInformer); err != nil {
+		return nil, fmt.Errorf("index Services by cluster: %w", err)
 	}
 
 	opts := writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: metrics}
@@ -105,6 +110,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 		brokerClusters: brokerlisters.NewBrokerClusterLister(n.brokerClusterOverlay),
 		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetOverlay),
 		services:       corelisters.NewServiceLister(n.serviceOverlay),
+		serviceIndex:   n.serviceOverlay,
 		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbOverlay),
 		pods:           n.podOverlay,
 	}
@@ -112,6 +118,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 		brokerClusters: brokerlisters.NewBrokerClusterLister(n.brokerClusterInformer.GetIndexer()),
 		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetInformer.GetIndexer()),
 		services:       corelisters.NewServiceLister(n.serviceInformer.GetIndexer()),
+		serviceIndex:   n.serviceInformer.GetIndexer(),
 		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbInformer.GetIndexer()),
 		pods:           n.podInformer.GetIndexer(),
 	}

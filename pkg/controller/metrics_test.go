@@ -114,6 +114,7 @@ func TestAdminResult(t *testing.T) {
 		{&admin.Error{Kind: admin.ErrNotDecommissioning}, "not_decommissioning"},
 		{&admin.Error{Kind: admin.ErrUnavailable, StatusCode: 503}, "unavailable"},
 		{&admin.Error{Kind: admin.ErrForbidden, StatusCode: 403}, "forbidden"},
+		{&admin.Error{Kind: admin.ErrTLS}, "tls"},
 		{&admin.Error{Kind: admin.ErrBadResponse}, "bad_response"},
 		{&admin.Error{Err: context.Canceled}, "canceled"},
 		{fmt.Errorf("wrapped: %w", &admin.Error{Err: context.DeadlineExceeded}), "canceled"},

@@ -75,7 +75,8 @@ func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, 
 	ns := bc.Namespace
 	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
 	if apierrors.IsNotFound(err) {
-		sts := newStatefulSet(bc, replicas, foundingSeeds(nil, replicas))
+		seeds := foundingSeeds(nil, replicas)
+		sts := statefulSetWith(bc, replicas, seeds, c.templates.get(bc, seeds))
 		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
 		}
@@ -87,7 +88,8 @@ func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, 
 	if err := c.checkOwned(bc, existing); err != nil {
 		return err
 	}
-	sts := newStatefulSet(bc, replicas, foundingSeeds(existing, replicas))
+	seeds := foundingSeeds(existing, replicas)
+	sts := statefulSetWith(bc, replicas, seeds, c.templates.get(bc, seeds))
 	if update := updatedStatefulSet(existing, sts); update != nil {
 		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
 		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {

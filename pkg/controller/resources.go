@@ -120,6 +120,19 @@ func newPodDisruptionBudget(bc *v1alpha1.BrokerCluster) *policyv1.PodDisruptionB
 // hash covers everything but the replica count and the volume claim templates, which a
 // StatefulSet does not let change: a storage change in the spec applies to new clusters only.
 func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.StatefulSet {
+	return statefulSetWith(bc, replicas, seeds, hashedPodTemplate(bc, seeds))
+}
+
+// hashedPodTemplate is the brokers' pod template, with AnnotationTemplateHash set.
+func hashedPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTemplateSpec {
+	template := brokerPodTemplate(bc, seeds)
+	template.Labels, template.Annotations = selectorLabels(bc), maps.Clone(bc.Spec.PodAnnotations)
+	template.Annotations = withTemplateHash(template)
+	return template
+}
+
+// statefulSetWith builds the StatefulSet around template, bc's hashed pod template for seeds.
+func statefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template corev1.PodTemplateSpec) *appsv1.StatefulSet {
 	podLabels := selectorLabels(bc)
 	claim := corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: dataVolume, Labels: selectorLabels(bc)},
@@ -131,8 +144,6 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.S
 			},
 		},
 	}
-	template := brokerPodTemplate(bc, seeds)
-	template.Labels, template.Annotations = podLabels, maps.Clone(bc.Spec.PodAnnotations)
 	sts := &appsv1.StatefulSet{
 		ObjectMeta: ownedMeta(bc),
 		Spec: appsv1.StatefulSetSpec{
@@ -149,7 +160,6 @@ func newStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.S
 		},
 	}
 	sts.Annotations = map[string]string{AnnotationSeeds: strconv.Itoa(int(seeds))}
-	sts.Spec.Template.Annotations = withTemplateHash(sts.Spec.Template)
 	stampHash(&sts.ObjectMeta, struct {
 		Template    corev1.PodTemplateSpec
 		ServiceName string
@@ -192,9 +202,9 @@ func withTemplateHash(t corev1.PodTemplateSpec) map[string]string {
 
 // templateRevision is the template hash of the pods bc's StatefulSet makes once the operator
 // has written it; existing gives the founding seeds, which the template names.
-func templateRevision(bc *v1alpha1.BrokerCluster, existing *appsv1.StatefulSet) string {
-	replicas := bc.Status.CurrentReplicas
-	return newStatefulSet(bc, replicas, foundingSeeds(existing, replicas)).Spec.Template.Annotations[AnnotationTemplateHash]
+func (c *Controller) templateRevision(bc *v1alpha1.BrokerCluster, existing *appsv1.StatefulSet) string {
+	seeds := foundingSeeds(existing, bc.Status.CurrentReplicas)
+	return c.templates.get(bc, seeds).Annotations[AnnotationTemplateHash]
 }
 
 // podRevision is the template hash a pod was made from; "" for a pod made before the

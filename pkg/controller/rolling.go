@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,8 +21,8 @@ import (
 // for a cluster property, by the node ID recorded on its pod), whether all of them are Ready,
 // and how R's pod is doing. The admin API's part (the next broker's ID, maintenance mode,
 // whether R's broker is back) is filled in by observe.
-func observeRollout(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) rollout {
-	revision := templateRevision(bc, sts)
+// revision is the template hash of the pods bc's StatefulSet makes (templateRevision).
+func observeRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool) rollout {
 	r := rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]

@@ -106,8 +106,7 @@ func (c *Controller) applyService(ctx context.Context, nc *namespaceCache, bc *v
 // deleteDepartedServices deletes bc's per-broker Services that no broker below replicas needs.
 // The delete carries the Service's UID, so that a Service made again meanwhile is kept.
 func (c *Controller) deleteDepartedServices(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
-	selector := labels.SelectorFromSet(labels.Set{LabelInstance: bc.Name, LabelListener: brokerconfig.ExternalListenerName})
-	services, err := c.listers(nc).services.Services(bc.Namespace).List(selector)
+	services, err := clusterServices(c.listers(nc).serviceIndex, bc, labels.Set{LabelListener: brokerconfig.ExternalListenerName})
 	if err != nil {
 		return err
 	}

@@ -26,13 +26,16 @@ const (
 	ReasonAdminAPIUnauthorized = "AdminAPIUnauthorized"
 	// ReasonAdminAPIForbidden: the brokers answered 403: the user is not a superuser.
 	ReasonAdminAPIForbidden = "AdminAPIForbidden"
-	ReasonBrokerIDUnknown   = "BrokerIDUnknown"
-	ReasonAsExpected        = "AsExpected"
-	ReasonClusterUnhealthy  = "ClusterUnhealthy"
-	ReasonRollingOut        = "RollingOut"
-	ReasonAllUpdated        = "AllUpdated"
-	ReasonGhostBrokersFound = "GhostBrokersFound"
-	ReasonNoGhostBrokers    = "NoGhostBrokers"
+	// ReasonAdminAPITLSRefused: the TLS handshake failed for its certificates: the brokers
+	// refused the client certificate, or theirs did not verify against ca.crt.
+	ReasonAdminAPITLSRefused = "AdminAPITLSRefused"
+	ReasonBrokerIDUnknown    = "BrokerIDUnknown"
+	ReasonAsExpected         = "AsExpected"
+	ReasonClusterUnhealthy   = "ClusterUnhealthy"
+	ReasonRollingOut         = "RollingOut"
+	ReasonAllUpdated         = "AllUpdated"
+	ReasonGhostBrokersFound  = "GhostBrokersFound"
+	ReasonNoGhostBrokers     = "NoGhostBrokers"
 )
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost

@@ -104,3 +104,21 @@ func TestMessagesAreInWords(t *testing.T) {
 	drain := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 3, MovingPartitions: 1, AllocationFailures: []string{"kafka/t/0"}}, stalled: true}
 	checkWords(t, "stalled drain", drain.describe(104))
 }
+
+// A TLS handshake refused for its certificates is a setting to fix, named as such, not "the
+// admin API did not answer": the step says why it waits, and Degraded has its own reason.
+func TestRefusedCertificateIsNotReportedAsAnOutage(t *testing.T) {
+	err := fmt.Errorf("list brokers: %w", &admin.Error{Op: "list brokers", Kind: admin.ErrTLS, Err: errors.New("remote error: tls: certificate required")})
+	if !waitsOnAdmin(err) {
+		t.Fatal("a refused TLS handshake does not make the cluster wait on the admin API")
+	}
+	reason, message := adminProblem(err)
+	if reason != ReasonAdminAPITLSRefused || !strings.Contains(message, "client certificate") {
+		t.Errorf("adminProblem = %s %q, want %s naming the client certificate", reason, message, ReasonAdminAPITLSRefused)
+	}
+	s := explainWait(step{Kind: stepWaitAdmin, Reason: adminSilent}, err)
+	if s.Reason == adminSilent || !strings.Contains(s.Reason, "TLS handshake") {
+		t.Errorf("the waiting step says %q, want the TLS handshake named", s.Reason)
+	}
+	checkWords(t, "refused certificate", s.Reason)
+}

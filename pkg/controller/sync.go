@@ -127,6 +127,7 @@ func (c *Controller) forget(key, ns, name string) {
 	c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
 	c.drains.forget(key)
 	c.stalled.forget(key)
+	c.templates.forget(key)
 }
 
 // sooner returns the shorter of two requeue delays, where 0 means none.
@@ -150,7 +151,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      !c.cfg.Guards.SkipAdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
-		Rollout:         observeRollout(bc, sts, pods, configRestarts),
+		Rollout:         observeRollout(bc, c.templateRevision(bc, sts), pods, configRestarts),
 	}
 	if st.CurrentReplicas > 0 {
 		o.Victim.Ordinal = st.CurrentReplicas - 1

@@ -6,9 +6,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +29,7 @@ import (
 var (
 	flagScale      = flag.String("scale", "", "TestSoakScale: numbers of BrokerClusters to measure at, ascending, comma-separated (e.g. 100,300,1000); empty skips it")
 	flagStrategies = flag.String("strategies", "writeback,cache,uncached", "TestSoakScale: read strategies to compare at each size")
+	flagProfileDir = flag.String("profile-dir", "", "TestSoakScale: write a CPU profile of each busy phase's first 30 s here, as cpu-<strategy>-<clusters>.pprof (read with go tool pprof)")
 	flagQuiet      = flag.String("quiet", "1m", "TestSoakScale: the quiet window at steady state, per strategy: one duration for every size, or one per size (e.g. 1m,1m,10m)")
 )
 
@@ -189,7 +193,7 @@ func (h *rig) startMeasured(strategy, name string) (*proc, string, error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	p, err := h.startProc(name, []string{"--read-strategy=" + strategy, "--metrics-bind-address=" + addr, "--workers=4", "-v=1"})
+	p, err := h.startProc(name, []string{"--read-strategy=" + strategy, "--metrics-bind-address=" + addr, "--profiling", "--workers=4", "-v=1"})
 	return p, "http://" + addr + "/metrics", err
 }
 
@@ -235,6 +239,8 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 	depthCtx, stopDepth := context.WithCancel(h.ctx)
 	depth := make(chan float64, 1)
 	go func() { depth <- maxDepth(depthCtx, url) }()
+	profiled := make(chan error, 1)
+	go func() { profiled <- profileBusy(h.ctx, url, fmt.Sprintf("cpu-%s-%d.pprof", strategy, n)) }()
 	if err := h.scaleAll(2); err != nil {
 		stopDepth()
 		return row, err
@@ -256,11 +262,44 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 	row.P50 = m2.Quantile("workqueue_work_duration_seconds", 0.5, m1)
 	row.P99 = m2.Quantile("workqueue_work_duration_seconds", 0.99, m1)
 	row.Decommissions = h.decommissionCalls() - calls
+	if err := <-profiled; err != nil {
+		return row, err
+	}
 
 	if err := h.scaleAll(3); err != nil {
 		return row, err
 	}
 	return row, h.awaitAll(3)
+}
+
+// profileBusy writes a 30 s CPU profile of the operator serving metricsURL into -profile-dir
+// under name; without -profile-dir it does nothing.
+func profileBusy(ctx context.Context, metricsURL, name string) error {
+	if *flagProfileDir == "" {
+		return nil
+	}
+	url := strings.TrimSuffix(metricsURL, "/metrics") + "/debug/pprof/profile?seconds=30"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("CPU profile: %s", resp.Status)
+	}
+	f, err := os.Create(filepath.Join(*flagProfileDir, name))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	return f.Close()
 }
 
 // settle waits until the operator's queue is empty and it has sent no reconcile request for 5 s.

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"strings"
 	"testing"
@@ -49,8 +50,8 @@ func TestRequiredClientCertificateIsCheckedAtTheHandshake(t *testing.T) {
 		{"a certificate from another CA", otherCertPEM, otherKeyPEM},
 		{"a self-signed certificate", selfSignedCert, selfSignedKey},
 	} {
-		if err := call(tc.cert, tc.key); err == nil || !strings.Contains(err.Error(), "certificate") {
-			t.Errorf("%s: %v, want the handshake refused for the certificate", tc.name, err)
+		if err := call(tc.cert, tc.key); !errors.Is(err, admin.ErrTLS) || !strings.Contains(err.Error(), "certificate") {
+			t.Errorf("%s: %v, want ErrTLS: the handshake refused for the certificate", tc.name, err)
 		}
 	}
 	if calls := c.Calls(); len(calls) != 0 {

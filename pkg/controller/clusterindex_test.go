@@ -27,13 +27,13 @@ func brokerPodOf(bc *v1alpha1.BrokerCluster, ordinal int) *corev1.Pod {
 	}}
 }
 
-func podIndexer(t testing.TB, pods ...*corev1.Pod) cache.Indexer {
+func clusterIndexer(t testing.TB, objs ...metav1.Object) cache.Indexer {
 	t.Helper()
 	index := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
-		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, podsByCluster: podClusterKeys,
+		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, byCluster: clusterIndexKeys,
 	})
-	for _, p := range pods {
-		if err := index.Add(p); err != nil {
+	for _, o := range objs {
+		if err := index.Add(o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func TestClusterPodsFindsOnlyTheClustersOwnPods(t *testing.T) {
 	a, b, otherA := clusterNamed("ns", "a"), clusterNamed("ns", "b"), clusterNamed("other", "a")
 	stray := brokerPodOf(a, 7)
 	delete(stray.Labels, LabelManagedBy) // the instance label alone is not the cluster's selector
-	index := podIndexer(t, brokerPodOf(a, 0), brokerPodOf(a, 1), brokerPodOf(b, 0), brokerPodOf(otherA, 0), stray)
+	index := clusterIndexer(t, brokerPodOf(a, 0), brokerPodOf(a, 1), brokerPodOf(b, 0), brokerPodOf(otherA, 0), stray)
 
 	got, err := clusterPods(index, a)
 	if err != nil {
@@ -76,19 +76,51 @@ func TestClusterPodsFindsOnlyTheClustersOwnPods(t *testing.T) {
 	}
 }
 
+func TestClusterServicesFindsOnlyTheClustersOwnServices(t *testing.T) {
+	a, b := clusterNamed("ns", "a"), clusterNamed("ns", "b")
+	service := func(bc *v1alpha1.BrokerCluster, name string, listener string) *corev1.Service {
+		meta := ownedMeta(bc)
+		meta.Name = name
+		if listener != "" {
+			meta.Labels[LabelListener] = listener
+		}
+		return &corev1.Service{ObjectMeta: meta}
+	}
+	index := clusterIndexer(t, service(a, "a", ""), service(a, "a-0-external", "external"),
+		service(a, "a-1-external", "external"), service(b, "b-0-external", "external"))
+
+	got, err := clusterServices(index, a, labels.Set{LabelListener: "external"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"a-0-external", "a-1-external"}; !slices.Equal(names, want) {
+		t.Errorf("external Services of ns/a: %v, want %v", names, want)
+	}
+	// A pod indexed under the same cluster is not a Service: asking for Services must say so
+	// rather than drop it silently, since it means the index was put on the wrong informer.
+	if _, err := clusterServices(clusterIndexer(t, brokerPodOf(a, 0)), a, labels.Set{}); err == nil {
+		t.Error("clusterServices over an index holding a pod: no error")
+	}
+}
+
 // BenchmarkClusterPods compares, side by side, finding one cluster's pods among those of many
 // clusters in one namespace by matching the selector against every pod of the namespace (a
 // lister's List) and through the podsByCluster index.
 func BenchmarkClusterPods(b *testing.B) {
 	for _, clusters := range []int{100, 1000} {
-		var pods []*corev1.Pod
+		var pods []metav1.Object
 		for c := range clusters {
 			bc := clusterNamed("ns", fmt.Sprintf("bc-%04d", c))
 			for o := range 3 {
 				pods = append(pods, brokerPodOf(bc, o))
 			}
 		}
-		index := podIndexer(b, pods...)
+		index := clusterIndexer(b, pods...)
 		target := clusterNamed("ns", fmt.Sprintf("bc-%04d", clusters/2))
 		b.Run(fmt.Sprintf("clusters=%d/selector", clusters), func(b *testing.B) {
 			lister := corelisters.NewPodLister(index)
