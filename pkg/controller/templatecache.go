@@ -14,8 +14,9 @@ import (
 // Building one renders the broker's node config to YAML and hashes the template, which was
 // more than half of a reconcile's CPU in the soak's scale run (its -profile-dir profiles), and
 // every reconcile needs it twice: for the rollout's revision and for the StatefulSet. A template
-// is reused only for the same cluster (UID), seed count and spec, compared in full, so the cache
-// never relies on metadata.generation (which fake clientsets do not keep).
+// is reused only for the same cluster (UID), seed count and spec, compared in full but for the
+// replica count, so the cache never relies on metadata.generation (which fake clientsets do not
+// keep).
 type podTemplates struct {
 	mu        sync.Mutex
 	byCluster map[string]cachedTemplate
@@ -38,7 +39,7 @@ func (p *podTemplates) get(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTe
 	p.mu.Lock()
 	cached, ok := p.byCluster[key]
 	p.mu.Unlock()
-	if ok && cached.uid == bc.UID && cached.seeds == seeds && equality.Semantic.DeepEqual(cached.spec, &bc.Spec) {
+	if ok && cached.uid == bc.UID && cached.seeds == seeds && sameTemplateInputs(cached.spec, &bc.Spec) {
 		return *cached.template.DeepCopy()
 	}
 	template := hashedPodTemplate(bc, seeds)
@@ -46,6 +47,14 @@ func (p *podTemplates) get(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTe
 	p.byCluster[key] = cachedTemplate{uid: bc.UID, seeds: seeds, spec: bc.Spec.DeepCopy(), template: *template.DeepCopy()}
 	p.mu.Unlock()
 	return template
+}
+
+// sameTemplateInputs compares two specs but for spec.replicas, which the pod template does not
+// read (the seed count it names is passed apart): a scaling step keeps the cached template.
+func sameTemplateInputs(cached, spec *v1alpha1.BrokerClusterSpec) bool {
+	other := *spec
+	other.Replicas = cached.Replicas
+	return equality.Semantic.DeepEqual(cached, &other)
 }
 
 func (p *podTemplates) forget(key string) {

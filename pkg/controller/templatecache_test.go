@@ -33,6 +33,11 @@ func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 	given.Spec.Containers[0].Image = "changed-by-caller"
 	check("after a caller changed its copy", 3)
 	check("other seed count", 1)
+	scaled := bc.DeepCopy()
+	scaled.Spec.Replicas = 7
+	if !sameTemplateInputs(&bc.Spec, &scaled.Spec) {
+		t.Error("a scaling step (spec.replicas alone) would build the template again")
+	}
 
 	for _, edit := range []struct {
 		name string
