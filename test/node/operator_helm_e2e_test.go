@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -28,23 +30,24 @@ const (
 
 // TestChartInstallRunsOnTheNode installs the operator with helm from charts/broker-operator, as the
 // README shows, after deploy/'s operator has been scaled to zero: both replicas run Ready in a
-// restricted namespace, one leads, and a scale-down decommissions each broker once. It ends
-// deploy/'s operator, so it lives in the file that sorts last: go test runs files in name order.
+// restricted namespace, one leads, and a scale-down decommissions each broker once. When it ends
+// it uninstalls the chart and brings deploy/'s operator back, which the suite's other tests run
+// on, so that the suite can run again (-count). It lives in the file that sorts last (go test
+// runs files in name order), so that the other tests need not wait for that.
 func TestChartInstallRunsOnTheNode(t *testing.T) {
 	s := requireNode(t)
 	helm := helmBinary(t, s)
 
 	kubectl(t, "-n", operatorNamespace, "scale", "deployment/"+operatorDeployment, "--replicas=0")
-	err := wait.PollUntilContextTimeout(t.Context(), poll, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		pods, err := s.kube.CoreV1().Pods(operatorNamespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
-		return err == nil && len(pods.Items) == 0, nil
-	})
-	if err != nil {
-		t.Fatalf("deploy/'s operator Pods did not go within %s", convergeLimit)
-	}
+	defer restoreKustomized(t, s, helm)
+	awaitNoOperatorPods(t, operatorNamespace)
 
-	kubectl(t, "create", "namespace", chartNamespace)
-	kubectl(t, "label", "namespace", chartNamespace, "pod-security.kubernetes.io/enforce=restricted")
+	// The namespace stays after the test (see newNamespace): a run under -count finds it.
+	_, err := s.kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chartNamespace}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	kubectl(t, "label", "--overwrite", "namespace", chartNamespace, "pod-security.kubernetes.io/enforce=restricted")
 	repo, tag := splitImage(s.image)
 	extraArgs, err := json.Marshal([]string{"--admin-address-template=" + s.sim.BrokerAddressTemplate(), "--drain-poll-interval=200ms"})
 	if err != nil {
@@ -72,6 +75,36 @@ func TestChartInstallRunsOnTheNode(t *testing.T) {
 	scale(t, ns, name, 1)
 	awaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[2], ids[1]})
+}
+
+// restoreKustomized takes the chart's operator away and brings deploy/'s back at two Ready Pods.
+// The chart's Pods go before its release does: a Pod still running once its RBAC was deleted
+// would be refused, which the suite's final RBAC check counts.
+func restoreKustomized(t *testing.T, s *suite, helm string) {
+	t.Helper()
+	_, err := s.kube.AppsV1().Deployments(chartNamespace).Get(t.Context(), chartFullname, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		kubectl(t, "-n", chartNamespace, "scale", "deployment/"+chartFullname, "--replicas=0")
+		awaitNoOperatorPods(t, chartNamespace)
+		runHelm(t, s, helm, "uninstall", chartRelease, "--namespace", chartNamespace, "--wait", "--timeout", rolloutTimeout)
+	case !apierrors.IsNotFound(err):
+		t.Fatal(err)
+	}
+	kubectl(t, "-n", operatorNamespace, "scale", "deployment/"+operatorDeployment, "--replicas=2")
+	awaitRolledOut(t, kustomized)
+}
+
+// awaitNoOperatorPods waits until no operator Pod is left in namespace, terminating or not.
+func awaitNoOperatorPods(t *testing.T, namespace string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), poll, convergeLimit, true, func(ctx context.Context) (bool, error) {
+		pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
+		return err == nil && len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("the operator Pods in %s did not go within %s", namespace, convergeLimit)
+	}
 }
 
 // helmBinary is the helm that hack/controlplane/build.sh builds beside the control plane.
