@@ -216,7 +216,8 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 
 // TestRollingUpdateDecommissionsOnce rolls the operator's Deployment to a new image tag while a
 // scale-down drains: the rollout completes with both new Pods Ready, and every broker is
-// decommissioned exactly once across the change of leader.
+// decommissioned exactly once across the change of leader. It rolls the Deployment back to the
+// suite's image when it ends, which the other tests expect under -count.
 func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	s := requireNode(t)
 	before := awaitRolledOut(t, kustomized)
@@ -234,6 +235,10 @@ func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	awaitDraining(t, ns, name)
 
 	kubectl(t, "-n", operatorNamespace, "set", "image", "deployment/"+operatorDeployment, operatorContainer+"="+next)
+	defer func() {
+		kubectl(t, "-n", operatorNamespace, "set", "image", "deployment/"+operatorDeployment, operatorContainer+"="+s.image)
+		awaitRolledOut(t, kustomized)
+	}()
 	after := awaitRolledOut(t, kustomized)
 	for _, p := range after {
 		for _, old := range before {
