@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,6 +34,14 @@ type suite struct {
 	repoRoot string
 	// image is the operator image's name, as make image wrote it into the tar.
 	image string
+	// aliases are other names tests gave the same image (TagImage). containerd reports a
+	// container's image by one of the image's names, not necessarily the one the Pod asked for.
+	aliases []string
+}
+
+// isSuiteImage reports whether name is the operator image under any of its names.
+func (s *suite) isSuiteImage(name string) bool {
+	return name == s.image || slices.Contains(s.aliases, name)
 }
 
 var (

@@ -54,8 +54,8 @@ func TestReplicasRunReadyUnderRestrictedPodSecurity(t *testing.T) {
 			t.Fatalf("pod %s has no running container: %+v", pod.Name, pod.Status.ContainerStatuses)
 		}
 		status := pod.Status.ContainerStatuses[0]
-		if status.Image != s.image {
-			t.Errorf("pod %s runs image %s, want %s", pod.Name, status.Image, s.image)
+		if pod.Spec.Containers[0].Image != s.image || !s.isSuiteImage(status.Image) {
+			t.Errorf("pod %s asks for image %s and runs %s, want %s", pod.Name, pod.Spec.Containers[0].Image, status.Image, s.image)
 		}
 		pid, err := s.node.ContainerPID(t.Context(), status.ContainerID)
 		if err != nil {
@@ -226,6 +226,7 @@ func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	if err := s.node.TagImage(t.Context(), s.image, next); err != nil {
 		t.Fatal(err)
 	}
+	s.aliases = append(s.aliases, next)
 	ns := newNamespace(t)
 	const name = "rollout"
 	createCluster(t, ns, name, 4, 2*time.Second)
