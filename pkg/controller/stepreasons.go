@@ -43,6 +43,14 @@ func brokerCount(n int32) string {
 	return fmt.Sprintf("%d brokers", n)
 }
 
+// brokersRemain says how many brokers remain, the verb agreeing with the count.
+func brokersRemain(n int32) string {
+	if n == 1 {
+		return "1 broker remains"
+	}
+	return brokerCount(n) + " remain"
+}
+
 // scaleReason is the reason of a scaling step, taken by row t.
 func scaleReason(t transition, o observation) string {
 	b := goingBroker(o)
@@ -58,13 +66,13 @@ func scaleReason(t transition, o observation) string {
 	case stepAdoptDrain:
 		return fmt.Sprintf("%s is already draining: following its decommission, %s", b, down)
 	case stepSkipAbsent:
-		return fmt.Sprintf("%s has already left the cluster, so it needs no decommission: %s remain, %d desired", b, brokerCount(o.Current-1), o.Desired)
+		return fmt.Sprintf("%s has already left the cluster, so it needs no decommission: %s, %d desired", b, brokersRemain(o.Current-1), o.Desired)
 	case stepDecommission:
 		return fmt.Sprintf("asking Redpanda again to decommission %s: it is still an active member", b)
 	case stepWaitDrain:
 		return fmt.Sprintf("waiting while %s moves its partition replicas to other brokers", b)
 	case stepFinish:
-		return fmt.Sprintf("%s has left the cluster: its decommission is finished, %s remain, %d desired", b, brokerCount(o.Current-1), o.Desired)
+		return fmt.Sprintf("%s has left the cluster: its decommission is finished, %s, %d desired", b, brokersRemain(o.Current-1), o.Desired)
 	case stepRecommission:
 		return fmt.Sprintf("recommissioning %s: spec.replicas went back up to %d while it was draining", b, o.Desired)
 	case stepCancel:

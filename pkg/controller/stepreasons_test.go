@@ -122,3 +122,11 @@ func TestRefusedCertificateIsNotReportedAsAnOutage(t *testing.T) {
 	}
 	checkWords(t, "refused certificate", s.Reason)
 }
+
+func TestBrokersRemainAgreesWithTheCount(t *testing.T) {
+	for n, want := range map[int32]string{0: "0 brokers remain", 1: "1 broker remains", 2: "2 brokers remain"} {
+		if got := brokersRemain(n); got != want {
+			t.Errorf("brokersRemain(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
