@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -298,14 +299,22 @@ func recordDeletions(t *testing.T, client kubernetes.Interface, ns, selector, re
 		t.Fatalf("watch pods: %v", err)
 	}
 	log := &deletionLog{}
+	onDeleted(t, w, func(pod metav1.Object) {
+		log.mu.Lock()
+		log.names = append(log.names, pod.GetName())
+		log.mu.Unlock()
+	})
+	return log
+}
+
+// onDeleted calls each, in order, for every object w reports deleted, until the test ends.
+func onDeleted(t *testing.T, w watch.Interface, each func(metav1.Object)) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
-			if pod, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
-				log.mu.Lock()
-				log.names = append(log.names, pod.Name)
-				log.mu.Unlock()
+			if obj, err := meta.Accessor(ev.Object); err == nil && ev.Type == watch.Deleted {
+				each(obj)
 			}
 		}
 	}()
@@ -313,5 +322,4 @@ func recordDeletions(t *testing.T, client kubernetes.Interface, ns, selector, re
 		w.Stop()
 		<-done
 	})
-	return log
 }

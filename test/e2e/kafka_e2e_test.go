@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -162,21 +161,11 @@ func watchServiceDeletions(t *testing.T, ns string, status func() string) *servi
 		t.Fatalf("watch Services: %v", err)
 	}
 	log := &serviceDeletions{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			if svc, ok := ev.Object.(*corev1.Service); ok && ev.Type == watch.Deleted {
-				s := status()
-				log.mu.Lock()
-				log.deleted = append(log.deleted, serviceDeletion{name: svc.Name, brokerStatus: s})
-				log.mu.Unlock()
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		w.Stop()
-		<-done
+	onDeleted(t, w, func(svc metav1.Object) {
+		s := status()
+		log.mu.Lock()
+		log.deleted = append(log.deleted, serviceDeletion{name: svc.GetName(), brokerStatus: s})
+		log.mu.Unlock()
 	})
 	return log
 }
