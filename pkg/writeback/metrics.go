@@ -1,9 +1,9 @@
 package writeback
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/broker-operator/broker-operator/internal/promreg"
 )
 
 // Eviction reasons, the values of the "reason" label of writeback_evictions_total.
@@ -62,27 +62,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"resource"}),
 	}
 	if reg != nil {
-		m.servedFromOverlay = register(reg, m.servedFromOverlay)
-		m.entries = register(reg, m.entries)
-		m.observationLag = register(reg, m.observationLag)
-		m.evictions = register(reg, m.evictions)
-		m.stalled = register(reg, m.stalled)
+		m.servedFromOverlay = promreg.Register(reg, m.servedFromOverlay)
+		m.entries = promreg.Register(reg, m.entries)
+		m.observationLag = promreg.Register(reg, m.observationLag)
+		m.evictions = promreg.Register(reg, m.evictions)
+		m.stalled = promreg.Register(reg, m.stalled)
 	}
 	return m
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
-		if existing, ok := already.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	panic(err)
 }
 
 // resourceMetrics are one overlay's children, resolved once so that the read path only does
