@@ -49,12 +49,29 @@ func (b *builder) admin(worker int, rec uint64, key history.Key, call, broker st
 	return b.add(history.Event{Kind: history.KindAdmin, Worker: worker, Reconcile: rec, Key: key, Verb: call, Broker: broker, Start: start, End: end})
 }
 
+// failed sets the last event's error.
+func (b *builder) failed(err string) *builder {
+	b.h.Events[len(b.h.Events)-1].Err = err
+	return b
+}
+
+// fresh is a reconcile rec of worker that writes key at rv in [start, start+2], reads it back
+// at rv in [start+3, start+4] (a read ReadYourWrites judges), then calls call for broker in
+// [start+5, start+6].
+func (b *builder) fresh(worker int, rec uint64, key history.Key, rv, call, broker string, start int64) *builder {
+	return b.write(worker, rec, key, "patch", "", "u1", rv, 200, start, start+2).
+		read(worker, rec, key, "u1", rv, start+3, start+4).
+		admin(worker, rec, key, call, broker, start+5, start+6)
+}
+
 func (b *builder) leading(auditID string, at int64) *builder {
 	return b.add(history.Event{Kind: history.KindLeading, Worker: history.WorkerElection, Key: lease, AuditID: auditID, Start: at, End: at})
 }
 
-func check(hs ...*builder) *history.Report {
-	in := history.Input{}
+func check(hs ...*builder) *history.Report { return checkWith(history.Input{}, hs...) }
+
+// checkWith checks the histories with in's other fields.
+func checkWith(in history.Input, hs ...*builder) *history.Report {
 	for _, b := range hs {
 		in.Histories = append(in.Histories, b.h)
 	}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ type Guarantee string
 
 const (
 	// ReadYourWrites: a read that started after a write of the same process ended sees that
-	// write or a newer version.
+	// write or a newer version. A read that breaks it is a stale read (StaleReads).
 	ReadYourWrites Guarantee = "read-your-writes"
 	// MonotonicReads: a read never returns an older version than a read of the same key that
 	// ended before it started, in the same process (whichever workers made them).
@@ -22,16 +23,49 @@ const (
 	// NoResurrection: once a process made or observed the delete of a UID, it reads that UID no
 	// more.
 	NoResurrection Guarantee = "no-resurrection"
-	// FreshDecisions: an admin call follows, in its reconcile, a read of its object, and no read
-	// of that reconcile before it breaks a guarantee.
-	FreshDecisions Guarantee = "fresh-decisions"
+	// DeleteFloor: once a process knew of a delete of a key at a resourceVersion, it finds the
+	// key at no older one.
+	DeleteFloor Guarantee = "delete-floor"
+	// NoFuture: no read returns a version no write had reached, and no write is answered with a
+	// version older than one read of its key before it started.
+	NoFuture Guarantee = "no-future"
 	// FailoverReads: a new leader reads nothing older than the writes of other processes the
 	// apiserver had applied before it received the Lease write that made it leader.
 	FailoverReads Guarantee = "failover-reads"
+	// FreshDecisions: an admin call rests on a judged read of its object in its reconcile, and
+	// no read of that reconcile before it breaks a guarantee.
+	FreshDecisions Guarantee = "fresh-decisions"
+	// OneDecommission: no broker is decommissioned twice, by any process, unless a
+	// recommission of it lies between.
+	OneDecommission Guarantee = "one-decommission"
+	// OneUnavailable: at most one broker of a cluster is in maintenance or restarting at any
+	// time, across processes.
+	OneUnavailable Guarantee = "one-unavailable"
+	// LeaderDecides: no process makes an admin call after another process's leadership began.
+	LeaderDecides Guarantee = "leader-decides"
 )
 
 // Guarantees lists every Guarantee in report order.
-var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, FreshDecisions, FailoverReads}
+var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads,
+	FreshDecisions, OneDecommission, OneUnavailable, LeaderDecides}
+
+// ReadGuarantees are the guarantees that judge reads: a read one of them constrained is judged.
+var ReadGuarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads}
+
+// Gap names a kind of event the checker could not use; a run with a gap fails (Report.Err)
+// unless Input.Expect says why it expects it.
+type Gap string
+
+const (
+	// GapUnparseable: events whose resourceVersion CompareResourceVersion cannot read.
+	GapUnparseable Gap = "unparseable"
+	// GapUnattributed: reads made in no reconcile (Reconcile 0).
+	GapUnattributed Gap = "unattributed"
+	// GapUnlinked: leadership events whose Lease write is not in the audit log.
+	GapUnlinked Gap = "unlinked"
+	// GapUnreadable: lines of a trace its reader could not parse (History.Unreadable).
+	GapUnreadable Gap = "unreadable"
+)
 
 // Input is what Check judges.
 type Input struct {
@@ -43,13 +77,23 @@ type Input struct {
 	// that no history holds (its process died before recording it) counts, for
 	// FailoverReads, as another process's. "": such writes are ignored.
 	OperatorUser string
+	// AllWrites says that every write the apiserver applied while the histories were recorded
+	// is in Histories (with its answer) or in Audit (with its resourceVersion, level
+	// RequestResponse). NoFuture then also judges every read against the highest
+	// resourceVersion any write had reached.
+	AllWrites bool
+	// Untraced names the admin calls the histories' tracer does not record
+	// ("maintenance-off"); a guarantee that needs one is not judged (Report.NotJudged).
+	Untraced []string
+	// Expect permits gaps above zero, each with the reason the caller expects it.
+	Expect map[Gap]string
 }
 
 // Violation is one broken guarantee.
 type Violation struct {
 	Guarantee Guarantee
 	Process   string
-	// Event is the offending read or admin call.
+	// Event is the offending read, write or admin call.
 	Event Event
 	// Detail says what it contradicts, in one sentence.
 	Detail string
@@ -66,6 +110,10 @@ type Report struct {
 	Processes, Events, Reads, Writes, Deletes, AdminCalls int
 	// Judged counts, per guarantee, the reads (or admin calls) a guarantee constrained.
 	Judged map[Guarantee]int
+	// JudgedReads counts the reads at least one of ReadGuarantees constrained.
+	JudgedReads int
+	// NotJudged says, per guarantee, why the input left it unjudged.
+	NotJudged map[Guarantee]string
 	// Unparseable counts events whose resourceVersion CompareResourceVersion cannot read;
 	// they are neither judged nor used as evidence.
 	Unparseable int
@@ -73,8 +121,16 @@ type Report struct {
 	// history nor the audit log holds; FailoverReads cannot use them.
 	Unresolved int
 	// Unlinked counts leadership events whose Lease write is not in the audit log.
-	Unlinked   int
+	Unlinked int
+	// Unattributed counts reads made in no reconcile.
+	Unattributed int
+	// Unreadable sums the histories' Unreadable: trace lines their readers could not parse.
+	Unreadable int
 	Violations []Violation
+	// rywJudged counts by resource the reads ReadYourWrites judged (ReadsOf).
+	rywJudged map[string]int
+	// Failures name why the input is not evidence enough for a green run (Err).
+	Failures []string
 }
 
 // Count returns how many violations of g the report holds.
@@ -88,34 +144,57 @@ func (r *Report) Count(g Guarantee) int {
 	return n
 }
 
+// Err names every failure of the evidence (Failures), or is nil. A run is green only when Err
+// is nil and Violations is empty.
+func (r *Report) Err() error {
+	if len(r.Failures) == 0 {
+		return nil
+	}
+	return errors.New("history check: " + strings.Join(r.Failures, "; "))
+}
+
 // Summary is the report in a few lines, for a test log or a document.
 func (r *Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d events of %d processes: %d reads, %d writes, %d deletes, %d admin calls; %d violations\n",
-		r.Events, r.Processes, r.Reads, r.Writes, r.Deletes, r.AdminCalls, len(r.Violations))
+	fmt.Fprintf(&b, "%d events of %d processes: %d reads (%d judged), %d writes, %d deletes, %d admin calls; %d violations\n",
+		r.Events, r.Processes, r.Reads, r.JudgedReads, r.Writes, r.Deletes, r.AdminCalls, len(r.Violations))
 	for _, g := range Guarantees {
-		fmt.Fprintf(&b, "  %-17s judged %d, violated %d\n", g, r.Judged[g], r.Count(g))
+		fmt.Fprintf(&b, "  %-20s judged %d, violated %d", g, r.Judged[g], r.Count(g))
+		if why, ok := r.NotJudged[g]; ok {
+			fmt.Fprintf(&b, " (not judged: %s)", why)
+		}
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "  unparseable resourceVersions %d, unresolved writes %d, unlinked leaderships %d",
-		r.Unparseable, r.Unresolved, r.Unlinked)
+	fmt.Fprintf(&b, "  unparseable resourceVersions %d, unresolved writes %d, unlinked leaderships %d, unattributed reads %d, unreadable trace lines %d",
+		r.Unparseable, r.Unresolved, r.Unlinked, r.Unattributed, r.Unreadable)
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "\n  FAILED: %s", f)
+	}
 	return b.String()
 }
 
-// Check judges the histories against every Guarantee.
+// Check judges the histories against every Guarantee, and the input against what a green
+// run needs (Report.Err).
 func Check(in Input) *Report {
-	r := &Report{Judged: map[Guarantee]int{}, Processes: len(in.Histories)}
+	r := &Report{Judged: map[Guarantee]int{}, NotJudged: map[Guarantee]string{}, rywJudged: map[string]int{}, Processes: len(in.Histories)}
 	checks := make([]*processCheck, len(in.Histories))
 	for i, h := range in.Histories {
 		checks[i] = newProcessCheck(h, r)
 		checks[i].count()
 		checks[i].sweepKeys()
 	}
+	tl := newTimeline(checks)
+	checkFuture(in, tl)
 	if in.Audit != nil {
 		checkFailover(in, checks)
+	} else {
+		r.NotJudged[FailoverReads] = "no audit log"
 	}
 	for _, c := range checks {
-		c.checkDecisions() // last: it looks at the reads the other guarantees flagged
+		c.checkDecisions() // after every read guarantee: it looks at the reads they judged and flagged
 	}
+	checkSafety(in, tl)
+	r.judgeEvidence(in, checks)
 	return r
 }
 
@@ -135,8 +214,9 @@ func compareRV(a, b string) int {
 type processCheck struct {
 	h      *History
 	report *Report
-	// flagged holds the indexes of reads that broke a guarantee.
-	flagged map[int]bool
+	// flagged holds the indexes of reads that broke a guarantee; judged those a read
+	// guarantee constrained.
+	flagged, judged map[int]bool
 }
 
 func newProcessCheck(h *History, r *Report) *processCheck {
@@ -146,12 +226,13 @@ func newProcessCheck(h *History, r *Report) *processCheck {
 		sortEvents(sorted.Events)
 		h = &sorted
 	}
-	return &processCheck{h: h, report: r, flagged: map[int]bool{}}
+	return &processCheck{h: h, report: r, flagged: map[int]bool{}, judged: map[int]bool{}}
 }
 
 func (c *processCheck) count() {
 	r := c.report
 	r.Events += len(c.h.Events)
+	r.Unreadable += c.h.Unreadable
 	for i := range c.h.Events {
 		e := &c.h.Events[i]
 		if (e.RV != "" || e.Kind == KindRead && e.Found) && !wellFormed(e.RV) {
@@ -160,6 +241,9 @@ func (c *processCheck) count() {
 		switch e.Kind {
 		case KindRead:
 			r.Reads++
+			if e.Reconcile == 0 {
+				r.Unattributed++
+			}
 		case KindWrite:
 			r.Writes++
 		case KindDelete:
@@ -167,6 +251,17 @@ func (c *processCheck) count() {
 		case KindAdmin:
 			r.AdminCalls++
 		}
+	}
+}
+
+// judge counts event i as judged by g.
+func (c *processCheck) judge(g Guarantee, i int) {
+	c.report.Judged[g]++
+	if c.h.Events[i].Kind == KindRead {
+		c.judged[i] = true
+	}
+	if g == ReadYourWrites {
+		c.report.rywJudged[c.h.Events[i].Key.Resource]++
 	}
 }
 

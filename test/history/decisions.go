@@ -3,8 +3,9 @@ package history
 import "fmt"
 
 // checkDecisions judges every admin call against FreshDecisions: its reconcile read its object
-// before the call started, and no read of that reconcile before the call was flagged. Run it
-// after sweepKeys.
+// before the call started, that read's resourceVersion parsed and a read guarantee judged it,
+// and no read of that reconcile before the call was flagged. Run it after every read
+// guarantee.
 func (c *processCheck) checkDecisions() {
 	ev := c.h.Events
 	reads := map[uint64][]int{} // by reconcile, in Start order
@@ -27,7 +28,7 @@ func (c *processCheck) judgeDecision(i int, reads []int) {
 		c.violate(FreshDecisions, i, "admin call made outside any reconcile")
 		return
 	}
-	readObject := -1
+	found, judged := -1, -1
 	for _, j := range reads {
 		r := &c.h.Events[j]
 		if r.End > a.Start {
@@ -38,10 +39,17 @@ func (c *processCheck) judgeDecision(i int, reads []int) {
 			return
 		}
 		if r.Key == a.Key && r.Found {
-			readObject = j
+			found = j
+			if wellFormed(r.RV) && c.judged[j] {
+				judged = j
+			}
 		}
 	}
-	if readObject < 0 {
+	switch {
+	case found < 0:
 		c.violate(FreshDecisions, i, fmt.Sprintf("no read of %s that found it preceded the call in reconcile %d", a.Key, a.Reconcile))
+	case judged < 0:
+		c.violate(FreshDecisions, i, fmt.Sprintf("admin call rests on no judged read of %s: its reconcile's reads of it had a resourceVersion "+
+			"that did not parse, or no evidence to judge them by", a.Key), found)
 	}
 }

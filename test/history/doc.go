@@ -1,5 +1,6 @@
 // Package history records what an operator process read, wrote and decided, and checks the
-// recording (a history) against session guarantees offline, as etcd's robustness tests and
+// recordings of every process of a run (histories) offline, against session guarantees and
+// the operator's safety rules, as etcd's robustness tests and
 // Jepsen do: a counter finds only the staleness it was written to look for, a checker finds
 // every violation of the guarantees it checks.
 //
@@ -16,8 +17,11 @@
 //   - KindDelete: the process learned that the object UID is gone, with its last RV if known:
 //     Source DeleteMade (its own delete was answered with the object gone) or DeleteObserved
 //     (an informer delivered the deletion).
-//   - KindAdmin: an irreversible admin call (Verb: decommission, maintenance-on, ...) to
-//     Broker, for the object Key whose facts it relies on (the BrokerCluster).
+//   - KindAdmin: an admin call to Broker, for the object Key whose facts it relies on (the
+//     BrokerCluster); Err is its error ("" when it succeeded). The safety guarantees read the
+//     Verbs CallDecommission ("decommission"), CallRecommission ("recommission"),
+//     CallMaintenanceOn ("maintenance-on"), CallMaintenanceOff ("maintenance-off") and
+//     CallDeletePod ("delete-pod", a pod deleted to restart its broker).
 //   - KindLeading: the process became leader, holding the Lease Key; AuditID is the audit ID of
 //     the Lease write that made it so, or "" for the process's last successful write of Key
 //     (with an audit ID) that ended at or before the event's Start.
@@ -25,9 +29,10 @@
 // Every event has Worker (WorkerNone, WorkerInformers and WorkerElection for events outside a
 // worker), Seq (from 1 within its worker's log), Reconcile (unique within the process; 0 for
 // none), and Start and End: nanoseconds on the process's monotonic clock since History.Anchor,
-// comparable within one process only. Key.Resource is the plural resource without its API
-// group ("brokerclusters"). History.Events is sorted by Start, then Worker, then Seq; Check
-// sorts a copy of a history that is not.
+// comparable within one process only, except on the timeline below. Key.Resource is the
+// plural resource without its API group ("brokerclusters"). History.Events is sorted by Start,
+// then Worker, then Seq; Check sorts a copy of a history that is not. History.Unreadable counts
+// what its recorder could not record (the lines of a trace its reader could not parse).
 //
 // # Recording
 //
@@ -47,11 +52,14 @@
 // # Files
 //
 // History.WriteTo writes a history as JSON lines, and ReadHistory reads it back: first a header
-// {"history":1,"process":P,"anchor":RFC 3339 time}, then one object per event with the fields
-// kind ("read", "write", "delete", "admin", "leading"), worker, seq, start, end and, when not
-// zero, reconcile, resource, namespace, name, uid, rv, found, verb, precondition, code, err,
-// auditID, broker and source. ReadHistory rejects, naming the line, a missing header, a format
-// version other than 1, an unknown kind, malformed JSON and an event that ends before it starts.
+// {"history":1,"process":P,"anchor":RFC 3339 time} with "unreadable":N when not zero, then one
+// object per event with the fields kind ("read", "write", "delete", "admin", "leading"), worker,
+// seq, start, end and, when not zero, reconcile, resource, namespace, name, uid, rv, found,
+// verb, precondition, code, err, auditID, broker and source. ReadHistory rejects, naming the
+// line, a missing header, a format version other than 1, a field the format does not have (in
+// the header or an event), an unknown kind, malformed JSON or more than one value on a line,
+// an event without start or end, an event that ends before it starts, and a line longer than
+// 1 MiB.
 //
 // ParseAudit reads kube-apiserver's audit log (JSON lines of audit.k8s.io/v1 Event). It keeps
 // the entries of stage ResponseComplete (or Panic) whose verb is create, update, patch, delete
@@ -63,31 +71,41 @@
 //
 // # The guarantees
 //
-// Check(Input) judges each history, and returns a Report. Let R be a read and, below, "before R"
+// Check(Input) judges the histories, and returns a Report. Let R be a read and, below, "before R"
 // mean "ended strictly before R started", in the same process. ResourceVersions are compared
 // with k8s.io/apimachinery's resourceversion.CompareResourceVersion; an event whose
 // resourceVersion it cannot read (a found read's, a write's, a delete's) is counted in
 // Report.Unparseable and is neither judged nor evidence. A delete D of R's key covers an event
 // E for R when R may reflect D (D ended before R started, or D is DeleteMade and started
 // before R ended: the write-back overlay holds a tombstone before the answer is recorded) and
-// D is at least as new as E (D's UID is E's, D's RV is at least E's, or D is DeleteMade and
-// started after E ended). A DeleteObserved event must be recorded no later than the
+// D is at least as new as E: D's RV is at least E's, or D has no RV and either its UID is E's
+// or D is DeleteMade and started after E ended. A D whose RV is older than E's (a stale
+// relist's) covers nothing. A DeleteObserved event must be recorded no later than the
 // informer's store drops the object (from the watch stream, say, not from a delete handler,
 // which runs after), or a read between the two is judged stale.
+//
+// The read guarantees (ReadGuarantees):
 //
 //   - ReadYourWrites: let W be the successful write (2xx, with an answered RV) of R's key
 //     before R with the highest RV. R found the key at an RV at least W's, or found nothing
 //     and a delete covers W. Failed writes, conflicts and writes without an answer impose
-//     nothing.
+//     nothing. A read that breaks it is a stale read: Report.StaleReads counts them by
+//     resource, and Report.ReadsOf the reads it judged. This is the one judge of stale reads
+//     in the test tree; test/race and test/soak report its counts.
 //   - MonotonicReads: let P be the read of R's key before R, by any worker of the process,
 //     that found it at the highest RV. R found it at an RV at least P's, or found nothing and
 //     a delete covers P. Reads that overlap in time impose nothing on each other; reads of
 //     different keys neither.
 //   - NoResurrection: R finds no UID of which a delete is known before R.
-//   - FreshDecisions: an admin call A is made in a reconcile (Reconcile not 0); a read of A's
-//     Key in that reconcile, ending at or before A's Start, found the object; and no read of
-//     that reconcile ending at or before A's Start broke a guarantee above (FailoverReads
-//     included).
+//   - DeleteFloor: let D be the delete of R's key before R, with an RV, with the highest. If R
+//     found the key, at an RV at least D's.
+//   - NoFuture, for an R that found its key (on the timeline, across processes): every
+//     successful write of R's key with an answered RV that started after R ended was answered
+//     with an RV at least R's (a write answered lower, or a read from the future: the
+//     violation names R, the write its witness). With Input.AllWrites (every write the
+//     apiserver applied is in the histories or, with its RV, in the audit log) also: R's RV is
+//     at most the highest of the RVs answered to successful writes, of any key and process,
+//     that started before R ended, and the RVs of the audit log's successful entries.
 //   - FailoverReads (judged only when Input.Audit is set): for a leadership event L of process
 //     Q, let E_L be the audit entry of its Lease write. A write W counts when its audit entry
 //     is AppliedBefore E_L (W was answered 2xx and its stageTimestamp is strictly before E_L's
@@ -101,18 +119,60 @@
 //     a successful delete of the key completed after W. A leadership whose Lease write is not
 //     in the audit log is counted in Report.Unlinked and not judged.
 //
-// Report.Judged counts, per guarantee, the reads (admin calls, for FreshDecisions) the
-// guarantee constrained: a read with a write, a read or a delete known before it, an admin
-// call, a read after a leadership with a counted write of its key.
+// A judged read is one at least one read guarantee constrained (Report.JudgedReads): a read with
+// a write, a read or a delete known before it, a found read with a delete with an RV known
+// before it, a found read with a later write of its key (any found read, with Input.AllWrites), a
+// read after a leadership with a counted write of its key.
+//
+// The decisions, for each admin call A:
+//
+//   - FreshDecisions: A is made in a reconcile (Reconcile not 0); a read of A's Key in that
+//     reconcile, ending at or before A's Start, found the object at an RV that parses and is a
+//     judged read (a decision on a read nobody judged is a violation named as such); and no
+//     read of that reconcile ending at or before A's Start broke a read guarantee.
+//
+// The safety guarantees judge the admin calls of every process together, on the timeline: each
+// history's times shifted by its Anchor's offset from the first history's Anchor (anchors
+// taken in one test process are compared by their monotonic reading, others by the wall
+// clock; a zero Anchor, or a first history's zero Anchor, gives no offset). A call succeeded when its Err is "". A broker is a Key and a Broker.
+//
+//   - OneDecommission: a decommission of a broker, whatever its outcome, follows no successful
+//     decommission of it that ended before it started, unless a successful recommission of
+//     the broker started after that decommission started and ended before this one started.
+//   - OneUnavailable: a broker is in maintenance from the end of a successful maintenance-on
+//     of it until the start of a successful maintenance-off. A maintenance-on or delete-pod of
+//     a broker, whatever its outcome, starts while no other broker of its Key is in
+//     maintenance. It needs the maintenance-off calls: with "maintenance-off" in
+//     Input.Untraced it is not judged (Report.NotJudged says why).
+//   - LeaderDecides (judged when the histories hold leadership events): the last leadership
+//     event that began before an admin call started is the calling process's own. A deposed
+//     leader that acts violates it even when its reads were fresh. Calls before any
+//     leadership are not judged.
+//
+// Report.Judged counts, per guarantee, the reads (admin calls, for the decisions and the safety
+// guarantees) the guarantee constrained; Report.NotJudged says why a guarantee the input gives
+// no evidence for was not judged (FailoverReads without an audit log, OneUnavailable without
+// maintenance-off, LeaderDecides without leadership events).
+//
+// # No green run without evidence
+//
+// Report.Err fails the run, naming each cause in Report.Failures, when two histories share a
+// process name; when a history that holds reads judged none of them; when no read was judged
+// at all; and when any of these counts is above zero and Input.Expect does not give the reason
+// the caller expects it (by Gap): Report.Unparseable (GapUnparseable), Report.Unattributed,
+// the reads made in no reconcile (GapUnattributed), Report.Unlinked (GapUnlinked) and
+// Report.Unreadable, the histories' Unreadable summed (GapUnreadable). A run is green when Err
+// is nil and Report.Violations is empty.
 //
 // # Violations
 //
 // Each Violation names its guarantee, process and offending event, says in Detail what it
-// contradicts (the resourceVersions, and for FailoverReads the write's audit ID and line),
-// and shows in Excerpt the events around it, one per line as Event.String formats them: the
-// offending event marked ">", the events it contradicts "*", and up to three events of the
-// same key (of the same reconcile, for an admin call) on each side, in order. Report.Summary
-// gives the counts in a few lines.
+// contradicts (the resourceVersions, for FailoverReads the write's audit ID and line, for the
+// safety guarantees the other process and its time on the timeline), and shows in Excerpt the
+// events around it, one per line as Event.String formats them: the offending event marked
+// ">", the events it contradicts "*" (when they are of the same history), and up to three
+// events of the same key (of the same reconcile, for an admin call) on each side, in order.
+// Report.Summary gives the counts in a few lines.
 //
 // # Running the checker
 //
@@ -123,6 +183,9 @@
 //	audit, err := history.ParseAudit(f)
 //	report := history.Check(history.Input{Histories: []*history.History{h}, Audit: audit,
 //		OperatorUser: "system:serviceaccount:broker-operator:broker-operator"})
+//	if err := report.Err(); err != nil {
+//		t.Error(err)
+//	}
 //	for _, v := range report.Violations {
 //		t.Error(v)
 //	}

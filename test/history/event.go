@@ -117,6 +117,9 @@ type History struct {
 	// Anchor is the wall-clock time at which the process's monotonic time 0 was taken.
 	Anchor time.Time
 	Events []Event
+	// Unreadable counts what the history's recorder could not record: lines of the process's
+	// trace its reader could not parse.
+	Unreadable int
 }
 
 // At converts an event time to wall-clock time, for reports.

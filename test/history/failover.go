@@ -110,14 +110,14 @@ func appliedBefore(in Input, checks []*processCheck, writes map[string]eventRef,
 
 // judgeAfterLeading judges the reads h started in (from, until) against applied.
 func (c *processCheck) judgeAfterLeading(audit *Audit, from, until int64, applied map[Key]appliedWrite) {
-	h, r := c.h, c.report
+	h := c.h
 	for i := range h.Events {
 		e := &h.Events[i]
 		w, ok := applied[e.Key]
 		if e.Kind != KindRead || e.Start <= from || e.Start >= until || !ok || (e.Found && !wellFormed(e.RV)) {
 			continue
 		}
-		r.Judged[FailoverReads]++
+		c.judge(FailoverReads, i)
 		switch {
 		case e.Found && compareRV(e.RV, w.rv) < 0:
 			c.violate(FailoverReads, i, fmt.Sprintf("read resourceVersion %s after becoming leader, older than %s, which another process wrote "+

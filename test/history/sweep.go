@@ -2,26 +2,27 @@ package history
 
 import "fmt"
 
-// sweepKeys judges every read against ReadYourWrites, MonotonicReads and NoResurrection.
+// sweepKeys judges every read against ReadYourWrites, MonotonicReads, NoResurrection and
+// DeleteFloor.
 func (c *processCheck) sweepKeys() {
 	for _, ke := range c.byKey() {
 		c.sweepKey(ke)
 	}
 }
 
-// knowledge is what a process knew of one key when a read started: its newest write and
-// newest read that had ended, and the UIDs it knew deleted.
+// knowledge is what a process knew of one key when a read started: its newest write, newest
+// read and newest delete with a resourceVersion that had ended, and the UIDs it knew deleted.
 type knowledge struct {
-	write, read int // indexes of the newest; -1 for none
-	gone        map[string]int
-	deletes     []int // every delete of the key, for coveredByDelete
+	write, read, floor int // indexes of the newest; -1 for none
+	gone               map[string]int
+	deletes            []int // every delete of the key, for coveredByDelete
 }
 
 // sweepKey walks the reads of one key in Start order, folding into knowledge every write,
 // read and delete that ended strictly before each read started.
 func (c *processCheck) sweepKey(ke *keyEvents) {
 	ev := c.h.Events
-	k := knowledge{write: -1, read: -1, gone: map[string]int{}, deletes: ke.deletes}
+	k := knowledge{write: -1, read: -1, floor: -1, gone: map[string]int{}, deletes: ke.deletes}
 	var w, r, d int
 	for _, i := range ke.reads {
 		start := ev[i].Start
@@ -36,6 +37,9 @@ func (c *processCheck) sweepKey(ke *keyEvents) {
 		for ; d < len(ke.deletes) && ev[ke.deletes[d]].End < start; d++ {
 			if e := &ev[ke.deletes[d]]; e.UID != "" {
 				k.gone[e.UID] = ke.deletes[d]
+			}
+			if e := &ev[ke.deletes[d]]; e.RV != "" {
+				k.floor = c.newer(k.floor, ke.deletes[d])
 			}
 		}
 		c.judgeRead(&k, i)
@@ -58,8 +62,9 @@ func (c *processCheck) newer(cur, cand int) int {
 // coveredByDelete reports whether a delete that read r may reflect is at least as new as the
 // event at index i. The delete ended before r started, or is the process's own and started
 // before r ended (the write-back overlay holds its tombstone before the answer is recorded);
-// and it removed i's UID, carries a resourceVersion not older than i's, or is the process's
-// own and started after i ended.
+// and it carries a resourceVersion not older than i's, or carries none and removed i's UID or
+// is the process's own and started after i ended. A delete older than i (a stale relist's)
+// covers nothing, whatever its UID.
 func (c *processCheck) coveredByDelete(k *knowledge, r, i int) bool {
 	ev := c.h.Events
 	read, e := &ev[r], &ev[i]
@@ -69,7 +74,13 @@ func (c *processCheck) coveredByDelete(k *knowledge, r, i int) bool {
 		if !(d.End < read.Start || made && d.Start < read.End) {
 			continue
 		}
-		if d.UID != "" && d.UID == e.UID || wellFormed(d.RV) && compareRV(d.RV, e.RV) >= 0 || made && d.Start > e.End {
+		if wellFormed(d.RV) {
+			if compareRV(d.RV, e.RV) >= 0 {
+				return true
+			}
+			continue
+		}
+		if d.UID != "" && d.UID == e.UID || made && d.Start > e.End {
 			return true
 		}
 	}
@@ -83,17 +94,23 @@ func (c *processCheck) judgeRead(k *knowledge, i int) {
 		return // counted as unparseable
 	}
 	if e.Found && len(k.gone) > 0 {
-		c.report.Judged[NoResurrection]++
+		c.judge(NoResurrection, i)
 		if d, ok := k.gone[e.UID]; ok && e.UID != "" {
 			c.violate(NoResurrection, i, fmt.Sprintf("read UID %s after the process learned it was deleted", e.UID), d)
 		}
 	}
+	if e.Found && k.floor >= 0 {
+		c.judge(DeleteFloor, i)
+		if d := &c.h.Events[k.floor]; compareRV(e.RV, d.RV) < 0 {
+			c.violate(DeleteFloor, i, fmt.Sprintf("read resourceVersion %s, older than %s, at which the process knew the key deleted (%s)", e.RV, d.RV, d.Source), k.floor)
+		}
+	}
 	if k.write >= 0 {
-		c.report.Judged[ReadYourWrites]++
+		c.judge(ReadYourWrites, i)
 		c.judgeAgainst(ReadYourWrites, k, i, k.write, "the process's own write ended before it started")
 	}
 	if k.read >= 0 {
-		c.report.Judged[MonotonicReads]++
+		c.judge(MonotonicReads, i)
 		c.judgeAgainst(MonotonicReads, k, i, k.read, c.readRelation(i, k.read))
 	}
 }
