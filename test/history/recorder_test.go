@@ -91,6 +91,7 @@ func TestHistoryRoundTrips(t *testing.T) {
 	rec.Deleted("statefulsets", "ns", "bc-1", "s1", "7")
 	rec.Leading(lease, "")
 	h := rec.History()
+	h.Unreadable = 3
 	var buf bytes.Buffer
 	n, err := h.WriteTo(&buf)
 	if err != nil || n != int64(buf.Len()) {
@@ -100,7 +101,7 @@ func TestHistoryRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Process != h.Process || !back.Anchor.Equal(h.Anchor) || len(back.Events) != len(h.Events) {
+	if back.Process != h.Process || !back.Anchor.Equal(h.Anchor) || len(back.Events) != len(h.Events) || back.Unreadable != 3 {
 		t.Fatalf("read back %s %v %d events, want %s %v %d", back.Process, back.Anchor, len(back.Events), h.Process, h.Anchor, len(h.Events))
 	}
 	for i := range h.Events {
@@ -119,6 +120,13 @@ func TestReadHistoryRejectsBadInput(t *testing.T) {
 		"unknown kind":   {hdr + `{"kind":"peek","start":1,"end":2}` + "\n", "line 2: unknown event kind"},
 		"backwards":      {hdr + `{"kind":"read","start":1,"end":2}` + "\n" + `{"kind":"read","start":5,"end":2}` + "\n", "line 3"},
 		"not json":       {hdr + "{\n", "line 2"},
+		"unknown field":  {hdr + `{"kind":"read","start":1,"end":2,"rev":"7"}` + "\n", `line 2: json: unknown field "rev"`},
+		"unknown header": {`{"history":1,"process":"p","anchr":"2026-12-02T02:19:00Z"}` + "\n", `line 1: header: json: unknown field "anchr"`},
+		"no start":       {hdr + `{"kind":"read","end":2}` + "\n", "line 2: read event without start or end"},
+		"no end":         {hdr + `{"kind":"admin","start":1}` + "\n", "line 2: admin event without start or end"},
+		"two values":     {hdr + `{"kind":"read","start":1,"end":2} {}` + "\n", "line 2: more than one JSON value"},
+		"line too long": {hdr + `{"kind":"read","start":1,"end":2}` + "\n" + `{"kind":"read","start":1,"end":2,"err":"` +
+			strings.Repeat("x", 1024*1024) + `"}` + "\n", "line 3: longer than 1048576 bytes"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
