@@ -9,6 +9,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // decommission asks the admin API to drain a broker. A broker that is draining already counts
@@ -85,15 +86,24 @@ func adminProblem(err error) (reason, message string) {
 		return ReasonAdminAPITLSRefused, fmt.Sprintf("the TLS handshake with the brokers' admin API failed: the brokers refused the operator's client certificate (spec.adminAPI.tls tls.crt and tls.key), or their certificate is not signed by the CA in ca.crt: %v", err)
 	}
 	if err == nil { // a call whose error was logged where it failed (health_overview)
-		return ReasonAdminAPIUnavailable, adminSilent
+		return ReasonAdminAPIUnavailable, step.AdminSilent
 	}
-	return ReasonAdminAPIUnavailable, fmt.Sprintf("%s: %v", adminSilent, err)
+	return ReasonAdminAPIUnavailable, fmt.Sprintf("%s: %v", step.AdminSilent, err)
+}
+
+// adminProblemOf classifies err for the status write (step.AdminProblem); nil is no problem.
+func adminProblemOf(err error) step.AdminProblem {
+	if err == nil {
+		return step.AdminProblem{}
+	}
+	reason, message := adminProblem(err)
+	return step.AdminProblem{Reason: reason, Message: message, Waits: waitsOnAdmin(err)}
 }
 
 // explainWait gives a step that waits on the admin API the reason it waits, when that is
 // something to fix (a Secret, the credentials) rather than an API that did not answer.
-func explainWait(s step, err error) step {
-	if s.Kind != stepWaitAdmin || err == nil || errors.Is(err, admin.ErrUnavailable) || !waitsOnAdmin(err) {
+func explainWait(s step.Step, err error) step.Step {
+	if s.Kind != step.WaitForAdminAPI || err == nil || errors.Is(err, admin.ErrUnavailable) || !waitsOnAdmin(err) {
 		return s
 	}
 	_, why := adminProblem(err)

@@ -17,13 +17,6 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/secretread"
 )
 
-// Reasons of a Degraded condition caused by the Secrets spec.adminAPI names.
-const (
-	ReasonAdminSecretMissing   = "AdminAPISecretMissing"
-	ReasonAdminSecretInvalid   = "AdminAPISecretInvalid"
-	ReasonAdminSecretForbidden = "AdminAPISecretForbidden"
-)
-
 // adminSecurity is what the Secrets of one BrokerCluster say about reaching its admin API.
 // It holds credentials: it is never logged, and its String hides them.
 type adminSecurity struct {

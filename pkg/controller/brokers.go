@@ -3,8 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,6 +12,8 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // brokerView is the admin API's member list of one cluster, indexed both ways.
@@ -22,10 +22,12 @@ type brokerView struct {
 	byOrdinal map[int]admin.Broker // by internal_rpc_address; see identify
 	// identities are the brokers the pods run, by ordinal, as far as they are known.
 	identities map[int]identity
+	// members is the whole list as the facts read it, removed members included.
+	members []step.Member
 }
 
 func newBrokerView(clusterName string, brokers []admin.Broker) brokerView {
-	v := brokerView{byID: map[int]admin.Broker{}, byOrdinal: map[int]admin.Broker{}}
+	v := brokerView{byID: map[int]admin.Broker{}, byOrdinal: map[int]admin.Broker{}, members: members(brokers)}
 	for _, b := range brokers {
 		if b.MembershipStatus == admin.MembershipRemoved {
 			continue
@@ -42,16 +44,27 @@ func newBrokerView(clusterName string, brokers []admin.Broker) brokerView {
 	return v
 }
 
+// members is the brokers list as the facts read it (step.Member).
+func members(brokers []admin.Broker) []step.Member {
+	out := make([]step.Member, len(brokers))
+	for i, b := range brokers {
+		out[i] = step.Member{ID: int32(b.NodeID), Alive: b.IsAlive, Membership: string(b.MembershipStatus),
+			Draining: b.MembershipStatus == admin.MembershipDraining, Removed: b.MembershipStatus == admin.MembershipRemoved,
+			InMaintenance: b.MaintenanceStatus.Draining}
+	}
+	return out
+}
+
 // membership says what the list says about broker id.
-func (v brokerView) membership(id int32) membership {
+func (v brokerView) membershipOf(id int32) step.Membership {
 	b, ok := v.byID[int(id)]
 	switch {
 	case !ok:
-		return memberAbsent
+		return step.MemberAbsent
 	case b.MembershipStatus == admin.MembershipDraining:
-		return memberDraining
+		return step.MemberDraining
 	default:
-		return memberActive
+		return step.MemberActive
 	}
 }
 
@@ -113,46 +126,6 @@ func (a *adminClients) forget(key string) {
 	delete(a.clients, key)
 }
 
-// podOrdinal returns the ordinal of a pod named <cluster>-<ordinal>.
-func podOrdinal(pod *corev1.Pod, clusterName string) (int, bool) {
-	rest, ok := strings.CutPrefix(pod.Name, clusterName+"-")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 || strconv.Itoa(n) != rest {
-		return 0, false
-	}
-	return n, true
-}
-
-// podNodeID returns the broker ID recorded on a pod.
-func podNodeID(pod *corev1.Pod) (int32, bool) {
-	v, ok := pod.Annotations[AnnotationNodeID]
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v, 10, 32)
-	return int32(n), err == nil
-}
-
-// podsByOrdinal indexes a cluster's pods by ordinal.
-func podsByOrdinal(pods []*corev1.Pod, clusterName string) map[int]*corev1.Pod {
-	out := make(map[int]*corev1.Pod, len(pods))
-	for _, p := range pods {
-		if o, ok := podOrdinal(p, clusterName); ok {
-			out[o] = p
-		}
-	}
-	return out
-}
-
-// isPodReady reports whether the pod's Ready condition is true.
-func isPodReady(pod *corev1.Pod) bool {
-	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady })
-	return pod.DeletionTimestamp == nil && i >= 0 && pod.Status.Conditions[i].Status == corev1.ConditionTrue
-}
-
 // identity is what is known of the broker a pod runs.
 type identity struct {
 	ID    int32
@@ -180,7 +153,7 @@ func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1
 			return identity{}, err
 		}
 		klog.FromContext(ctx).V(4).Info("node_config did not say which broker the pod runs", "pod", klog.KObj(pod), "err", err)
-		if id, ok := podNodeID(pod); ok {
+		if id, ok := brokerpod.NodeID(pod); ok {
 			return identity{ID: id, Known: true, Source: "annotation"}, nil
 		}
 	}
@@ -210,22 +183,22 @@ func vacant(ordinal int, view brokerView, known map[int]identity) bool {
 // identifyPods finds the broker of each pod that matters now: the next to go (victim, -1 for
 // none) and every ready pod with no ID recorded are asked for their node_config; the others
 // keep what their pods record, or what the member list's addresses say.
-func identifyPods(ctx context.Context, client admin.Client, pods map[int]*corev1.Pod, view brokerView, victim int) (map[int]identity, error) {
+func identifyPods(ctx context.Context, client admin.Client, pods map[int]*corev1.Pod, view brokerView, next int) (map[int]identity, error) {
 	out := map[int]identity{}
 	for ordinal, pod := range pods {
-		_, recorded := podNodeID(pod)
-		if ordinal == victim || (!recorded && isPodReady(pod)) {
+		_, recorded := brokerpod.NodeID(pod)
+		if ordinal == next || (!recorded && brokerpod.IsReady(pod)) {
 			continue // asked below
 		}
-		if id, ok := podNodeID(pod); ok {
+		if id, ok := brokerpod.NodeID(pod); ok {
 			out[ordinal] = identity{ID: id, Known: true, Source: "annotation"}
 		} else if b, ok := view.byOrdinal[ordinal]; ok {
 			out[ordinal] = identity{ID: int32(b.NodeID), Known: true, Source: "address"}
 		}
 	}
 	for ordinal, pod := range pods {
-		_, recorded := podNodeID(pod)
-		if ordinal != victim && (recorded || !isPodReady(pod)) {
+		_, recorded := brokerpod.NodeID(pod)
+		if ordinal != next && (recorded || !brokerpod.IsReady(pod)) {
 			continue
 		}
 		id, err := identify(ctx, client, ordinal, pod, view)
@@ -234,10 +207,10 @@ func identifyPods(ctx context.Context, client admin.Client, pods map[int]*corev1
 		}
 		out[ordinal] = id
 	}
-	if _, ok := pods[victim]; !ok && victim >= 0 {
+	if _, ok := pods[next]; !ok && next >= 0 {
 		// No pod: only the member list can name a broker there.
-		if id, err := identify(ctx, client, victim, nil, view); err == nil {
-			out[victim] = id
+		if id, err := identify(ctx, client, next, nil, view); err == nil {
+			out[next] = id
 		}
 	}
 	return out, nil
@@ -245,17 +218,17 @@ func identifyPods(ctx context.Context, client admin.Client, pods map[int]*corev1
 
 // victimOf says what is known of the broker at ordinal: its ID and membership when known;
 // absent with no ID when every member is known to run elsewhere; otherwise unidentified.
-func victimOf(ordinal int32, view brokerView) victim {
-	v := victim{Ordinal: ordinal}
+func victimOf(ordinal int32, view brokerView) step.Victim {
+	v := step.Victim{Ordinal: ordinal}
 	if id := view.identities[int(ordinal)]; id.Known {
 		v.ID, v.IDKnown = id.ID, true
-		v.Status = view.membership(id.ID)
+		v.Status = view.membershipOf(id.ID)
 		return v
 	}
 	if vacant(int(ordinal), view, view.identities) {
-		v.Status = memberAbsent
+		v.Status = step.MemberAbsent
 		return v
 	}
-	v.Status = memberUnidentified
+	v.Status = step.MemberUnidentified
 	return v
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // nodeConfigs is an admin.Client whose NodeConfig answers from a map (ordinal to node ID) and
@@ -57,12 +58,12 @@ func TestUnknownBrokerIsNotAbsent(t *testing.T) {
 	}
 	view.identities = ids
 	v := victimOf(2, view)
-	if v.IDKnown || v.Status != memberUnidentified {
+	if v.IDKnown || v.Status != step.MemberUnidentified {
 		t.Fatalf("victim %+v: a pod whose broker cannot be named must be unidentified", v)
 	}
-	o := observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true}
-	if s := decide(o); s.Kind != stepWaitBrokerID {
-		t.Errorf("decided %s for an unidentified broker, want %s: unknown is not absent", s.Kind, stepWaitBrokerID)
+	o := step.Observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true}
+	if s := step.Decide(o); s.Kind != step.WaitForBrokerID {
+		t.Errorf("decided %s for an unidentified broker, want %s: unknown is not absent", s.Kind, step.WaitForBrokerID)
 	}
 }
 
@@ -78,11 +79,11 @@ func TestNodeConfigNamesTheBrokerWhateverItAdvertises(t *testing.T) {
 		t.Errorf("pod 1: %+v, want 11 from node_config", id)
 	}
 	v := victimOf(2, view)
-	if !v.IDKnown || v.ID != 12 || v.Status != memberActive {
+	if !v.IDKnown || v.ID != 12 || v.Status != step.MemberActive {
 		t.Fatalf("victim %+v, want broker 12, active", v)
 	}
-	if s := decide(observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true, Health: health{Known: true}}); s.Kind != stepStartDecommission || *s.Broker != 12 {
-		t.Errorf("decided %s on %v, want %s of 12", s.Kind, s.Broker, stepStartDecommission)
+	if s := step.Decide(step.Observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true, Health: step.Health{Known: true}}); s.Kind != step.StartDecommission || *s.Broker != 12 {
+		t.Errorf("decided %s on %v, want %s of 12", s.Kind, s.Broker, step.StartDecommission)
 	}
 }
 
@@ -95,11 +96,11 @@ func TestKnownBrokerThatLeftIsSkipped(t *testing.T) {
 	}
 	view.identities = ids
 	v := victimOf(2, view)
-	if !v.IDKnown || v.ID != 12 || v.Status != memberAbsent {
+	if !v.IDKnown || v.ID != 12 || v.Status != step.MemberAbsent {
 		t.Fatalf("victim %+v, want broker 12, absent", v)
 	}
-	if s := decide(observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true}); s.Kind != stepSkipAbsent {
-		t.Errorf("decided %s, want %s: Redpanda says broker 12 is gone", s.Kind, stepSkipAbsent)
+	if s := step.Decide(step.Observation{Desired: 2, Current: 3, Victim: v, AdminCheck: true}); s.Kind != step.SkipAbsentBroker {
+		t.Errorf("decided %s, want %s: Redpanda says broker 12 is gone", s.Kind, step.SkipAbsentBroker)
 	}
 }
 
@@ -112,7 +113,7 @@ func TestPodWithNoBrokerWhenEveryMemberRunsElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	view.identities = ids
-	if v := victimOf(2, view); v.IDKnown || v.Status != memberAbsent {
+	if v := victimOf(2, view); v.IDKnown || v.Status != step.MemberAbsent {
 		t.Errorf("victim %+v, want absent: no member is unaccounted for", v)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // Cluster properties (spec.clusterConfig), written through the admin API as `rpk cluster config
@@ -81,7 +82,7 @@ func clusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 // when to look again. An admin API that does not answer is reported in the ConfigApplied
 // condition and does not stop the reconcile: scaling and rollouts decide on their own reads.
 func (c *Controller) syncClusterConfig(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) (*v1alpha1.BrokerCluster, map[int32]bool, time.Duration, error) {
-	if !clusterConfigDue(bc) || readyBelow(pods, bc.Status.CurrentReplicas) == 0 {
+	if !clusterConfigDue(bc) || brokerpod.ReadyBelow(pods, bc.Status.CurrentReplicas) == 0 {
 		return bc, nil, 0, nil // no broker to ask yet: a pod becoming Ready brings a reconcile
 	}
 	next := bc.Status.ClusterConfig

@@ -17,6 +17,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 func TestNewClusterGetsOwnedObjects(t *testing.T) {
@@ -80,8 +81,8 @@ func TestNewClusterGetsOwnedObjects(t *testing.T) {
 	h.settle(3)
 	ids := h.nodeIDs()
 	for _, p := range h.pods() {
-		ordinal, _ := podOrdinal(&p, testName)
-		if id, ok := podNodeID(&p); !ok || int(id) != ids[ordinal] {
+		ordinal, _ := brokerpod.Ordinal(&p, testName)
+		if id, ok := brokerpod.NodeID(&p); !ok || int(id) != ids[ordinal] {
 			t.Errorf("pod %s: node-id annotation %q, simulator says %d", p.Name, p.Annotations[AnnotationNodeID], ids[ordinal])
 		}
 	}

@@ -14,13 +14,8 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
-
-// ReasonDrainStalled: a decommission has made no progress for drainStallPolls polls, or
-// Redpanda reports partitions it cannot place elsewhere (allocation_failures): for example a
-// replication factor larger than the brokers that would remain. Raising spec.replicas back
-// recommissions the broker.
-const ReasonDrainStalled = "DrainStalled"
 
 // drainStallPolls is how many poll intervals replicas_left may stay the same before the drain is
 // reported stalled. Moving a large partition can take a few polls.
@@ -109,7 +104,7 @@ func (c *Controller) reportDrain(bc *v1alpha1.BrokerCluster, st *v1alpha1.Broker
 		Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: ReasonDrainStalled,
 		Message: msg, ObservedGeneration: bc.Generation, LastTransitionTime: metav1.NewTime(c.cfg.Clock.Now()),
 	})
-	if conditionBegan(&bc.Status, st, v1alpha1.ConditionDegraded) {
+	if step.ConditionBegan(&bc.Status, st, v1alpha1.ConditionDegraded) {
 		c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, msg)
 	}
 }

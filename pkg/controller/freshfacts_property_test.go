@@ -18,6 +18,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // The property: no irreversible step (maintenance on, a restart's pod delete, a decommission)
@@ -318,7 +319,7 @@ func (a *adversary) checkPodDelete(name string) {
 		}
 	}
 	obj, err := a.h.kubeTrack.Get(corev1.SchemeGroupVersion.WithResource("pods"), testNamespace, name)
-	if err == nil && !isPodReady(obj.(*corev1.Pod)) {
+	if err == nil && !brokerpod.IsReady(obj.(*corev1.Pod)) {
 		a.violation("pod %s deleted while it is not Ready", name)
 	}
 }

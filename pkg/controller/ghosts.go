@@ -10,6 +10,8 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // Ghost brokers: members the admin API lists as active but not alive that no pod of this
@@ -33,7 +35,7 @@ func findGhosts(bc *v1alpha1.BrokerCluster, v brokerView, pods map[int]*corev1.P
 		}
 	}
 	for ordinal, p := range pods {
-		if id, ok := podNodeID(p); ok {
+		if id, ok := brokerpod.NodeID(p); ok {
 			claimed[int(id)] = true
 		} else if b, ok := v.byOrdinal[ordinal]; ok {
 			claimed[b.NodeID] = true
@@ -76,11 +78,11 @@ func ghostList(ids []int32) string {
 // health gate closed, so waiting on it counts as nothing under way), one per reconcile, lowest
 // node ID first. A ghost that is draining is no longer listed as active, so it is never picked
 // twice.
-func (c *Controller) ghostToDecommission(bc *v1alpha1.BrokerCluster, s step, obs observation) *int32 {
+func (c *Controller) ghostToDecommission(bc *v1alpha1.BrokerCluster, s step.Step, obs step.Observation) *int32 {
 	if !bc.Spec.DecommissionGhostBrokers || len(obs.Ghosts) == 0 {
 		return nil
 	}
-	if s.Kind != stepNone && s.Kind != stepWaitHealthy && s.Kind != stepWaitPods {
+	if s.Kind != step.None && s.Kind != step.WaitForHealthyCluster && s.Kind != step.WaitForReadyBrokers {
 		return nil
 	}
 	id := obs.Ghosts[0]
@@ -90,9 +92,9 @@ func (c *Controller) ghostToDecommission(bc *v1alpha1.BrokerCluster, s step, obs
 // decommissionGhost decommissions a ghost broker, after the status write that recorded the
 // ghost list it was read from.
 func (c *Controller) decommissionGhost(ctx context.Context, bc *v1alpha1.BrokerCluster, id int32) error {
-	c.metrics.decisions.WithLabelValues(string(stepDecommissionGhost)).Inc()
-	klog.FromContext(ctx).V(2).Info("Decision", "step", stepDecommissionGhost, "broker", id, "reason", "spec.decommissionGhostBrokers is set")
-	c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, string(stepDecommissionGhost),
+	c.metrics.decisions.WithLabelValues(string(step.DecommissionGhostBroker)).Inc()
+	klog.FromContext(ctx).V(2).Info("Decision", "step", step.DecommissionGhostBroker, "broker", id, "reason", "spec.decommissionGhostBrokers is set")
+	c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, string(step.DecommissionGhostBroker),
 		"decommissioning ghost broker %d: Redpanda lists it as an active member that is not alive, no pod of this cluster runs it, and spec.decommissionGhostBrokers is set", id)
 	return c.decommission(ctx, bc, id)
 }
@@ -111,6 +113,3 @@ func (c *Controller) reportGhosts(ctx context.Context, bc *v1alpha1.BrokerCluste
 	c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "GhostBrokers",
 		"brokers %s are active members but not alive, and no pod of this cluster runs them; set spec.decommissionGhostBrokers to decommission them", ghostList(ghosts))
 }
-
-// stepDecommissionGhost names the ghost decommission in metrics and events.
-const stepDecommissionGhost stepKind = "DecommissionGhostBroker"

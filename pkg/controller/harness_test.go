@@ -30,6 +30,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	brokerfake "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
 	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
@@ -384,7 +385,7 @@ func (h *harness) bringUpCluster(bc *v1alpha1.BrokerCluster) {
 		h.t.Fatalf("bring up: status %+v, want %d brokers and Ready", bc.Status, n)
 	}
 	for _, p := range h.pods() {
-		if _, ok := podNodeID(&p); !ok {
+		if _, ok := brokerpod.NodeID(&p); !ok {
 			h.t.Fatalf("bring up: pod %s has no broker ID annotation", p.Name)
 		}
 	}

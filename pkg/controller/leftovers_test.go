@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // A scale-up waits while a volume claim of an ordinal it wants is condemned (here, handed to
@@ -38,7 +39,7 @@ func TestScaleUpWaitsForACondemnedClaim(t *testing.T) {
 	if st := h.stored().Status; st.CurrentReplicas != 2 {
 		t.Fatalf("currentReplicas = %d while a condemned claim is there, want 2", st.CurrentReplicas)
 	}
-	if got := h.counter("broker_operator_decisions_total", "kind", string(stepWaitPodGone)); got == 0 {
+	if got := h.counter("broker_operator_decisions_total", "kind", string(step.WaitForRemovedPod)); got == 0 {
 		t.Error("no WaitForRemovedPod decision")
 	}
 

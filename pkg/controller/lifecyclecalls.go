@@ -9,33 +9,34 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // readHealth asks the brokers for GET /v1/cluster/health_overview.
-func (c *Controller) readHealth(ctx context.Context, client admin.Client) (health, error) {
+func (c *Controller) readHealth(ctx context.Context, client admin.Client) (step.Health, error) {
 	h, err := client.HealthOverview(ctx)
 	if err != nil {
-		return health{}, err
+		return step.Health{}, err
 	}
-	return assess(healthReport{IsHealthy: h.IsHealthy, UnhealthyReasons: h.UnhealthyReasons, NodesDown: h.NodesDown,
+	return step.Assess(step.HealthReport{IsHealthy: h.IsHealthy, UnhealthyReasons: h.UnhealthyReasons, NodesDown: h.NodesDown,
 		LeaderlessCount: h.LeaderlessCount, UnderReplicatedCount: h.UnderReplicatedCount}), nil
 }
 
 // readMaintenance asks GET /v1/brokers/{id} for a broker's maintenance mode. draining is
 // maintenance mode itself and stays true once the drain has finished (Redpanda's broker.json,
 // maintenance_status).
-func (c *Controller) readMaintenance(ctx context.Context, client admin.Client, id int32) (maintenance, error) {
+func (c *Controller) readMaintenance(ctx context.Context, client admin.Client, id int32) (step.Maintenance, error) {
 	b, err := client.Broker(ctx, int(id))
 	if err != nil {
-		return maintenanceUnknown, err
+		return step.MaintenanceUnknown, err
 	}
 	switch m := b.MaintenanceStatus; {
 	case !m.Draining:
-		return maintenanceOff, nil
+		return step.MaintenanceOff, nil
 	case m.Finished:
-		return maintenanceDrained, nil
+		return step.MaintenanceDrained, nil
 	}
-	return maintenanceDraining, nil
+	return step.MaintenanceDraining, nil
 }
 
 // setMaintenance turns a broker's maintenance mode on or off. Both are idempotent in Redpanda

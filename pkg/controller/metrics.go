@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -18,15 +19,6 @@ const (
 	// right before it (steps.go).
 	guardFreshFacts = "fresh_facts"
 )
-
-// decisionKinds are the steps counted by decisions_total, exported as zeros from the start so
-// that dashboards show a rate of 0 rather than no data.
-var decisionKinds = []stepKind{
-	stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission,
-	stepWaitDrain, stepFinish, stepRecommission, stepCancel, stepWaitAdmin, stepWaitBrokerID,
-	stepWaitHealthy, stepWaitPods, stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepWaitLeadership,
-	stepRestartPod, stepDeletePod, stepSuspendRestart, stepWaitRestart, stepFinishRestart, stepDecommissionGhost, stepWaitPodGone,
-}
 
 // metrics are the controller's own Prometheus metrics.
 type metrics struct {
@@ -81,7 +73,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, r := range []string{resultSuccess, resultRequeue, resultError} {
 		m.reconciles.WithLabelValues(r)
 	}
-	for _, k := range decisionKinds {
+	for _, k := range step.Kinds {
 		m.decisions.WithLabelValues(string(k))
 	}
 	for _, g := range []string{guardAdminCheck, guardPrecondition, guardFreshFacts} {

@@ -17,6 +17,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // Every label value the controller can count is exported as 0 before anything happens, so that
@@ -26,7 +27,7 @@ func TestMetricsExportZerosFromTheStart(t *testing.T) {
 	newMetrics(reg)
 	want := map[string]int{
 		"broker_operator_reconciles_total":     3,
-		"broker_operator_decisions_total":      len(decisionKinds),
+		"broker_operator_decisions_total":      len(step.Kinds),
 		"broker_operator_guard_fired_total":    3,
 		"broker_operator_admin_requests_total": len(adminOperations), // each with result="success"
 		// A histogram without labels is one series from the start.

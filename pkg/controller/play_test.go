@@ -10,6 +10,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // playStatefulSet does what the StatefulSet controller and the kubelet would: one Running,
@@ -43,7 +44,7 @@ func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string,
 	}
 	have := map[int]bool{}
 	for _, p := range pods.Items {
-		ordinal, _ := podOrdinal(&p, name)
+		ordinal, _ := brokerpod.Ordinal(&p, name)
 		if ordinal >= int(replicas) {
 			if err := kube.CoreV1().Pods(testNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
 				return err

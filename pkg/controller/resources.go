@@ -17,6 +17,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // Labels and annotations the operator puts on what it owns.
@@ -26,14 +27,12 @@ const (
 	LabelName        = "app.kubernetes.io/name"
 	NameValue        = "broker"
 	LabelInstance    = "app.kubernetes.io/instance"
-	AnnotationNodeID = "broker-operator.dev/node-id"
+	AnnotationNodeID = brokerpod.AnnotationNodeID
 	// AnnotationSpecHash holds a hash of the spec the operator wrote, so that fields the
 	// apiserver defaults never make it rewrite an unchanged object.
 	AnnotationSpecHash = "broker-operator.dev/spec-hash"
-	// AnnotationTemplateHash is set in the pod template and so on every pod: a hash of the
-	// template the pod was made from. A pod whose hash is not status.updateRevision is restarted
-	// by the rollout (decide_rollout.go).
-	AnnotationTemplateHash = "broker-operator.dev/template-hash"
+	// AnnotationTemplateHash: a hash of the pod template a pod was made from.
+	AnnotationTemplateHash = brokerpod.AnnotationTemplateHash
 	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
 	// are the brokers' seed servers, which must not change while the cluster lives.
 	AnnotationSeeds = "broker-operator.dev/seeds"
@@ -209,7 +208,6 @@ func (c *Controller) templateRevision(bc *v1alpha1.BrokerCluster, existing *apps
 
 // podRevision is the template hash a pod was made from; "" for a pod made before the
 // operator set one.
-func podRevision(pod *corev1.Pod) string { return pod.Annotations[AnnotationTemplateHash] }
 
 // stampHash records a hash of spec in the object's annotations.
 func stampHash(m *metav1.ObjectMeta, spec any) {

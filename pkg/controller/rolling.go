@@ -11,6 +11,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // The rollout's I/O: what the pods say about it (observeRollout) and the restart's pod delete.
@@ -22,19 +24,19 @@ import (
 // and how R's pod is doing. The admin API's part (the next broker's ID, maintenance mode,
 // whether R's broker is back) is filled in by observe.
 // revision is the template hash of the pods bc's StatefulSet makes (templateRevision).
-func observeRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool) rollout {
-	r := rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
+func observeRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool) step.Rollout {
+	r := step.Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]
-		if p == nil || !isPodReady(p) {
+		if p == nil || !brokerpod.IsReady(p) {
 			r.AllReady = false
 		}
 		if p == nil || p.DeletionTimestamp != nil {
 			continue // the StatefulSet makes its replacement from the current template
 		}
-		if podRevision(p) == revision {
+		if brokerpod.Revision(p) == revision {
 			r.Updated++
-			if id, ok := podNodeID(p); !ok || !configRestarts[id] {
+			if id, ok := brokerpod.NodeID(p); !ok || !configRestarts[id] {
 				continue
 			}
 		}
@@ -47,8 +49,8 @@ func observeRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		p := pods[int(rs.Ordinal)]
 		r.OldPodGone = p == nil || string(p.UID) != rs.PodUID
 		r.OldPodDeleting = !r.OldPodGone && p.DeletionTimestamp != nil
-		r.PodReady = !r.OldPodGone && !r.OldPodDeleting && isPodReady(p)
-		r.Back = r.OldPodGone && p != nil && isPodReady(p)
+		r.PodReady = !r.OldPodGone && !r.OldPodDeleting && brokerpod.IsReady(p)
+		r.Back = r.OldPodGone && p != nil && brokerpod.IsReady(p)
 	}
 	return r
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // externalServices maps ordinal to node port of the cluster's external Services as the
@@ -56,7 +57,7 @@ func TestEachBrokerAdvertisesItsOwnNodePort(t *testing.T) {
 		t.Fatalf("external Services %v, want %v", got, want)
 	}
 	for _, p := range h.pods() {
-		ordinal, _ := podOrdinal(&p, testName)
+		ordinal, _ := brokerpod.Ordinal(&p, testName)
 		want := fmt.Sprintf("%s:%d", playNodeIP(ordinal), 31000+ordinal)
 		if got := p.Annotations[AnnotationExternalAddress]; got != want {
 			t.Errorf("pod %s advertises %q, want %s (its node's IP, its own node port)", p.Name, got, want)

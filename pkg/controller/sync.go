@@ -4,19 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // result says when to look at a key again regardless of events.
@@ -54,7 +56,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	if err != nil {
 		return result{}, fmt.Errorf("list pods of %s: %w", key, err)
 	}
-	pods := podsByOrdinal(podList, bc.Name)
+	pods := brokerpod.ByOrdinal(podList, bc.Name)
 	recheck, err := c.deleteClaimlessPods(ctx, nc, bc, pods)
 	if err != nil {
 		return result{}, err
@@ -71,7 +73,7 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 		return result{}, err
 	}
 	obs, view, adminErr := c.observe(ctx, bc, sts, pods, configRestarts)
-	s := explainWait(decide(obs), adminErr)
+	s := explainWait(step.Decide(obs), adminErr)
 	res, err := c.act(ctx, nc, bc, s, obs, pods, view, adminErr)
 	// A missing pod is looked after even when the step failed: the StatefulSet controller does
 	// not wait for the brokers' admin API.
@@ -117,7 +119,7 @@ func (c *Controller) readObjects(ctx context.Context, nc *namespaceCache, ns, na
 	klog.FromContext(ctx).V(4).Info("Reconciling", "readStrategy", c.cfg.readStrategy.String(),
 		"brokerClusterResourceVersion", bc.ResourceVersion, "statefulSetResourceVersion", resourceVersionOf(sts),
 		"desiredReplicas", bc.Spec.Replicas, "currentReplicas", bc.Status.CurrentReplicas,
-		"decommissioningBroker", ptrString(bc.Status.DecommissioningBroker))
+		"decommissioningBroker", step.OptionalID(bc.Status.DecommissioningBroker))
 	return bc, sts, nil
 }
 
@@ -142,9 +144,9 @@ func sooner(a, b time.Duration) time.Duration {
 // the brokers' view (a scale-down or a rollout is pending or under way, ghost brokers were
 // reported) or a ready pod's broker ID is not recorded yet. configRestarts are the brokers
 // that wait for a restart for a cluster property (syncClusterConfig).
-func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) (observation, *brokerView, error) {
+func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod, configRestarts map[int32]bool) (step.Observation, *brokerView, error) {
 	st := bc.Status
-	o := observation{
+	o := step.Observation{
 		Cluster:         bc.Name,
 		Desired:         bc.Spec.Replicas,
 		Current:         st.CurrentReplicas,
@@ -167,7 +169,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 		o.AdminUnavailable = true
 		return o, nil, err
 	}
-	if !needsAdmin(bc, pods, o.Rollout) {
+	if !step.NeedsAdmin(bc, pods, o.Rollout) {
 		return o, nil, nil
 	}
 	client, err := c.admin.forCluster(bc, st.CurrentReplicas, sec)
@@ -193,7 +195,7 @@ func (c *Controller) observe(ctx context.Context, bc *v1alpha1.BrokerCluster, st
 // membership of B, of the next to go and of the next to restart, R's maintenance mode and
 // whether the others are up, and health_overview when a step behind the health gate may be
 // next.
-func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *observation, view *brokerView) error {
+func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *step.Observation, view *brokerView) error {
 	st := bc.Status
 	victimOrdinal := -1
 	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
@@ -208,7 +210,7 @@ func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc
 		return err
 	}
 	if o.Decommissioning != nil {
-		o.Target = view.membership(*o.Decommissioning)
+		o.Target = view.membershipOf(*o.Decommissioning)
 	}
 	if st.CurrentReplicas > 0 {
 		o.Victim = victimOf(o.Victim.Ordinal, *view)
@@ -219,7 +221,8 @@ func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc
 	if r := o.Rollout.Restart; r != nil {
 		b, listed := view.byID[int(r.NodeID)]
 		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
-		o.Rollout.OthersUp = othersUp(*view, r.NodeID)
+		_, down := step.FirstDown(view.members, r.NodeID)
+		o.Rollout.OthersUp = !down
 		if r.Step == v1alpha1.RestartDraining {
 			m, err := c.readMaintenance(ctx, client, r.NodeID)
 			if err != nil {
@@ -228,7 +231,7 @@ func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc
 			o.Rollout.Maintenance = m
 		}
 	}
-	if behindHealthGate(*o) {
+	if step.BehindHealthGate(*o) {
 		h, err := c.readHealth(ctx, client)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
@@ -239,54 +242,17 @@ func (c *Controller) observeBrokers(ctx context.Context, client admin.Client, bc
 	return nil
 }
 
-// behindHealthGate reports whether the next step may be one the health gate guards: a
-// decommission or a restart about to start. Only then is health_overview asked.
-func behindHealthGate(o observation) bool {
-	if o.Decommissioning != nil {
-		return false
-	}
-	if o.Rollout.Restart != nil {
-		return beforeDelete(o) // the restart's facts (steps.go)
-	}
-	return o.Current > o.Desired ||
-		(o.Current == o.Desired && o.Rollout.Outdated > 0 && o.Rollout.AllReady)
-}
-
-// othersUp reports whether the admin API listed every member but broker id as alive.
-func othersUp(view brokerView, id int32) bool {
-	for nodeID, b := range view.byID {
-		if int32(nodeID) != id && b.MembershipStatus != admin.MembershipRemoved && !b.IsAlive {
-			return false
-		}
-	}
-	return true
-}
-
-func needsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, r rollout) bool {
-	st := bc.Status
-	if st.DecommissioningBroker != nil || st.CurrentReplicas > bc.Spec.Replicas ||
-		r.Restart != nil || r.Outdated > 0 || len(st.GhostBrokers) > 0 {
-		return true
-	}
-	for _, p := range pods {
-		if _, ok := podNodeID(p); !ok && isPodReady(p) {
-			return true
-		}
-	}
-	return false
-}
-
 // act runs step s's row of the step table (steps.go): its call if it comes first, the status
 // write, its call if it comes after, then the owned objects, which follow the new
 // currentReplicas. An irreversible call or write is preceded by a fresh check of its facts.
-func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, obs observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
-	row := steps[s.Kind]
-	if row.Call != callNone && row.Order == callBeforeWrite {
+func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step.Step, obs step.Observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error) (result, error) {
+	row := step.Rows[s.Kind]
+	if row.Call != step.CallNone && row.Order == step.CallBeforeWrite {
 		if err := c.call(ctx, nc, bc, s, row); err != nil {
 			return c.stepFailed(ctx, nc, bc, s, obs, pods, view, err)
 		}
 	}
-	if row.Irreversible == irreversibleWrite {
+	if row.Irreversible == step.IrreversibleWrite {
 		if err := c.checkFacts(ctx, bc, s, row.Facts); err != nil {
 			return c.stepFailed(ctx, nc, bc, s, obs, pods, view, err)
 		}
@@ -296,13 +262,13 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 	if err != nil {
 		return result{}, err
 	}
-	if s.Kind == stepWaitAdmin {
+	if s.Kind == step.WaitForAdminAPI {
 		if adminErr == nil { // health_overview did not answer; observe logged why
 			return result{}, fmt.Errorf("admin API of %s: %s", clusterKey(bc), s.Reason)
 		}
 		return result{}, fmt.Errorf("admin API of %s: %w", clusterKey(bc), adminErr)
 	}
-	if row.Call != callNone && row.Order == callAfterWrite {
+	if row.Call != step.CallNone && row.Order == step.CallAfterWrite {
 		if err := c.call(ctx, nc, updated, s, row); err != nil {
 			// The write is the record: the next reconcile takes the step again, facts afresh.
 			return c.stepFailed(ctx, nc, updated, s, obs, pods, view, err)
@@ -312,22 +278,22 @@ func (c *Controller) act(ctx context.Context, nc *namespaceCache, bc *v1alpha1.B
 }
 
 // call makes the row's call, after a fresh check of its facts when the call is irreversible.
-func (c *Controller) call(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, row stepRow) error {
-	if row.Irreversible == irreversibleCall {
+func (c *Controller) call(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step.Step, row step.Row) error {
+	if row.Irreversible == step.IrreversibleCall {
 		if err := c.checkFacts(ctx, bc, s, row.Facts); err != nil {
 			return err
 		}
 	}
 	switch row.Call {
-	case callDecommission:
+	case step.CallDecommission:
 		return c.decommission(ctx, bc, *s.Broker)
-	case callRecommission:
+	case step.CallRecommission:
 		return c.recommission(ctx, bc, *s.Broker)
-	case callMaintenanceOn:
+	case step.CallMaintenanceOn:
 		return c.setMaintenance(ctx, bc, *s.Broker, true)
-	case callMaintenanceOff:
+	case step.CallMaintenanceOff:
 		return c.setMaintenance(ctx, bc, *s.Broker, false)
-	case callDeletePod:
+	case step.CallDeletePod:
 		return c.deleteRestartingPod(ctx, nc, bc)
 	}
 	return nil
@@ -336,53 +302,54 @@ func (c *Controller) call(ctx context.Context, nc *namespaceCache, bc *v1alpha1.
 // stepFailed handles a step whose facts did not hold or whose call failed. A fact that does not
 // hold makes the cluster wait, Degraded, with the fact named; an admin API that cannot be
 // reached as configured degrades the cluster; anything else is retried with backoff.
-func (c *Controller) stepFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, obs observation, pods map[int]*corev1.Pod, view *brokerView, err error) (result, error) {
-	var fe *factError
+func (c *Controller) stepFailed(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step.Step, obs step.Observation, pods map[int]*corev1.Pod, view *brokerView, err error) (result, error) {
+	var fe *step.FactError
 	if errors.As(err, &fe) {
 		c.metrics.guardFired.WithLabelValues(guardFreshFacts).Inc()
-		klog.FromContext(ctx).V(2).Info("Step refused: a fact it relies on does not hold", "step", s.Kind, "broker", ptrString(s.Broker), "fact", fe.Fact, "why", fe.Why)
-		wait := step{Kind: stepWaitHealthy, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %v", stepSubject(s), fe)}
+		klog.FromContext(ctx).V(2).Info("Step refused: a fact it relies on does not hold", "step", s.Kind, "broker", step.OptionalID(s.Broker), "fact", fe.Fact, "why", fe.Why)
+		wait := step.Step{Kind: step.WaitForHealthyCluster, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %v", step.Subject(s), fe)}
 		return c.act(ctx, nc, bc, wait, obs, pods, view, nil)
 	}
-	if steps[s.Kind].Order == callAfterWrite || !waitsOnAdmin(err) {
+	if step.Rows[s.Kind].Order == step.CallAfterWrite || !waitsOnAdmin(err) {
 		return result{}, err
 	}
 	_, why := adminProblem(err)
-	wait := step{Kind: stepWaitAdmin, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %s", stepSubject(s), why)}
-	return c.act(ctx, nc, bc, wait, observation{}, nil, nil, err)
+	wait := step.Step{Kind: step.WaitForAdminAPI, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %s", step.Subject(s), why)}
+	return c.act(ctx, nc, bc, wait, step.Observation{}, nil, nil, err)
 }
 
 // writeStatus makes the step's status write, under the BrokerCluster's resourceVersion when
 // the row asks for a precondition (or a ghost's decommission follows), and returns the
 // BrokerCluster as written.
-func (c *Controller) writeStatus(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step, row stepRow, obs observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error, ghost bool) (*v1alpha1.BrokerCluster, error) {
-	current, decommissioning, lc := statusChange(bc, s, obs, view != nil)
+func (c *Controller) writeStatus(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, s step.Step, row step.Row, obs step.Observation, pods map[int]*corev1.Pod, view *brokerView, adminErr error, ghost bool) (*v1alpha1.BrokerCluster, error) {
+	current, decommissioning, lc := step.Change(bc, s, obs, view != nil)
 	precondition := ""
 	if (row.Precondition || ghost) && !c.cfg.Guards.SkipPrecondition {
 		precondition = bc.ResourceVersion
 	}
-	switch s.Kind {
-	case stepAdoptDrain, stepSkipAbsent:
+	if row.AdminCheckAvoidsCall {
 		c.metrics.guardFired.WithLabelValues(guardAdminCheck).Inc() // a second decommission call avoided
 	}
 	c.record(ctx, s)
-	next := nextStatus(bc, s, current, decommissioning, readyBelow(pods, current), lc, adminErr, c.cfg.Clock.Now())
-	if s.Kind == stepWaitDrain {
+	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
+		ReadyReplicas: brokerpod.ReadyBelow(pods, current), Lifecycle: lc, Admin: adminProblemOf(adminErr),
+		Selector: labels.SelectorFromSet(selectorLabels(bc)).String()}, c.cfg.Clock.Now())
+	if s.Kind == step.WaitForDrain {
 		c.reportDrain(bc, &next, *s.Broker, c.checkDrain(ctx, bc, *s.Broker))
 	}
-	patch := statusPatch(bc.Status, next, precondition)
+	patch := step.StatusPatch(bc.Status, next, precondition)
 	if patch == nil {
 		c.tell(bc, s, &bc.Status, &next)
 		return bc, nil
 	}
 	updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
-		if row.Call != callNone && row.Order == callBeforeWrite && !row.Precondition {
+		if row.Call != step.CallNone && row.Order == step.CallBeforeWrite && !row.Precondition {
 			c.tell(bc, s, &bc.Status, &bc.Status) // the call was made; the status it writes is not its record
 		}
 		if apierrors.IsConflict(err) && precondition != "" {
 			c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
-			klog.FromContext(ctx).V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", ptrString(s.Broker), "resourceVersion", precondition)
+			klog.FromContext(ctx).V(2).Info("Decision refused: the BrokerCluster changed since it was read", "step", s.Kind, "broker", step.OptionalID(s.Broker), "resourceVersion", precondition)
 			c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "StaleRead",
 				"not done, because the BrokerCluster changed since it was read (resourceVersion %s); the next reconcile decides again: %s", precondition, s.Reason)
 		}
@@ -392,45 +359,11 @@ func (c *Controller) writeStatus(ctx context.Context, nc *namespaceCache, bc *v1
 	return updated, nil
 }
 
-// statusChange is what step s writes: C, B and the rollout's record.
-func statusChange(bc *v1alpha1.BrokerCluster, s step, obs observation, ghostsKnown bool) (int32, *int32, lifecycle) {
-	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
-	lc := lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
-		Ghosts: obs.Ghosts, GhostsKnown: ghostsKnown}
-	switch s.Kind {
-	case stepScaleUp:
-		current = bc.Spec.Replicas
-	case stepStartDecommission, stepAdoptDrain:
-		decommissioning = s.Broker
-	case stepSkipAbsent:
-		current--
-	case stepFinish:
-		current, decommissioning = current-1, nil
-	case stepCancel:
-		// Recommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
-		// state transition), so B is cleared only once the admin API lists the broker as active
-		// again (CancelDecommission) or it has left (FinishDecommission).
-		decommissioning = nil
-	case stepStartRestart, stepRestartAlone:
-		lc.Restart = s.Restart
-	case stepRestartPod, stepSuspendRestart:
-		r := *bc.Status.Restart
-		r.Step = v1alpha1.RestartRestarting
-		if s.Kind == stepSuspendRestart {
-			r.Step = v1alpha1.RestartDraining
-		}
-		lc.Restart = &r
-	case stepFinishRestart:
-		lc.Restart = nil
-	}
-	return current, decommissioning, lc
-}
-
 // follow does what comes after a step's call: a ghost's decommission, the owned objects, the
 // pods' broker IDs, and the requeue the row asks for.
-func (c *Controller) follow(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, ghostsBefore []int32, s step, row stepRow, obs observation, pods map[int]*corev1.Pod, view *brokerView, ghost *int32) (result, error) {
+func (c *Controller) follow(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, ghostsBefore []int32, s step.Step, row step.Row, obs step.Observation, pods map[int]*corev1.Pod, view *brokerView, ghost *int32) (result, error) {
 	if ghost != nil {
-		if err := c.checkFacts(ctx, bc, step{Kind: stepDecommissionGhost, Broker: ghost}, ghostFacts); err != nil {
+		if err := c.checkFacts(ctx, bc, step.Step{Kind: step.DecommissionGhostBroker, Broker: ghost}, step.GhostFacts); err != nil {
 			return result{}, err
 		}
 		if err := c.decommissionGhost(ctx, bc, *ghost); err != nil {
@@ -454,23 +387,12 @@ func (c *Controller) follow(ctx context.Context, nc *namespaceCache, bc *v1alpha
 
 // record logs and counts a decision, polls included; tell (eventstory.go) reports it as an
 // event when it is news.
-func (c *Controller) record(ctx context.Context, s step) {
-	if s.Kind == stepNone {
+func (c *Controller) record(ctx context.Context, s step.Step) {
+	if s.Kind == step.None {
 		return
 	}
 	c.metrics.decisions.WithLabelValues(string(s.Kind)).Inc()
-	klog.FromContext(ctx).V(2).Info("Decision", "step", s.Kind, "broker", ptrString(s.Broker), "reason", s.Reason)
-}
-
-// readyBelow counts the ready pods with an ordinal below replicas.
-func readyBelow(pods map[int]*corev1.Pod, replicas int32) int32 {
-	var n int32
-	for ordinal, p := range pods {
-		if ordinal < int(replicas) && isPodReady(p) {
-			n++
-		}
-	}
-	return n
+	klog.FromContext(ctx).V(2).Info("Decision", "step", s.Kind, "broker", step.OptionalID(s.Broker), "reason", s.Reason)
 }
 
 func resourceVersionOf(sts *appsv1.StatefulSet) string {
@@ -478,11 +400,4 @@ func resourceVersionOf(sts *appsv1.StatefulSet) string {
 		return ""
 	}
 	return sts.ResourceVersion
-}
-
-func ptrString(p *int32) string {
-	if p == nil {
-		return "none"
-	}
-	return strconv.Itoa(int(*p))
 }

@@ -18,11 +18,11 @@ func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 	bc := newBrokerCluster(3)
 	bc.UID = "uid-1"
 	cache := newPodTemplates()
-	check := func(step string, seeds int32) {
+	check := func(stage string, seeds int32) {
 		t.Helper()
 		got, want := cache.get(bc, seeds), hashedPodTemplate(bc, seeds)
 		if !equality.Semantic.DeepEqual(got, want) {
-			t.Fatalf("%s: the cache served template %s, a fresh build gives %s", step,
+			t.Fatalf("%s: the cache served template %s, a fresh build gives %s", stage,
 				got.Annotations[AnnotationTemplateHash], want.Annotations[AnnotationTemplateHash])
 		}
 	}

@@ -1,6 +1,11 @@
-package controller
+package step
 
-import "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+)
 
 // The pure decision. decide takes an observation and names one step: it makes no call, reads
 // nothing else and writes nothing. Its tables are in decide_scale.go (scaling) and
@@ -10,28 +15,28 @@ import "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 // and write (sync.go, facts.go, rolling.go, ...) call into them, never the other way.
 
 // membership is what the admin API says about one broker.
-type membership int
+type Membership int
 
 const (
 	// memberUnknown: the admin API was not asked, or did not answer.
-	memberUnknown membership = iota
-	memberActive
-	memberDraining
+	MemberUnknown Membership = iota
+	MemberActive
+	MemberDraining
 	// memberAbsent: the admin API answered and does not list the broker: it never joined, or
 	// its decommission has finished and it left.
-	memberAbsent
+	MemberAbsent
 	// memberUnidentified: the admin API answered, but which broker the pod runs cannot be told
 	// (its node_config did not answer, and nothing else names it). Unknown is not absent: the
 	// scale-down waits.
-	memberUnidentified
+	MemberUnidentified
 )
 
-func (m membership) String() string {
+func (m Membership) String() string {
 	return [...]string{"unknown", "active", "draining", "absent", "unidentified"}[m]
 }
 
 // observation is everything a scaling decision rests on.
-type observation struct {
+type Observation struct {
 	// Cluster is the BrokerCluster's name, which names its pods in messages.
 	Cluster string
 	Desired int32 // D
@@ -39,20 +44,20 @@ type observation struct {
 	// Decommissioning is B, nil when no broker is being decommissioned.
 	Decommissioning *int32
 	// Target is the admin API's view of broker B.
-	Target membership
+	Target Membership
 	// Victim is the broker run by the pod with the highest ordinal, C-1: the next to go.
-	Victim victim
+	Victim Victim
 	// AdminUnavailable: the admin API was asked (to map pods to brokers) and did not answer.
 	AdminUnavailable bool
 	// AdminCheck is true unless Guards.SkipAdminCheck.
 	AdminCheck bool
 	// Health is the brokers' health_overview, read when a step behind the health gate may be
 	// next (health.go).
-	Health health
+	Health Health
 	// SkipHealthGate is spec.unsafeSkipHealthGate.
 	SkipHealthGate bool
 	// Rollout is what a rollout decision rests on (observeRollout, rolling.go).
-	Rollout rollout
+	Rollout Rollout
 	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
 	Ghosts []int32
 	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
@@ -62,58 +67,38 @@ type observation struct {
 }
 
 // victim is what is known of the broker at ordinal C-1.
-type victim struct {
+type Victim struct {
 	Ordinal int32
 	// ID is the broker's node ID; IDKnown says whether it is known at all, from the admin API's
 	// list or, for a broker the list no longer has, from its pod's node-id annotation.
 	ID      int32
 	IDKnown bool
-	Status  membership
+	Status  Membership
 }
-
-// stepKind names what a reconcile does.
-type stepKind string
-
-// Steps of scaling.
-const (
-	stepNone              stepKind = "None"
-	stepScaleUp           stepKind = "ScaleUp"
-	stepStartDecommission stepKind = "StartDecommission"
-	stepAdoptDrain        stepKind = "AdoptDrain"
-	stepSkipAbsent        stepKind = "SkipAbsentBroker"
-	stepDecommission      stepKind = "Decommission"
-	stepWaitDrain         stepKind = "WaitForDrain"
-	stepFinish            stepKind = "FinishDecommission"
-	stepRecommission      stepKind = "Recommission"
-	stepCancel            stepKind = "CancelDecommission"
-	stepWaitAdmin         stepKind = "WaitForAdminAPI"
-	stepWaitBrokerID      stepKind = "WaitForBrokerID"
-	stepWaitPodGone       stepKind = "WaitForRemovedPod"
-)
 
 // maintenance is what the admin API says about one broker's maintenance mode
 // (GET /v1/brokers/{id}, maintenance_status: draining and finished).
-type maintenance int
+type Maintenance int
 
 const (
-	maintenanceUnknown maintenance = iota
-	maintenanceOff
+	MaintenanceUnknown Maintenance = iota
+	MaintenanceOff
 	// maintenanceDraining: on, leadership still moving away.
-	maintenanceDraining
+	MaintenanceDraining
 	// maintenanceDrained: on, and the drain has finished.
-	maintenanceDrained
+	MaintenanceDrained
 )
 
-func (m maintenance) String() string {
+func (m Maintenance) String() string {
 	return [...]string{"unknown", "off", "draining", "drained"}[m]
 }
 
 // rollout is what a rollout decision rests on.
-type rollout struct {
+type Rollout struct {
 	// Restart is R, nil when no broker is being restarted.
 	Restart *v1alpha1.BrokerRestart
 	// Maintenance is the admin API's view of R's broker.
-	Maintenance maintenance
+	Maintenance Maintenance
 	// OldPodGone: no pod of R's ordinal has the UID recorded in R.
 	OldPodGone bool
 	// OldPodDeleting: the pod recorded in R is there and being deleted.
@@ -131,7 +116,7 @@ type rollout struct {
 	// AllReady: every pod below C exists and is Ready.
 	AllReady bool
 	// Next is the broker of the highest-ordinal outdated pod, the next to restart.
-	Next victim
+	Next Victim
 	// NextPod and NextPodUID name that pod.
 	NextPod, NextPodUID string
 	// Revision is the current template's hash; Updated counts the pods below C made from it.
@@ -140,8 +125,8 @@ type rollout struct {
 }
 
 // step is one decision.
-type step struct {
-	Kind stepKind
+type Step struct {
+	Kind Kind
 	// Broker is the node ID the step acts on, when it acts on one.
 	Broker *int32
 	// Reason explains the decision in a sentence, for logs and events.
@@ -151,40 +136,55 @@ type step struct {
 }
 
 // transition is one row of the table: in State, when When holds, take Then.
-type transition struct {
+type Transition struct {
 	State string
 	When  string
-	match func(o observation) bool
-	Then  stepKind
+	match func(o Observation) bool
+	Then  Kind
 }
-
-// Steps of the rollout.
-const (
-	stepWaitHealthy       stepKind = "WaitForHealthyCluster"
-	stepWaitPods          stepKind = "WaitForReadyBrokers"
-	stepStartRestart      stepKind = "StartRestart"
-	stepRestartAlone      stepKind = "RestartSingleBroker"
-	stepEnableMaintenance stepKind = "EnableMaintenance"
-	stepWaitLeadership    stepKind = "WaitForLeadershipDrain"
-	stepRestartPod        stepKind = "RestartPod"
-	stepDeletePod         stepKind = "DeletePod"
-	stepSuspendRestart    stepKind = "SuspendRestart"
-	stepWaitRestart       stepKind = "WaitForRestart"
-	stepFinishRestart     stepKind = "FinishRestart"
-)
 
 // decide names the one step to take for o: a decommission under way goes first, then a
 // restart under way, then scaling (decide_scale.go), then the next restart of a rollout
 // (decide_rollout.go).
-func decide(o observation) step {
+func Decide(o Observation) Step {
 	if o.Decommissioning == nil && o.Rollout.Restart != nil {
 		return decideRollout(o, restartTransitions)
 	}
-	if s := decideScale(o); s.Kind != stepNone {
+	if s := decideScale(o); s.Kind != None {
 		return s
 	}
 	return decideRollout(o, rolloutTransitions)
 }
 
 // gateClosed reports whether the health gate holds the next step back.
-func gateClosed(o observation) bool { return !o.SkipHealthGate && !o.Health.healthy() }
+func gateClosed(o Observation) bool { return !o.SkipHealthGate && !o.Health.Healthy() }
+
+// BehindHealthGate reports whether the next step may be one the health gate guards: a
+// decommission or a restart about to start. Only then is health_overview asked.
+func BehindHealthGate(o Observation) bool {
+	if o.Decommissioning != nil {
+		return false
+	}
+	if o.Rollout.Restart != nil {
+		return beforeDelete(o) // the restart's facts (steps.go)
+	}
+	return o.Current > o.Desired ||
+		(o.Current == o.Desired && o.Rollout.Outdated > 0 && o.Rollout.AllReady)
+}
+
+// NeedsAdmin reports whether a decision needs the brokers' view: a scale-down or a rollout is
+// pending or under way, ghost brokers were reported, or a ready pod's broker ID is not recorded
+// yet. A steady cluster makes no admin calls.
+func NeedsAdmin(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, r Rollout) bool {
+	st := bc.Status
+	if st.DecommissioningBroker != nil || st.CurrentReplicas > bc.Spec.Replicas ||
+		r.Restart != nil || r.Outdated > 0 || len(st.GhostBrokers) > 0 {
+		return true
+	}
+	for _, p := range pods {
+		if _, ok := brokerpod.NodeID(p); !ok && brokerpod.IsReady(p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,4 +1,4 @@
-package controller
+package step
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // spec.unsafeSkipHealthGate opens the gate whatever the brokers say.
 
 // health is what the health_overview says, reduced to what the gate needs.
-type health struct {
+type Health struct {
 	// Known is false when the call was not made or did not answer.
 	Known bool
 	// Problems name what is unhealthy, one phrase each; empty when healthy.
@@ -22,7 +22,7 @@ type health struct {
 }
 
 // healthReport is the part of a health_overview answer the gate reads.
-type healthReport struct {
+type HealthReport struct {
 	IsHealthy            bool
 	UnhealthyReasons     []string
 	NodesDown            []int
@@ -32,8 +32,8 @@ type healthReport struct {
 
 // assess turns a health_overview answer into the gate's view. Every signal counts on its own:
 // is_healthy false with no other field set still closes the gate, with Redpanda's reasons.
-func assess(r healthReport) health {
-	h := health{Known: true}
+func Assess(r HealthReport) Health {
+	h := Health{Known: true}
 	if len(r.NodesDown) > 0 {
 		h.Problems = append(h.Problems, fmt.Sprintf("brokers down: %v", r.NodesDown))
 	}
@@ -54,10 +54,10 @@ func assess(r healthReport) health {
 }
 
 // healthy reports whether the gate may open on h alone.
-func (h health) healthy() bool { return h.Known && len(h.Problems) == 0 }
+func (h Health) Healthy() bool { return h.Known && len(h.Problems) == 0 }
 
 // String names what is unhealthy, for the Degraded condition and events.
-func (h health) String() string {
+func (h Health) String() string {
 	switch {
 	case !h.Known:
 		return "the cluster's health is not known (health_overview did not answer)"

@@ -1,7 +1,8 @@
-package controller
+package step
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -12,10 +13,10 @@ import (
 // updated). A restart says "a change that needs a restart": the rollout restarts a broker for
 // whatever its pod or broker waits for, not only a new pod template. Pure, like decide.
 
-const adminSilent = "the brokers' admin API did not answer"
+const AdminSilent = "the brokers' admin API did not answer"
 
 // podName is the name of the cluster's pod at ordinal.
-func podName(o observation, ordinal int32) string { return fmt.Sprintf("%s-%d", o.Cluster, ordinal) }
+func podName(o Observation, ordinal int32) string { return fmt.Sprintf("%s-%d", o.Cluster, ordinal) }
 
 // brokerOnPod names a broker and its pod: "broker 104 (pod example-4)", or "the broker of pod
 // example-4" when its ID is not known.
@@ -28,7 +29,7 @@ func brokerOnPod(id int32, idKnown bool, pod string) string {
 
 // goingBroker names the broker a scale-down acts on: B while it is set, else the next to go.
 // Either runs on the pod of the highest ordinal, C-1.
-func goingBroker(o observation) string {
+func goingBroker(o Observation) string {
 	pod := podName(o, o.Current-1)
 	if o.Decommissioning != nil {
 		return brokerOnPod(*o.Decommissioning, true, pod)
@@ -36,7 +37,7 @@ func goingBroker(o observation) string {
 	return brokerOnPod(o.Victim.ID, o.Victim.IDKnown, pod)
 }
 
-func brokerCount(n int32) string {
+func BrokerCount(n int32) string {
 	if n == 1 {
 		return "1 broker"
 	}
@@ -48,48 +49,48 @@ func brokersRemain(n int32) string {
 	if n == 1 {
 		return "1 broker remains"
 	}
-	return brokerCount(n) + " remain"
+	return BrokerCount(n) + " remain"
 }
 
 // scaleReason is the reason of a scaling step, taken by row t.
-func scaleReason(t transition, o observation) string {
+func scaleReason(t Transition, o Observation) string {
 	b := goingBroker(o)
-	down := fmt.Sprintf("scaling down from %d to %s", o.Current, brokerCount(o.Desired))
+	down := fmt.Sprintf("scaling down from %d to %s", o.Current, BrokerCount(o.Desired))
 	switch t.Then {
-	case stepScaleUp:
-		return fmt.Sprintf("scaling up from %d to %s", o.Current, brokerCount(o.Desired))
-	case stepWaitPodGone:
+	case ScaleUp:
+		return fmt.Sprintf("scaling up from %d to %s", o.Current, BrokerCount(o.Desired))
+	case WaitForRemovedPod:
 		return fmt.Sprintf("scaling up from %d to %s waits until the pod and volume claim of a broker that left the cluster are gone",
-			o.Current, brokerCount(o.Desired))
-	case stepStartDecommission:
+			o.Current, BrokerCount(o.Desired))
+	case StartDecommission:
 		return fmt.Sprintf("decommissioning %s, %s", b, down)
-	case stepAdoptDrain:
+	case AdoptDrain:
 		return fmt.Sprintf("%s is already draining: following its decommission, %s", b, down)
-	case stepSkipAbsent:
+	case SkipAbsentBroker:
 		return fmt.Sprintf("%s has already left the cluster, so it needs no decommission: %s, %d desired", b, brokersRemain(o.Current-1), o.Desired)
-	case stepDecommission:
+	case Decommission:
 		return fmt.Sprintf("asking Redpanda again to decommission %s: it is still an active member", b)
-	case stepWaitDrain:
+	case WaitForDrain:
 		return fmt.Sprintf("waiting while %s moves its partition replicas to other brokers", b)
-	case stepFinish:
+	case FinishDecommission:
 		return fmt.Sprintf("%s has left the cluster: its decommission is finished, %s, %d desired", b, brokersRemain(o.Current-1), o.Desired)
-	case stepRecommission:
+	case Recommission:
 		return fmt.Sprintf("recommissioning %s: spec.replicas went back up to %d while it was draining", b, o.Desired)
-	case stepCancel:
+	case CancelDecommission:
 		return fmt.Sprintf("the decommission of %s is cancelled: spec.replicas went back up to %d and the broker is an active member", b, o.Desired)
-	case stepWaitBrokerID:
+	case WaitForBrokerID:
 		return fmt.Sprintf("%s waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name); unknown is not absent, so its broker is not skipped",
 			down, podName(o, o.Current-1))
-	case stepWaitHealthy:
+	case WaitForHealthyCluster:
 		return fmt.Sprintf("the health gate holds back decommissioning %s, %s: %s", b, down, o.Health)
-	case stepWaitAdmin:
+	case WaitForAdminAPI:
 		switch t.State {
 		case "Decommissioning":
-			return fmt.Sprintf("cannot tell how the decommission of %s goes: %s", b, adminSilent)
+			return fmt.Sprintf("cannot tell how the decommission of %s goes: %s", b, AdminSilent)
 		case "ScalingDown":
-			return fmt.Sprintf("cannot tell which broker to decommission next, %s: %s", down, adminSilent)
+			return fmt.Sprintf("cannot tell which broker to decommission next, %s: %s", down, AdminSilent)
 		}
-		return adminSilent
+		return AdminSilent
 	}
 	return t.When
 }
@@ -97,60 +98,60 @@ func scaleReason(t transition, o observation) string {
 // restartsLeft says how many brokers the rollout has still to restart: those on pods of an
 // older template and those that wait for a restart for a cluster property, which the template
 // count alone would report as up to date.
-func restartsLeft(o observation) string {
+func restartsLeft(o Observation) string {
 	return fmt.Sprintf("%d of %d brokers still to restart", o.Rollout.Outdated, o.Current)
 }
 
 // restartReason is the reason of a step of the restart under way, R, taken by row t.
-func restartReason(t transition, o observation) string {
+func restartReason(t Transition, o Observation) string {
 	r := o.Rollout.Restart
 	b := brokerOnPod(r.NodeID, true, r.Pod)
 	updated := restartsLeft(o)
 	switch t.Then {
-	case stepWaitAdmin:
-		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, adminSilent)
-	case stepWaitHealthy:
+	case WaitForAdminAPI:
+		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, AdminSilent)
+	case WaitForHealthyCluster:
 		return fmt.Sprintf("the restart of %s waits, maintenance mode off: %s", b, restartFactsReason(o))
-	case stepSuspendRestart:
+	case SuspendRestart:
 		return fmt.Sprintf("suspending the restart of %s, maintenance mode off until it can go on: %s", b, restartFactsReason(o))
-	case stepEnableMaintenance:
+	case EnableMaintenance:
 		return fmt.Sprintf("putting %s into maintenance mode again, to move its partition leadership away before its restart", b)
-	case stepWaitLeadership:
+	case WaitForLeadershipDrain:
 		return fmt.Sprintf("waiting while partition leadership moves away from %s", b)
-	case stepRestartPod:
+	case RestartPod:
 		return fmt.Sprintf("restarting %s to apply a change that needs a restart: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
-	case stepDeletePod:
+	case DeletePod:
 		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
-	case stepWaitRestart:
+	case WaitForRestart:
 		if o.Rollout.OldPodDeleting {
 			return fmt.Sprintf("waiting while pod %s is deleted to restart %s", r.Pod, b)
 		}
 		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member", b)
-	case stepFinishRestart:
+	case FinishRestart:
 		return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished; %s", b, updated)
 	}
 	return t.When
 }
 
 // rolloutReason is the reason of a rollout step between two restarts, taken by row t.
-func rolloutReason(t transition, o observation) string {
+func rolloutReason(t Transition, o Observation) string {
 	next := brokerOnPod(o.Rollout.Next.ID, o.Rollout.Next.IDKnown, o.Rollout.NextPod)
 	updated := restartsLeft(o)
 	switch t.Then {
-	case stepWaitAdmin:
-		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, adminSilent)
-	case stepWaitPods:
+	case WaitForAdminAPI:
+		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, AdminSilent)
+	case WaitForReadyBrokers:
 		if !o.Rollout.AllReady {
 			return fmt.Sprintf("the rollout waits until every broker's pod is Ready (%s)", updated)
 		}
 		return fmt.Sprintf("the rollout waits until %s is an active member (%s)", next, updated)
-	case stepWaitHealthy:
+	case WaitForHealthyCluster:
 		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, o.Health)
-	case stepWaitBrokerID:
+	case WaitForBrokerID:
 		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
-	case stepRestartAlone:
+	case RestartSingleBroker:
 		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
-	case stepStartRestart:
+	case StartRestart:
 		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s", next, updated)
 	}
 	return t.When
@@ -158,17 +159,17 @@ func rolloutReason(t transition, o observation) string {
 
 // stepSubject names what a step is part of, for a step that could not be taken: "the
 // decommission of broker 104", "the restart of broker 2".
-func stepSubject(s step) string {
+func Subject(s Step) string {
 	b := "the next broker"
 	if s.Broker != nil {
 		b = fmt.Sprintf("broker %d", *s.Broker)
 	}
 	switch s.Kind {
-	case stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission, stepFinish, stepRecommission, stepCancel:
+	case StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission, Recommission, CancelDecommission:
 		return "the decommission of " + b
-	case stepStartRestart, stepRestartAlone, stepEnableMaintenance, stepRestartPod, stepDeletePod, stepSuspendRestart, stepFinishRestart:
+	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart:
 		return "the restart of " + b
-	case stepScaleUp:
+	case ScaleUp:
 		return "the scale-up"
 	}
 	return "the next step"
@@ -183,4 +184,12 @@ func restartStepWords(st v1alpha1.RestartStep) string {
 		return "its pod is deleted and made again"
 	}
 	return string(st)
+}
+
+// OptionalID names a broker ID that may be missing: its number, or "none".
+func OptionalID(p *int32) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(int(*p))
 }

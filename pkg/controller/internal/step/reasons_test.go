@@ -1,8 +1,7 @@
-package controller
+package step
 
 import (
-	"errors"
-	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -30,15 +28,15 @@ func checkWords(t *testing.T, what, text string) {
 
 // storyObservation is a cluster of 5 brokers, pods example-0 to example-4, every field set, so
 // that each row's reason has all it could name.
-func storyObservation() observation {
-	return observation{
-		Cluster: "example", Desired: 2, Current: 5, Decommissioning: ptr.To[int32](104), Target: memberDraining,
-		Victim: victim{Ordinal: 4, ID: 104, IDKnown: true, Status: memberActive}, AdminCheck: true,
-		Health: health{Known: true, Problems: []string{"brokers down: [101]"}},
-		Rollout: rollout{
+func storyObservation() Observation {
+	return Observation{
+		Cluster: "example", Desired: 2, Current: 5, Decommissioning: ptr.To[int32](104), Target: MemberDraining,
+		Victim: Victim{Ordinal: 4, ID: 104, IDKnown: true, Status: MemberActive}, AdminCheck: true,
+		Health: Health{Known: true, Problems: []string{"brokers down: [101]"}},
+		Rollout: Rollout{
 			Restart:  &v1alpha1.BrokerRestart{Pod: "example-2", Ordinal: 2, NodeID: 102, Step: v1alpha1.RestartDraining, PodUID: "u2"},
 			Outdated: 2, Updated: 3, Revision: "r2", NextPod: "example-1", NextPodUID: "u1",
-			Next: victim{Ordinal: 1, ID: 101, IDKnown: true, Status: memberActive},
+			Next: Victim{Ordinal: 1, ID: 101, IDKnown: true, Status: MemberActive},
 		},
 	}
 }
@@ -48,16 +46,16 @@ func TestReasonsAreInWords(t *testing.T) {
 	o := storyObservation()
 	tables := []struct {
 		name   string
-		rows   []transition
-		reason func(transition, observation) string
+		rows   []Transition
+		reason func(Transition, Observation) string
 	}{
-		{"scaling", transitions, scaleReason},
+		{"scaling", scaleTransitions, scaleReason},
 		{"restart", restartTransitions, restartReason},
 		{"rollout", rolloutTransitions, rolloutReason},
 	}
 	for _, table := range tables {
 		for _, row := range table.rows {
-			if row.Then == stepNone {
+			if row.Then == None {
 				continue
 			}
 			what := table.name + " " + row.State + ": " + row.When
@@ -67,7 +65,7 @@ func TestReasonsAreInWords(t *testing.T) {
 			if reason == row.When {
 				t.Errorf("%s: %s has no sentence of its own, only the When column", what, row.Then)
 			}
-			if !strings.Contains(reason, "example-") && !strings.Contains(reason, " brokers") && row.Then != stepWaitAdmin {
+			if !strings.Contains(reason, "example-") && !strings.Contains(reason, " brokers") && row.Then != WaitForAdminAPI {
 				t.Errorf("%s: %q names no pod and no count", what, reason)
 			}
 		}
@@ -77,50 +75,26 @@ func TestReasonsAreInWords(t *testing.T) {
 // Conditions, held-back steps, fact errors and a stalled drain say what they mean in words.
 func TestMessagesAreInWords(t *testing.T) {
 	o := storyObservation()
-	bc := newBrokerCluster(2)
-	bc.Name = "example"
+	bc := &v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: "example", Namespace: "team-a"}, Spec: v1alpha1.BrokerClusterSpec{Replicas: 2}}
 	bc.Status = v1alpha1.BrokerClusterStatus{CurrentReplicas: 5, DecommissioningBroker: ptr.To[int32](104), Restart: o.Rollout.Restart}
-	for kind := range steps {
-		s := step{Kind: kind, Broker: ptr.To[int32](104), Reason: "the reason"}
-		var adminErr error
-		if kind == stepWaitAdmin {
-			adminErr = fmt.Errorf("list brokers: %w", admin.ErrUnavailable)
+	for kind := range Rows {
+		s := Step{Kind: kind, Broker: ptr.To[int32](104), Reason: "the reason"}
+		var problem AdminProblem
+		if kind == WaitForAdminAPI {
+			problem = AdminProblem{Reason: ReasonAdminAPIUnavailable, Message: AdminSilent + ": list brokers: admin API unavailable", Waits: true}
 		}
-		current, decommissioning, lc := statusChange(bc, s, o, true)
-		st := nextStatus(bc, s, current, decommissioning, 3, lc, adminErr, time.Now())
+		current, decommissioning, lc := Change(bc, s, o, true)
+		st := NextStatus(bc, s, Write{Current: current, Decommissioning: decommissioning, ReadyReplicas: 3, Lifecycle: lc, Admin: problem}, time.Now())
 		for _, c := range st.Conditions {
 			checkWords(t, string(kind)+" "+c.Type, c.Message)
 		}
-		checkWords(t, string(kind)+" held back", stepSubject(s))
+		checkWords(t, string(kind)+" held back", Subject(s))
 	}
-	checkWords(t, "scaling up", scalingCondition("example", step{}, 2, 4, nil).Message)
-	checkWords(t, "recommissioning", scalingCondition("example", step{}, 3, 3, ptr.To[int32](102)).Message)
-	for _, f := range []fact{factHealthGate, factOthersUp, factPodReady, factNoOtherDrain, factBrokerLeft} {
-		checkWords(t, "fact "+string(f), (&factError{Fact: f, Why: "broker 101 is down"}).Error())
+	checkWords(t, "scaling up", scalingCondition("example", Step{}, 2, 4, nil).Message)
+	checkWords(t, "recommissioning", scalingCondition("example", Step{}, 3, 3, ptr.To[int32](102)).Message)
+	for _, f := range []Fact{FactHealthGate, FactOthersUp, FactPodReady, FactNoOtherDrain, FactBrokerLeft} {
+		checkWords(t, "fact "+string(f), (&FactError{Fact: f, Why: "broker 101 is down"}).Error())
 	}
-	checkWords(t, "admin API", explainWait(step{Kind: stepWaitAdmin, Reason: adminSilent}, admin.ErrUnavailable).Reason)
-	checkWords(t, "admin problem", func() string { _, m := adminProblem(errors.New("connection refused")); return m }())
-	checkWords(t, "admin problem logged elsewhere", func() string { _, m := adminProblem(nil); return m }())
-	drain := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 3, MovingPartitions: 1, AllocationFailures: []string{"kafka/t/0"}}, stalled: true}
-	checkWords(t, "stalled drain", drain.describe(104))
-}
-
-// A TLS handshake refused for its certificates is a setting to fix, named as such, not "the
-// admin API did not answer": the step says why it waits, and Degraded has its own reason.
-func TestRefusedCertificateIsNotReportedAsAnOutage(t *testing.T) {
-	err := fmt.Errorf("list brokers: %w", &admin.Error{Op: "list brokers", Kind: admin.ErrTLS, Err: errors.New("remote error: tls: certificate required")})
-	if !waitsOnAdmin(err) {
-		t.Fatal("a refused TLS handshake does not make the cluster wait on the admin API")
-	}
-	reason, message := adminProblem(err)
-	if reason != ReasonAdminAPITLSRefused || !strings.Contains(message, "client certificate") {
-		t.Errorf("adminProblem = %s %q, want %s naming the client certificate", reason, message, ReasonAdminAPITLSRefused)
-	}
-	s := explainWait(step{Kind: stepWaitAdmin, Reason: adminSilent}, err)
-	if s.Reason == adminSilent || !strings.Contains(s.Reason, "TLS handshake") {
-		t.Errorf("the waiting step says %q, want the TLS handshake named", s.Reason)
-	}
-	checkWords(t, "refused certificate", s.Reason)
 }
 
 func TestBrokersRemainAgreesWithTheCount(t *testing.T) {

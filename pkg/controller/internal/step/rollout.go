@@ -1,4 +1,4 @@
-package controller
+package step
 
 import (
 	"fmt"
@@ -25,75 +25,75 @@ import (
 // are made from the new template, and a scale-down removes the highest ordinals, which are the
 // next to restart anyway.
 
-func restarting(o observation) bool { return o.Rollout.Restart != nil }
-func draining(o observation) bool {
+func restarting(o Observation) bool { return o.Rollout.Restart != nil }
+func draining(o Observation) bool {
 	return restarting(o) && o.Rollout.Restart.Step == v1alpha1.RestartDraining
 }
 
 // beforeDelete: R is set and its pod has not been deleted yet; the restart's facts still count.
-func beforeDelete(o observation) bool {
+func beforeDelete(o Observation) bool {
 	return restarting(o) && (draining(o) || (!o.Rollout.OldPodGone && !o.Rollout.OldPodDeleting))
 }
 
 // restartFactsHold: what a restart's irreversible steps rely on holds (steps.go): the health
 // gate is open, every other broker is up, and the pod is Ready.
-func restartFactsHold(o observation) bool {
-	return (o.SkipHealthGate || (o.Health.healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady
+func restartFactsHold(o Observation) bool {
+	return (o.SkipHealthGate || (o.Health.Healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady
 }
 
 // restartTransitions: R is set. The first row that matches wins.
-var restartTransitions = []transition{
-	{"Restarting", "the admin API did not answer", func(o observation) bool {
-		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == maintenanceUnknown) ||
+var restartTransitions = []Transition{
+	{"Restarting", "the admin API did not answer", func(o Observation) bool {
+		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == MaintenanceUnknown) ||
 			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known)
-	}, stepWaitAdmin},
-	{"Draining", "a fact the restart relies on does not hold; maintenance mode is off", func(o observation) bool {
-		return draining(o) && o.Rollout.Maintenance == maintenanceOff && !restartFactsHold(o)
-	}, stepWaitHealthy},
-	{"Draining", "a fact the restart relies on does not hold; maintenance mode is on", func(o observation) bool {
+	}, WaitForAdminAPI},
+	{"Draining", "a fact the restart relies on does not hold; maintenance mode is off", func(o Observation) bool {
+		return draining(o) && o.Rollout.Maintenance == MaintenanceOff && !restartFactsHold(o)
+	}, WaitForHealthyCluster},
+	{"Draining", "a fact the restart relies on does not hold; maintenance mode is on", func(o Observation) bool {
 		return draining(o) && !restartFactsHold(o)
-	}, stepSuspendRestart},
-	{"Draining", "maintenance mode is not on yet", func(o observation) bool {
-		return draining(o) && o.Rollout.Maintenance == maintenanceOff
-	}, stepEnableMaintenance},
-	{"Draining", "leadership is still moving away", func(o observation) bool {
-		return draining(o) && o.Rollout.Maintenance == maintenanceDraining
-	}, stepWaitLeadership},
-	{"Draining", "leadership has moved away", draining, stepRestartPod},
-	{"Restarting", "the old pod is being deleted", func(o observation) bool { return o.Rollout.OldPodDeleting }, stepWaitRestart},
-	{"Restarting", "the old pod is still there, and a fact the restart relies on does not hold", func(o observation) bool {
+	}, SuspendRestart},
+	{"Draining", "maintenance mode is not on yet", func(o Observation) bool {
+		return draining(o) && o.Rollout.Maintenance == MaintenanceOff
+	}, EnableMaintenance},
+	{"Draining", "leadership is still moving away", func(o Observation) bool {
+		return draining(o) && o.Rollout.Maintenance == MaintenanceDraining
+	}, WaitForLeadershipDrain},
+	{"Draining", "leadership has moved away", draining, RestartPod},
+	{"Restarting", "the old pod is being deleted", func(o Observation) bool { return o.Rollout.OldPodDeleting }, WaitForRestart},
+	{"Restarting", "the old pod is still there, and a fact the restart relies on does not hold", func(o Observation) bool {
 		return !o.Rollout.OldPodGone && !restartFactsHold(o)
-	}, stepSuspendRestart},
-	{"Restarting", "the old pod is still there", func(o observation) bool { return !o.Rollout.OldPodGone }, stepDeletePod},
-	{"Restarting", "the new pod is not Ready or the broker is not back", func(o observation) bool { return !o.Rollout.Back }, stepWaitRestart},
-	{"Restarting", "the broker is back", func(observation) bool { return true }, stepFinishRestart},
+	}, SuspendRestart},
+	{"Restarting", "the old pod is still there", func(o Observation) bool { return !o.Rollout.OldPodGone }, DeletePod},
+	{"Restarting", "the new pod is not Ready or the broker is not back", func(o Observation) bool { return !o.Rollout.Back }, WaitForRestart},
+	{"Restarting", "the broker is back", func(Observation) bool { return true }, FinishRestart},
 }
 
 // rolloutTransitions: no broker is being restarted and C = D. The first row that matches wins.
-var rolloutTransitions = []transition{
-	{"Steady", "every pod is up to date", func(o observation) bool { return o.Rollout.Outdated == 0 }, stepNone},
-	{"RollingOut", "the admin API did not answer", func(o observation) bool {
-		return o.AdminUnavailable || o.Rollout.Next.Status == memberUnknown
-	}, stepWaitAdmin},
-	{"RollingOut", "a broker's pod is not Ready", func(o observation) bool { return !o.Rollout.AllReady }, stepWaitPods},
-	{"RollingOut", "the health gate is closed", gateClosed, stepWaitHealthy},
-	{"RollingOut", "the next broker's ID is not known", func(o observation) bool { return !o.Rollout.Next.IDKnown }, stepWaitBrokerID},
-	{"RollingOut", "the next broker is not an active member", func(o observation) bool {
-		return o.Rollout.Next.Status != memberActive
-	}, stepWaitPods},
+var rolloutTransitions = []Transition{
+	{"Steady", "every pod is up to date", func(o Observation) bool { return o.Rollout.Outdated == 0 }, None},
+	{"RollingOut", "the admin API did not answer", func(o Observation) bool {
+		return o.AdminUnavailable || o.Rollout.Next.Status == MemberUnknown
+	}, WaitForAdminAPI},
+	{"RollingOut", "a broker's pod is not Ready", func(o Observation) bool { return !o.Rollout.AllReady }, WaitForReadyBrokers},
+	{"RollingOut", "the health gate is closed", gateClosed, WaitForHealthyCluster},
+	{"RollingOut", "the next broker's ID is not known", func(o Observation) bool { return !o.Rollout.Next.IDKnown }, WaitForBrokerID},
+	{"RollingOut", "the next broker is not an active member", func(o Observation) bool {
+		return o.Rollout.Next.Status != MemberActive
+	}, WaitForReadyBrokers},
 	// Redpanda refuses maintenance mode on a single-broker cluster (admin server.cc,
 	// start_broker_maintenance_handler): there is no one to move leadership to.
-	{"RollingOut", "a single broker: nothing to move leadership to", func(o observation) bool { return o.Current == 1 }, stepRestartAlone},
-	{"RollingOut", "a broker is next to restart", func(observation) bool { return true }, stepStartRestart},
+	{"RollingOut", "a single broker: nothing to move leadership to", func(o Observation) bool { return o.Current == 1 }, RestartSingleBroker},
+	{"RollingOut", "a broker is next to restart", func(Observation) bool { return true }, StartRestart},
 }
 
 // decideRollout names the rollout's step, for an observation with no decommission under way.
-func decideRollout(o observation, table []transition) step {
+func decideRollout(o Observation, table []Transition) Step {
 	for _, t := range table {
 		if !t.match(o) {
 			continue
 		}
-		s := step{Kind: t.Then}
+		s := Step{Kind: t.Then}
 		switch {
 		case o.Rollout.Restart != nil:
 			id := o.Rollout.Restart.NodeID
@@ -107,9 +107,9 @@ func decideRollout(o observation, table []transition) step {
 			s.Reason = rolloutReason(t, o)
 		}
 		switch t.Then {
-		case stepStartRestart, stepRestartAlone:
+		case StartRestart, RestartSingleBroker:
 			st := v1alpha1.RestartDraining
-			if t.Then == stepRestartAlone {
+			if t.Then == RestartSingleBroker {
 				st = v1alpha1.RestartRestarting
 			}
 			s.Restart = &v1alpha1.BrokerRestart{Pod: o.Rollout.NextPod, Ordinal: o.Rollout.Next.Ordinal,
@@ -122,11 +122,11 @@ func decideRollout(o observation, table []transition) step {
 
 // restartFactsReason names what holds a restart back: its pod not Ready, the health gate's
 // problems, or another broker down.
-func restartFactsReason(o observation) string {
+func restartFactsReason(o Observation) string {
 	switch {
 	case o.Rollout.Restart != nil && !o.Rollout.PodReady:
 		return fmt.Sprintf("pod %s is not Ready", o.Rollout.Restart.Pod)
-	case !o.Health.healthy():
+	case !o.Health.Healthy():
 		return "the cluster is not healthy: " + o.Health.String()
 	case !o.Rollout.OthersUp:
 		return "the admin API lists another broker as down"

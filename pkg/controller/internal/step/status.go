@@ -1,15 +1,16 @@
-package controller
+package step
 
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -36,11 +37,39 @@ const (
 	ReasonAllUpdated         = "AllUpdated"
 	ReasonGhostBrokersFound  = "GhostBrokersFound"
 	ReasonNoGhostBrokers     = "NoGhostBrokers"
+	// ReasonDrainStalled: a decommission has made no progress for several polls, or Redpanda
+	// reports partitions it cannot place (internal/brokers/drainprogress.go).
+	ReasonDrainStalled = "DrainStalled"
+	// The Secrets spec.adminAPI names (internal/brokers/adminsecurity.go).
+	ReasonAdminSecretMissing   = "AdminAPISecretMissing"
+	ReasonAdminSecretInvalid   = "AdminAPISecretInvalid"
+	ReasonAdminSecretForbidden = "AdminAPISecretForbidden"
 )
+
+// AdminProblem is why the brokers' admin API could not be used, as the brokers' view classifies
+// an error (internal/brokers): a Degraded reason, a sentence, and whether the cluster waits on it
+// (Waits: the API did not answer, refused the credentials or the TLS handshake, or a Secret it
+// needs is unusable). The zero value is no problem.
+type AdminProblem struct {
+	Reason, Message string
+	Waits           bool
+}
+
+// Write is what a step's status write is made of, besides the step itself.
+type Write struct {
+	Current         int32
+	Decommissioning *int32
+	ReadyReplicas   int32
+	Lifecycle       Lifecycle
+	// Admin is the admin API's problem this reconcile, if any.
+	Admin AdminProblem
+	// Selector is the label selector of the cluster's pods, for status.selector.
+	Selector string
+}
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
 // broker check decide.
-type lifecycle struct {
+type Lifecycle struct {
 	Restart         *v1alpha1.BrokerRestart
 	UpdateRevision  string
 	UpdatedReplicas int32
@@ -53,13 +82,15 @@ type lifecycle struct {
 // nextStatus is the status after a step: the step's changes to C and B, the observed
 // generation, the ready pods and the three conditions. A step that waits on the admin API
 // changes nothing but the Degraded condition.
-func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioning *int32, readyReplicas int32, lc lifecycle, adminErr error, now time.Time) v1alpha1.BrokerClusterStatus {
+func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1alpha1.BrokerClusterStatus {
 	st := *bc.Status.DeepCopy()
 	at := metav1.NewTime(now)
-	if s.Kind == stepWaitAdmin {
-		reason, message := adminProblem(adminErr)
-		if adminErr == nil {
-			message = s.Reason // health_overview did not answer: the step says what waits on it
+	current, decommissioning, readyReplicas, lc := w.Current, w.Decommissioning, w.ReadyReplicas, w.Lifecycle
+	if s.Kind == WaitForAdminAPI {
+		reason, message := w.Admin.Reason, w.Admin.Message
+		if reason == "" {
+			// health_overview did not answer: the step says what waits on it
+			reason, message = ReasonAdminAPIUnavailable, s.Reason
 		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionTrue, Reason: reason,
@@ -71,7 +102,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	st.CurrentReplicas = current
 	st.DecommissioningBroker = decommissioning
 	st.ReadyReplicas = readyReplicas
-	st.Selector = labels.SelectorFromSet(selectorLabels(bc)).String()
+	st.Selector = w.Selector
 	st.Restart = lc.Restart
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
@@ -80,7 +111,7 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 	}
 	scaling := scalingCondition(bc.Name, s, current, bc.Spec.Replicas, decommissioning)
 	ready := readyCondition(scaling, readyReplicas, bc.Spec.Replicas)
-	degraded := degradedCondition(s, adminErr)
+	degraded := degradedCondition(s, w.Admin)
 	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(s, lc, current)...) {
 		c.ObservedGeneration = bc.Generation
 		c.LastTransitionTime = at
@@ -90,17 +121,17 @@ func nextStatus(bc *v1alpha1.BrokerCluster, s step, current int32, decommissioni
 }
 
 // degradedCondition says whether the operator can make progress after step s, and if not why.
-func degradedCondition(s step, adminErr error) metav1.Condition {
+func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "the operator can make progress"}
-	if adminErr != nil && waitsOnAdmin(adminErr) {
+	if p.Waits {
 		// A step that did not need the admin API went ahead (a scale-up); the problem stays shown.
 		degraded.Status = metav1.ConditionTrue
-		degraded.Reason, degraded.Message = adminProblem(adminErr)
+		degraded.Reason, degraded.Message = p.Reason, p.Message
 	}
-	if s.Kind == stepWaitBrokerID {
+	if s.Kind == WaitForBrokerID {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerIDUnknown, s.Reason
 	}
-	if s.Kind == stepWaitHealthy {
+	if s.Kind == WaitForHealthyCluster {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonClusterUnhealthy, s.Reason
 	}
 	return degraded
@@ -108,24 +139,24 @@ func degradedCondition(s step, adminErr error) metav1.Condition {
 
 // scalingCondition says whether the brokers (C) are moving towards spec.replicas (D) after step
 // s, in words. A scale-up that waits for what a broker that left leaves behind says so.
-func scalingCondition(name string, s step, current, desired int32, decommissioning *int32) metav1.Condition {
+func scalingCondition(name string, s Step, current, desired int32, decommissioning *int32) metav1.Condition {
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
-		Message: brokerCount(current) + ", as desired"}
+		Message: BrokerCount(current) + ", as desired"}
 	switch {
 	case decommissioning != nil && current > desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
-		scaling.Message = fmt.Sprintf("decommissioning broker %d (pod %s-%d), scaling down from %d to %s", *decommissioning, name, current-1, current, brokerCount(desired))
+		scaling.Message = fmt.Sprintf("decommissioning broker %d (pod %s-%d), scaling down from %d to %s", *decommissioning, name, current-1, current, BrokerCount(desired))
 	case decommissioning != nil:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
 		scaling.Message = fmt.Sprintf("cancelling the decommission of broker %d (pod %s-%d): spec.replicas went back up to %d", *decommissioning, name, current-1, desired)
 	case current > desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
-		scaling.Message = fmt.Sprintf("scaling down from %d to %s", current, brokerCount(desired))
-	case current < desired && s.Kind == stepWaitPodGone:
+		scaling.Message = fmt.Sprintf("scaling down from %d to %s", current, BrokerCount(desired))
+	case current < desired && s.Kind == WaitForRemovedPod:
 		scaling.Status, scaling.Reason, scaling.Message = metav1.ConditionTrue, ReasonScalingUp, s.Reason
 	case current < desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingUp
-		scaling.Message = fmt.Sprintf("scaling up from %d to %s", current, brokerCount(desired))
+		scaling.Message = fmt.Sprintf("scaling up from %d to %s", current, BrokerCount(desired))
 	}
 	return scaling
 }
@@ -146,19 +177,19 @@ func readyCondition(scaling metav1.Condition, readyReplicas, desired int32) meta
 // lifecycleConditions are the Restarting condition and, when the admin API was asked, the
 // GhostBrokers condition. A rollout that waits for the brokers' pods says so in the Restarting
 // condition.
-func lifecycleConditions(s step, lc lifecycle, current int32) []metav1.Condition {
+func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition {
 	restarting := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonAllUpdated,
-		Message: fmt.Sprintf("%d of %s run the current pod template", lc.UpdatedReplicas, brokerCount(current))}
+		Message: fmt.Sprintf("%d of %s run the current pod template", lc.UpdatedReplicas, BrokerCount(current))}
 	switch r := lc.Restart; {
 	case r != nil:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
 		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
-			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, brokerCount(current))
-	case lc.UpdatedReplicas < current && s.Kind == stepWaitPods:
+			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
+	case lc.UpdatedReplicas < current && s.Kind == WaitForReadyBrokers:
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("rolling out a change that needs a restart: %d of %s updated", lc.UpdatedReplicas, brokerCount(current))
+		restarting.Message = fmt.Sprintf("rolling out a change that needs a restart: %d of %s updated", lc.UpdatedReplicas, BrokerCount(current))
 	}
 	out := []metav1.Condition{restarting}
 	if lc.GhostsKnown {
@@ -166,7 +197,7 @@ func lifecycleConditions(s step, lc lifecycle, current int32) []metav1.Condition
 			Message: "every active broker is alive or run by a pod of this cluster"}
 		if len(lc.Ghosts) > 0 {
 			ghosts.Status, ghosts.Reason = metav1.ConditionTrue, ReasonGhostBrokersFound
-			ghosts.Message = fmt.Sprintf("brokers %s are active members but not alive, and no pod of this cluster runs them", ghostList(lc.Ghosts))
+			ghosts.Message = fmt.Sprintf("brokers %s are active members but not alive, and no pod of this cluster runs them", GhostList(lc.Ghosts))
 		}
 		out = append(out, ghosts)
 	}
@@ -176,7 +207,7 @@ func lifecycleConditions(s step, lc lifecycle, current int32) []metav1.Condition
 // statusPatch is a JSON merge patch for the status subresource that sets the fields of next
 // that differ from old; nil when none does. A non-empty resourceVersion is added as a
 // precondition: the apiserver refuses the patch with a Conflict if the object has moved on.
-func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string) []byte {
+func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string) []byte {
 	fields := map[string]any{}
 	if old.ObservedGeneration != next.ObservedGeneration {
 		fields["observedGeneration"] = next.ObservedGeneration
@@ -223,9 +254,52 @@ func statusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 }
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
-func eventType(k stepKind) string {
-	if k == stepWaitAdmin || k == stepWaitBrokerID || k == stepWaitHealthy || k == stepSuspendRestart {
+func EventType(k Kind) string {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
+}
+
+// GhostList names ghost brokers for messages: "3, 7".
+func GhostList(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ", ")
+}
+
+// Change is what step s writes: C, B and the rollout's record.
+func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown bool) (int32, *int32, Lifecycle) {
+	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
+	lc := Lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
+		Ghosts: obs.Ghosts, GhostsKnown: ghostsKnown}
+	switch s.Kind {
+	case ScaleUp:
+		current = bc.Spec.Replicas
+	case StartDecommission, AdoptDrain:
+		decommissioning = s.Broker
+	case SkipAbsentBroker:
+		current--
+	case FinishDecommission:
+		current, decommissioning = current-1, nil
+	case CancelDecommission:
+		// Recommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
+		// state transition), so B is cleared only once the admin API lists the broker as active
+		// again (CancelDecommission) or it has left (FinishDecommission).
+		decommissioning = nil
+	case StartRestart, RestartSingleBroker:
+		lc.Restart = s.Restart
+	case RestartPod, SuspendRestart:
+		r := *bc.Status.Restart
+		r.Step = v1alpha1.RestartRestarting
+		if s.Kind == SuspendRestart {
+			r.Step = v1alpha1.RestartDraining
+		}
+		lc.Restart = &r
+	case FinishRestart:
+		lc.Restart = nil
+	}
+	return current, decommissioning, lc
 }

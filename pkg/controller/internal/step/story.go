@@ -1,4 +1,4 @@
-package controller
+package step
 
 import (
 	"fmt"
@@ -23,34 +23,42 @@ import (
 // The log still has one line per decision at -v=2, and broker_operator_decisions_total counts
 // every decision, polls included.
 
-// tell records the events of step s, which took the BrokerCluster's status from before to after.
-func (c *Controller) tell(bc *v1alpha1.BrokerCluster, s step, before, after *v1alpha1.BrokerClusterStatus) {
-	if kind, msg, ok := waitEnded(before, after); ok {
-		c.cfg.Recorder.Event(bc, corev1.EventTypeNormal, string(kind), msg)
+// Event is one event a step tells: its type (Normal or Warning), reason and message.
+type Event struct {
+	Type, Reason, Message string
+}
+
+// Events are the events of step s, which took the BrokerCluster's status from before to after:
+// the end of a wait, then the step itself when it is news.
+func Events(s Step, before, after *v1alpha1.BrokerClusterStatus) []Event {
+	var out []Event
+	if kind, msg, ok := WaitEnded(before, after); ok {
+		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: string(kind), Message: msg})
 	}
-	if isNews(s, before, after) {
-		c.cfg.Recorder.Event(bc, eventType(s.Kind), string(s.Kind), s.Reason)
+	if IsNews(s, before, after) {
+		out = append(out, Event{Type: EventType(s.Kind), Reason: string(s.Kind), Message: s.Reason})
 	}
+	return out
 }
 
 // isNews reports whether step s is something that happened, rather than one more poll of a wait.
-func isNews(s step, before, after *v1alpha1.BrokerClusterStatus) bool {
+func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 	switch s.Kind {
-	case stepNone:
+	case None:
 		return false
-	case stepWaitDrain, stepWaitLeadership, stepWaitRestart:
+	case WaitForDrain, WaitForLeadershipDrain, WaitForRestart:
 		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
 		// EnableMaintenance; RestartPod, RestartSingleBroker or DeletePod, which were told.
 		return false
-	case stepWaitAdmin, stepWaitBrokerID, stepWaitHealthy:
-		return conditionBegan(before, after, v1alpha1.ConditionDegraded)
-	case stepWaitPodGone:
+	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster:
+		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
+	case WaitForRemovedPod:
 		return messageChanged(before, after, v1alpha1.ConditionScaling)
-	case stepWaitPods:
+	case WaitForReadyBrokers:
 		return messageChanged(before, after, v1alpha1.ConditionRestarting)
-	case stepScaleUp, stepStartDecommission, stepAdoptDrain, stepSkipAbsent, stepDecommission, stepFinish,
-		stepRecommission, stepCancel, stepStartRestart, stepRestartAlone, stepEnableMaintenance,
-		stepRestartPod, stepDeletePod, stepSuspendRestart, stepFinishRestart:
+	case ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission,
+		Recommission, CancelDecommission, StartRestart, RestartSingleBroker, EnableMaintenance,
+		RestartPod, DeletePod, SuspendRestart, FinishRestart:
 		return true
 	}
 	// A step this list does not name is news when it changes the story status tells.
@@ -60,7 +68,7 @@ func isNews(s step, before, after *v1alpha1.BrokerClusterStatus) bool {
 // conditionBegan reports whether condition t is True after, and was not True with the same
 // reason before. Its message may change while it lasts (a count, an error's text): that is
 // not news.
-func conditionBegan(before, after *v1alpha1.BrokerClusterStatus, t string) bool {
+func ConditionBegan(before, after *v1alpha1.BrokerClusterStatus, t string) bool {
 	now := meta.FindStatusCondition(after.Conditions, t)
 	if now == nil || now.Status != metav1.ConditionTrue {
 		return false
@@ -78,7 +86,7 @@ func messageChanged(before, after *v1alpha1.BrokerClusterStatus, t string) bool 
 // storyChanged reports whether the replicas, the broker being decommissioned, the restart under
 // way or a condition's status or reason changed.
 func storyChanged(before, after *v1alpha1.BrokerClusterStatus) bool {
-	if before.CurrentReplicas != after.CurrentReplicas || ptrString(before.DecommissioningBroker) != ptrString(after.DecommissioningBroker) ||
+	if before.CurrentReplicas != after.CurrentReplicas || OptionalID(before.DecommissioningBroker) != OptionalID(after.DecommissioningBroker) ||
 		fmt.Sprint(before.Restart) != fmt.Sprint(after.Restart) {
 		return true
 	}
@@ -94,24 +102,24 @@ func storyChanged(before, after *v1alpha1.BrokerClusterStatus) bool {
 // endedWaits maps each reason of a Degraded condition a wait sets to that wait, and what its
 // end means.
 var endedWaits = map[string]struct {
-	wait stepKind
+	wait Kind
 	says string
 }{
-	ReasonClusterUnhealthy:     {stepWaitHealthy, "no longer waiting for a healthy cluster: the next step may go ahead"},
-	ReasonBrokerIDUnknown:      {stepWaitBrokerID, "no longer waiting to learn which broker a pod runs"},
-	ReasonDrainStalled:         {stepWaitDrain, "the drain is no longer stalled"},
-	ReasonAdminAPIUnavailable:  {stepWaitAdmin, "no longer waiting for the brokers' admin API"},
-	ReasonAdminAPIUnauthorized: {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
-	ReasonAdminAPITLSRefused:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
-	ReasonAdminAPIForbidden:    {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
-	ReasonAdminSecretMissing:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
-	ReasonAdminSecretInvalid:   {stepWaitAdmin, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
-	ReasonAdminSecretForbidden: {stepWaitAdmin, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
+	ReasonClusterUnhealthy:     {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
+	ReasonBrokerIDUnknown:      {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
+	ReasonDrainStalled:         {WaitForDrain, "the drain is no longer stalled"},
+	ReasonAdminAPIUnavailable:  {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
+	ReasonAdminAPIUnauthorized: {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
+	ReasonAdminAPITLSRefused:   {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
+	ReasonAdminAPIForbidden:    {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
+	ReasonAdminSecretMissing:   {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
+	ReasonAdminSecretInvalid:   {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
+	ReasonAdminSecretForbidden: {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
 }
 
 // waitEnded reports the wait that ended between before and after: the Degraded condition one of
 // them set is no longer True with that reason.
-func waitEnded(before, after *v1alpha1.BrokerClusterStatus) (stepKind, string, bool) {
+func WaitEnded(before, after *v1alpha1.BrokerClusterStatus) (Kind, string, bool) {
 	was := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionDegraded)
 	if was == nil || was.Status != metav1.ConditionTrue {
 		return "", "", false

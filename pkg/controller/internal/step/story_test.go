@@ -1,143 +1,13 @@
-package controller
+package step
 
 import (
-	"fmt"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
-
-// storyOf splits recorded events ("Type Reason message") into "Type Reason" and fails the test
-// if one event was recorded twice.
-func storyOf(t *testing.T, events []string) []string {
-	t.Helper()
-	var out []string
-	for i, e := range events {
-		if slices.Contains(events[:i], e) {
-			t.Errorf("event recorded twice: %q", e)
-		}
-		f := strings.SplitN(e, " ", 3)
-		out = append(out, f[0]+" "+f[1])
-	}
-	return out
-}
-
-// A scale-down with a drain polled many times, a rollout whose leadership drains take several
-// polls, and a scale-up: each start and finish is one event, in order, and no poll is one.
-func TestEventsTellEachStartAndFinishOnce(t *testing.T) {
-	h := newHarness(t, harnessOptions{guards: DefaultGuards(), drainTime: 2 * time.Minute})
-	h.bringUp(3)
-	ids := h.nodeIDs()
-	h.events()
-
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
-	for range 20 {
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		if st := h.stored().Status; st.CurrentReplicas == 2 && st.DecommissioningBroker == nil {
-			break
-		}
-		h.simClock.Advance(pollInterval)
-	}
-	h.settle(3)
-	h.cluster.SetMaintenanceDrainTime(time.Minute)
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
-	h.rollOut(40, "redpanda:v25.2.1")
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 3 })
-	h.settle(10)
-
-	for _, poll := range []stepKind{stepWaitDrain, stepWaitLeadership} {
-		if n := h.counter("broker_operator_decisions_total", "kind", string(poll)); n < 2 {
-			t.Errorf("%s decided %v times; the test needs a wait that lasts several polls", poll, n)
-		}
-	}
-	events := h.events()
-	want := []string{
-		"Normal StartDecommission", "Normal FinishDecommission",
-		"Normal StartRestart", "Normal RestartPod", "Normal FinishRestart",
-		"Normal StartRestart", "Normal RestartPod", "Normal FinishRestart",
-		"Normal ScaleUp",
-	}
-	if got := storyOf(t, events); !slices.Equal(got, want) {
-		t.Errorf("events\n %q\nwant\n %q\nall:\n%s", got, want, strings.Join(events, "\n"))
-	}
-	for i, sub := range map[int]string{
-		0: fmt.Sprintf("decommissioning broker %d (pod %s-2), scaling down from 3 to 2 brokers", ids[2], testName),
-		1: fmt.Sprintf("broker %d (pod %s-2) has left the cluster", ids[2], testName),
-		2: fmt.Sprintf("restarting broker %d (pod %s-1) to apply a change that needs a restart", ids[1], testName),
-		4: "1 of 2 brokers still to restart",
-		8: "scaling up from 2 to 3 brokers",
-	} {
-		if i >= len(events) || !strings.Contains(events[i], sub) {
-			t.Errorf("event %d does not say %q:\n%s", i, sub, strings.Join(events, "\n"))
-		}
-	}
-}
-
-// A closed health gate is one Warning when it closes, however many polls it stays closed, and
-// one Normal event when it opens, before the step it held back.
-func TestAClosedGateIsToldWhenItClosesAndWhenItOpens(t *testing.T) {
-	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.bringUp(3)
-	ids := h.nodeIDs()
-	h.cluster.Down(0)
-	h.events()
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
-	for range 4 {
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		h.clock.Step(pollInterval)
-	}
-	closed := h.events()
-	if got := storyOf(t, closed); !slices.Equal(got, []string{"Warning WaitForHealthyCluster"}) {
-		t.Fatalf("events while the gate stayed closed for 4 polls: %q", closed)
-	}
-	if want := fmt.Sprintf("brokers down: [%d]", ids[0]); !strings.Contains(closed[0], want) {
-		t.Errorf("%q does not say %q", closed[0], want)
-	}
-
-	h.cluster.Join(0)
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
-	}
-	if got := storyOf(t, h.events()); !slices.Equal(got, []string{"Normal WaitForHealthyCluster", "Normal StartDecommission"}) {
-		t.Errorf("events when the gate opened: %q", got)
-	}
-}
-
-// An admin API that does not answer is one Warning, however often the reconcile is retried, and
-// one Normal event when the wait ends.
-func TestAnAdminAPIThatDoesNotAnswerIsToldOnce(t *testing.T) {
-	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.bringUp(3)
-	h.cluster.SetFault(admintest.Fault{Refuse: true})
-	h.events()
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
-	for range 3 {
-		if _, err := h.reconcile(); err == nil {
-			t.Fatal("a reconcile with the admin API down succeeded")
-		}
-	}
-	if got := storyOf(t, h.events()); !slices.Equal(got, []string{"Warning WaitForAdminAPI"}) {
-		t.Fatalf("events after 3 retries with the admin API down: %q", got)
-	}
-	h.cluster.SetFault(admintest.Fault{})
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
-	}
-	if got := storyOf(t, h.events()); !slices.Equal(got, []string{"Normal WaitForAdminAPI", "Normal StartDecommission"}) {
-		t.Errorf("events when the admin API answered again: %q", got)
-	}
-}
 
 // Whether a step is news is read from the status alone, so a new leader, whose first reconcile
 // reads a status that already shows the wait, does not tell it again.
@@ -153,35 +23,35 @@ func TestNewsIsJudgedFromStatus(t *testing.T) {
 	}
 	tests := []struct {
 		name          string
-		kind          stepKind
+		kind          Kind
 		before, after *v1alpha1.BrokerClusterStatus
 		news          bool
-		ended         stepKind
+		ended         Kind
 	}{
-		{"the gate closes", stepWaitHealthy, degraded(ReasonAsExpected), degraded(ReasonClusterUnhealthy), true, ""},
-		{"the gate stays closed", stepWaitHealthy, degraded(ReasonClusterUnhealthy), degraded(ReasonClusterUnhealthy), false, ""},
-		{"the gate opens", stepStartDecommission, degraded(ReasonClusterUnhealthy), degraded(ReasonAsExpected), true, stepWaitHealthy},
-		{"the admin API stops answering while the gate is closed", stepWaitAdmin, degraded(ReasonClusterUnhealthy), degraded(ReasonAdminAPIUnavailable), true, stepWaitHealthy},
-		{"the admin API still does not answer", stepWaitAdmin, degraded(ReasonAdminAPIUnavailable), degraded(ReasonAdminAPIUnavailable), false, ""},
-		{"a drain polled", stepWaitDrain, degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
-		{"a stalled drain moves again", stepWaitDrain, degraded(ReasonDrainStalled), degraded(ReasonAsExpected), false, stepWaitDrain},
-		{"leadership still moving", stepWaitLeadership, degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
-		{"a restart finishes", stepFinishRestart, degraded(ReasonAsExpected), degraded(ReasonAsExpected), true, ""},
-		{"a step the story does not name, changing nothing", stepKind("SomeOtherWait"), degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
-		{"a step the story does not name, changing a condition", stepKind("SomeOtherStep"), degraded(ReasonAsExpected), degraded("SomethingElse"), true, ""},
+		{"the gate closes", WaitForHealthyCluster, degraded(ReasonAsExpected), degraded(ReasonClusterUnhealthy), true, ""},
+		{"the gate stays closed", WaitForHealthyCluster, degraded(ReasonClusterUnhealthy), degraded(ReasonClusterUnhealthy), false, ""},
+		{"the gate opens", StartDecommission, degraded(ReasonClusterUnhealthy), degraded(ReasonAsExpected), true, WaitForHealthyCluster},
+		{"the admin API stops answering while the gate is closed", WaitForAdminAPI, degraded(ReasonClusterUnhealthy), degraded(ReasonAdminAPIUnavailable), true, WaitForHealthyCluster},
+		{"the admin API still does not answer", WaitForAdminAPI, degraded(ReasonAdminAPIUnavailable), degraded(ReasonAdminAPIUnavailable), false, ""},
+		{"a drain polled", WaitForDrain, degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
+		{"a stalled drain moves again", WaitForDrain, degraded(ReasonDrainStalled), degraded(ReasonAsExpected), false, WaitForDrain},
+		{"leadership still moving", WaitForLeadershipDrain, degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
+		{"a restart finishes", FinishRestart, degraded(ReasonAsExpected), degraded(ReasonAsExpected), true, ""},
+		{"a step the story does not name, changing nothing", Kind("SomeOtherWait"), degraded(ReasonAsExpected), degraded(ReasonAsExpected), false, ""},
+		{"a step the story does not name, changing a condition", Kind("SomeOtherStep"), degraded(ReasonAsExpected), degraded("SomethingElse"), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isNews(step{Kind: tt.kind}, tt.before, tt.after); got != tt.news {
+			if got := IsNews(Step{Kind: tt.kind}, tt.before, tt.after); got != tt.news {
 				t.Errorf("isNews = %t, want %t", got, tt.news)
 			}
-			ended, _, ok := waitEnded(tt.before, tt.after)
+			ended, _, ok := WaitEnded(tt.before, tt.after)
 			if ended != tt.ended || ok != (tt.ended != "") {
 				t.Errorf("waitEnded = %q, %t, want %q", ended, ok, tt.ended)
 			}
 		})
 	}
-	if eventType(stepWaitHealthy) != corev1.EventTypeWarning {
+	if EventType(WaitForHealthyCluster) != corev1.EventTypeWarning {
 		t.Error("a closed gate is not a Warning")
 	}
 }

@@ -1,4 +1,6 @@
-package controller
+package step
+
+import "fmt"
 
 // The step table: what each step writes, calls and relies on, one row a step. decide (decide.go)
 // names the step; act (sync.go) runs its row. The rule the table carries: every
@@ -49,97 +51,109 @@ package controller
 
 // fact is something an irreversible step relies on; checkFacts (facts.go) reads it afresh
 // right before the step. Each reads as what the step needs: "it needs <fact>, but <why not>".
-type fact string
+type Fact string
 
 const (
 	// factHealthGate: GET /v1/cluster/health_overview shows a healthy cluster (health.go), or
 	// spec.unsafeSkipHealthGate is set.
-	factHealthGate fact = "an open health gate"
+	FactHealthGate Fact = "an open health gate"
 	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
 	// like the gate, by spec.unsafeSkipHealthGate).
-	factOthersUp fact = "every other broker up"
+	FactOthersUp Fact = "every other broker up"
 	// factPodReady: the restart's pod, read from the apiserver, has the recorded UID, is Ready
 	// and is not being deleted.
-	factPodReady fact = "its pod Ready"
+	FactPodReady Fact = "its pod Ready"
 	// factNoOtherDrain: GET /v1/brokers lists no other broker draining or in maintenance.
-	factNoOtherDrain fact = "no other broker draining or in maintenance"
+	FactNoOtherDrain Fact = "no other broker draining or in maintenance"
 	// factBrokerLeft: GET /v1/brokers does not list the step's broker as a member any more.
-	factBrokerLeft fact = "the broker gone from the cluster"
+	FactBrokerLeft Fact = "the broker gone from the cluster"
 )
 
 // adminCall is the one call a step makes.
-type adminCall int
+type Call int
 
 const (
-	callNone adminCall = iota
-	callDecommission
-	callRecommission
-	callMaintenanceOn
-	callMaintenanceOff
-	callDeletePod
+	CallNone Call = iota
+	CallDecommission
+	CallRecommission
+	CallMaintenanceOn
+	CallMaintenanceOff
+	CallDeletePod
 )
 
 // callOrder says whether a step's call comes before its status write (which then records its
 // outcome) or after it (which is then the record that it was made).
-type callOrder int
+type Order int
 
 const (
-	callBeforeWrite callOrder = iota
-	callAfterWrite
+	CallBeforeWrite Order = iota
+	CallAfterWrite
 )
 
 // irreversibility says what part of a step takes capacity away, if any.
-type irreversibility int
+type Irreversibility int
 
 const (
-	reversible irreversibility = iota
-	irreversibleCall
-	irreversibleWrite
+	Reversible Irreversibility = iota
+	IrreversibleCall
+	IrreversibleWrite
 )
 
 // stepRow is one row of the step table.
-type stepRow struct {
+type Row struct {
 	// Precondition: the status write carries the BrokerCluster's resourceVersion, so a decision
 	// made on a stale copy gets a Conflict (unless Guards.SkipPrecondition).
 	Precondition bool
-	Call         adminCall
-	Order        callOrder
+	Call         Call
+	Order        Order
 	// Polls: the step is looked at again after Config.DrainPollInterval.
 	Polls        bool
-	Irreversible irreversibility
+	Irreversible Irreversibility
 	// Facts are read afresh right before the irreversible call or write, and must all hold.
-	Facts []fact
+	Facts []Fact
+	// AdminCheckAvoidsCall: the step exists because the admin check (the seed's option D) saw
+	// that the broker had already left or was already draining, so a second decommission call
+	// was avoided; guard_fired_total{guard="admin_check"} counts it.
+	AdminCheckAvoidsCall bool
 }
 
-var restartFacts = []fact{factHealthGate, factOthersUp, factPodReady}
+var restartFacts = []Fact{FactHealthGate, FactOthersUp, FactPodReady}
 
 // steps is the step table; a step missing from it writes status and calls nothing.
-var steps = map[stepKind]stepRow{
-	stepScaleUp:           {},
-	stepStartDecommission: {Precondition: true, Call: callDecommission, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factNoOtherDrain}},
-	stepAdoptDrain:        {Precondition: true, Polls: true},
-	stepSkipAbsent:        {Precondition: true, Irreversible: irreversibleWrite, Facts: []fact{factBrokerLeft}},
-	stepDecommission:      {Call: callDecommission, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factNoOtherDrain}},
-	stepWaitDrain:         {Polls: true},
-	stepFinish:            {Irreversible: irreversibleWrite, Facts: []fact{factBrokerLeft}},
-	stepRecommission:      {Call: callRecommission, Order: callBeforeWrite, Polls: true},
-	stepCancel:            {},
-	stepWaitAdmin:         {},
-	stepWaitBrokerID:      {Polls: true},
-	stepWaitHealthy:       {Polls: true},
-	stepWaitPodGone:       {Polls: true},
-	stepWaitPods:          {Polls: true},
-	stepStartRestart:      {Precondition: true, Call: callMaintenanceOn, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
-	stepRestartAlone:      {Precondition: true, Call: callDeletePod, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: []fact{factHealthGate, factPodReady}},
-	stepEnableMaintenance: {Call: callMaintenanceOn, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
-	stepWaitLeadership:    {Polls: true},
-	stepRestartPod:        {Precondition: true, Call: callDeletePod, Order: callAfterWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
-	stepDeletePod:         {Call: callDeletePod, Order: callBeforeWrite, Polls: true, Irreversible: irreversibleCall, Facts: restartFacts},
-	stepSuspendRestart:    {Precondition: true, Call: callMaintenanceOff, Order: callAfterWrite, Polls: true},
-	stepWaitRestart:       {Polls: true},
+var Rows = map[Kind]Row{
+	ScaleUp:                {},
+	StartDecommission:      {Precondition: true, Call: CallDecommission, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactNoOtherDrain}},
+	AdoptDrain:             {Precondition: true, Polls: true, AdminCheckAvoidsCall: true},
+	SkipAbsentBroker:       {Precondition: true, Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}, AdminCheckAvoidsCall: true},
+	Decommission:           {Call: CallDecommission, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactNoOtherDrain}},
+	WaitForDrain:           {Polls: true},
+	FinishDecommission:     {Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}},
+	Recommission:           {Call: CallRecommission, Order: CallBeforeWrite, Polls: true},
+	CancelDecommission:     {},
+	WaitForAdminAPI:        {},
+	WaitForBrokerID:        {Polls: true},
+	WaitForHealthyCluster:  {Polls: true},
+	WaitForRemovedPod:      {Polls: true},
+	WaitForReadyBrokers:    {Polls: true},
+	StartRestart:           {Precondition: true, Call: CallMaintenanceOn, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
+	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactPodReady}},
+	EnableMaintenance:      {Call: CallMaintenanceOn, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
+	WaitForLeadershipDrain: {Polls: true},
+	RestartPod:             {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
+	DeletePod:              {Call: CallDeletePod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
+	SuspendRestart:         {Precondition: true, Call: CallMaintenanceOff, Order: CallAfterWrite, Polls: true},
+	WaitForRestart:         {Polls: true},
 	// A stale R must not clear the record of the next broker's restart.
-	stepFinishRestart: {Precondition: true, Call: callMaintenanceOff, Order: callBeforeWrite, Polls: true},
+	FinishRestart: {Precondition: true, Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 }
 
 // ghostFacts are what a ghost broker's decommission relies on.
-var ghostFacts = []fact{factNoOtherDrain}
+var GhostFacts = []Fact{FactNoOtherDrain}
+
+// FactError says which fact did not hold, and why.
+type FactError struct {
+	Fact Fact
+	Why  string
+}
+
+func (e *FactError) Error() string { return fmt.Sprintf("it needs %s, but %s", e.Fact, e.Why) }

@@ -1,0 +1,50 @@
+package step
+
+// Kind names what a reconcile does: one row of the step table (table.go).
+type Kind string
+
+// Steps of scaling (scaling.go).
+const (
+	None               Kind = "None"
+	ScaleUp            Kind = "ScaleUp"
+	StartDecommission  Kind = "StartDecommission"
+	AdoptDrain         Kind = "AdoptDrain"
+	SkipAbsentBroker   Kind = "SkipAbsentBroker"
+	Decommission       Kind = "Decommission"
+	WaitForDrain       Kind = "WaitForDrain"
+	FinishDecommission Kind = "FinishDecommission"
+	Recommission       Kind = "Recommission"
+	CancelDecommission Kind = "CancelDecommission"
+	WaitForAdminAPI    Kind = "WaitForAdminAPI"
+	WaitForBrokerID    Kind = "WaitForBrokerID"
+	WaitForRemovedPod  Kind = "WaitForRemovedPod"
+)
+
+// Steps of the rollout (rollout.go).
+const (
+	WaitForHealthyCluster  Kind = "WaitForHealthyCluster"
+	WaitForReadyBrokers    Kind = "WaitForReadyBrokers"
+	StartRestart           Kind = "StartRestart"
+	RestartSingleBroker    Kind = "RestartSingleBroker"
+	EnableMaintenance      Kind = "EnableMaintenance"
+	WaitForLeadershipDrain Kind = "WaitForLeadershipDrain"
+	RestartPod             Kind = "RestartPod"
+	DeletePod              Kind = "DeletePod"
+	SuspendRestart         Kind = "SuspendRestart"
+	WaitForRestart         Kind = "WaitForRestart"
+	FinishRestart          Kind = "FinishRestart"
+)
+
+// DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
+// of a waiting step in the same reconcile, rather than being decided on its own.
+const DecommissionGhostBroker Kind = "DecommissionGhostBroker"
+
+// Kinds are every step but None, in table order: decisions_total exports each as zero from the
+// start, so that dashboards show a rate of 0 rather than no data.
+var Kinds = []Kind{
+	ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission,
+	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
+	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
+	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
+	FinishRestart, DecommissionGhostBroker,
+}
