@@ -7,8 +7,15 @@
 //   - Schedule, NewSchedule and Schedules: each cluster's replica targets, drawn from the seed:
 //     scale-downs by one broker with scale-ups mixed in (schedule.go).
 //   - Classify, Request and Verbs: what a REST request addresses, as the apiserver's request
-//     info resolver names it (requests.go); RoundTripperFunc and ReadWritten, for a transport
-//     that reads the object a write answered with (transport.go); Total sums counts by verb.
+//     info resolver names it (requests.go); RoundTripperFunc, for a transport wrapper
+//     (transport.go); Total sums counts by verb.
+//   - WriteEvent, Answer and DeletedUID: a write as an event of the operator's history
+//     (test/history), with the precondition it sent and its answer, and whether a delete's
+//     answer says the object is gone (historywrite.go). The history checker is the one judge
+//     of stale reads: what a run reports as stale reads is history.Report.StaleReads.
+//   - Rule, Tally, HistoryTally, DecommissionTally and MaintenanceCalls: a safety rule judged
+//     twice, from the histories and from the broker simulator's call log, side by side; Problems
+//     names judges that disagree or judged nothing (safety.go).
 //   - Mark, Ordinals and Untargeted: the judge of untargeted decommissions over the broker
 //     simulator's call log; Quantile, nearest rank (judge.go).
 //   - Clusters: the harness's own informer on a namespace's BrokerClusters, which says whether a

@@ -95,3 +95,34 @@ func Answer(e *history.Event, resp *http.Response, err error) []byte {
 	}
 	return body
 }
+
+// DeletedUID reports whether a write's answer (Answer's body) says a delete removed its
+// object, and names the object's UID: a Status of success naming it, or the object itself
+// answered 200 with no deletionTimestamp (a graceful delete answers the object with one, and
+// the object stays until its grace ends).
+func DeletedUID(e history.Event, answer []byte) (string, bool) {
+	if e.Verb != VerbDelete || !e.Succeeded() || len(answer) == 0 {
+		return "", false
+	}
+	var a struct {
+		Kind     string `json:"kind"`
+		Status   string `json:"status"`
+		Metadata struct {
+			UID               string  `json:"uid"`
+			DeletionTimestamp *string `json:"deletionTimestamp"`
+		} `json:"metadata"`
+		Details struct {
+			UID string `json:"uid"`
+		} `json:"details"`
+	}
+	if json.Unmarshal(answer, &a) != nil {
+		return "", false
+	}
+	switch {
+	case a.Kind == "Status":
+		return a.Details.UID, a.Status == "Success" && a.Details.UID != ""
+	case e.Code == 200 && a.Metadata.DeletionTimestamp == nil:
+		return a.Metadata.UID, a.Metadata.UID != ""
+	}
+	return "", false
+}

@@ -50,3 +50,30 @@ func TestWriteEventAndAnswer(t *testing.T) {
 		t.Errorf("unanswered delete recorded as %+v", e)
 	}
 }
+
+// A delete's answer says the object is gone when it is a Status of success naming the UID, or
+// the object itself answered 200 with no deletionTimestamp; a graceful delete (the object with
+// a deletionTimestamp), a 202, a refusal or another verb say nothing of the kind.
+func TestDeletedUID(t *testing.T) {
+	del := history.Event{Verb: VerbDelete, Code: http.StatusOK}
+	for _, tt := range []struct {
+		name   string
+		e      history.Event
+		answer string
+		uid    string
+		gone   bool
+	}{
+		{"status naming the uid", del, `{"kind":"Status","status":"Success","details":{"name":"bc","uid":"s-1"}}`, "s-1", true},
+		{"status without a uid", del, `{"kind":"Status","status":"Success","details":{"name":"bc"}}`, "", false},
+		{"the object, removed", del, `{"kind":"Pod","metadata":{"name":"p","uid":"p-1"}}`, "p-1", true},
+		{"the object, graceful", del, `{"kind":"Pod","metadata":{"name":"p","uid":"p-1","deletionTimestamp":"2026-12-02T02:19:00Z"}}`, "", false},
+		{"accepted, not done", history.Event{Verb: VerbDelete, Code: http.StatusAccepted}, `{"kind":"Pod","metadata":{"uid":"p-1"}}`, "", false},
+		{"refused", history.Event{Verb: VerbDelete, Code: http.StatusConflict}, `{"kind":"Status","status":"Failure"}`, "", false},
+		{"not a delete", history.Event{Verb: VerbPatch, Code: http.StatusOK}, `{"kind":"Pod","metadata":{"uid":"p-1"}}`, "", false},
+		{"no answer", del, ``, "", false},
+	} {
+		if uid, gone := DeletedUID(tt.e, []byte(tt.answer)); uid != tt.uid || gone != tt.gone {
+			t.Errorf("%s: DeletedUID = %q, %v; want %q, %v", tt.name, uid, gone, tt.uid, tt.gone)
+		}
+	}
+}

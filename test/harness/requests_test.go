@@ -1,10 +1,7 @@
 package harness
 
 import (
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -29,27 +26,6 @@ func TestClassify(t *testing.T) {
 		req := httptest.NewRequest(tt.method, tt.path, nil)
 		if got := Classify(req); got != tt.want {
 			t.Errorf("%s %s: got %+v, want %+v", tt.method, tt.path, got, tt.want)
-		}
-	}
-}
-
-func TestReadWrittenLeavesTheBodyForTheCaller(t *testing.T) {
-	for _, tt := range []struct {
-		body string
-		want Written
-		ok   bool
-	}{
-		{`{"kind":"Pod","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}}`, Written{"p", "ns", "7"}, true},
-		{`{"kind":"Status","status":"Success"}`, Written{}, false},
-		{`not json`, Written{}, false},
-	} {
-		resp := &http.Response{Body: io.NopCloser(strings.NewReader(tt.body))}
-		got, ok, err := ReadWritten(resp)
-		if err != nil || ok != tt.ok || got != tt.want {
-			t.Errorf("ReadWritten(%s) = %+v, %v, %v; want %+v, %v", tt.body, got, ok, err, tt.want, tt.ok)
-		}
-		if rest, _ := io.ReadAll(resp.Body); string(rest) != tt.body {
-			t.Errorf("body left %q, want %q", rest, tt.body)
 		}
 	}
 }

@@ -12,13 +12,18 @@
 //
 // The pieces that do not need a control plane live in plain files and have unit tests:
 //   - Recorder: a transport wrapper for the operator's rest.Config that counts API requests by
-//     verb, delays watch responses (harness.Lag), and remembers the resourceVersion of the
-//     operator's own last successful write to each object, so a read older than it is counted
-//     as stale (recorder.go); given a history.Recorder (RecorderOptions.History), it also
-//     records every write, with its precondition, answer and audit ID, in the operator's
-//     history, whose reads and irreversible calls the controller reports through
-//     controller.Config.Tracer (historywrite.go). Each row's history is checked with
-//     history.Check and its figures go beside the stale-read counter in the table;
+//     verb, delays watch responses (harness.Lag) and records every write, with its
+//     precondition, answer and audit ID (and, for a delete answered with the object gone, the
+//     delete), in the operator's history (RecorderOptions.History), whose reads and
+//     irreversible calls the controller reports through controller.Config.Tracer
+//     (recorder.go, historywrite.go). Each row's history is checked with history.Check. Stale
+//     reads, reads older than the operator's own finished write, are judged there and only
+//     there (history.Report.StaleReads, by resource), and so are the history's own judgements
+//     of the safety rules: no broker decommissioned twice, and at most one broker in
+//     maintenance (not judged while pkg/controller traces no maintenance-off). The table
+//     puts each rule's history and simulator counts side by side (harness.Rule); a row fails
+//     when its history is not evidence enough (history.Report.Err), when the two judges
+//     disagree, or when a judge judged nothing where the row made such calls;
 //   - the maintenance judge: two brokers in maintenance at once (decisions.go);
 //   - WriteTable (with Row, Result and Header): the markdown report (table.go).
 //

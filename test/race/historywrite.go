@@ -21,9 +21,13 @@ func (r *Recorder) startHistoryWrite(req *http.Request, info harness.Request) *h
 	return &historyWrite{ctx: req.Context(), event: e}
 }
 
-// finish records the write with its answer (harness.Answer), leaving resp.Body readable.
+// finish records the write with its answer (harness.Answer), leaving resp.Body readable, and
+// the delete, when its answer says the object is gone (harness.DeletedUID).
 func (w *historyWrite) finish(rec *history.Recorder, resp *http.Response, err error) {
 	e := w.event
-	harness.Answer(&e, resp, err)
+	answer := harness.Answer(&e, resp, err)
 	rec.Write(w.ctx, e)
+	if uid, gone := harness.DeletedUID(e, answer); gone {
+		rec.Gone(w.ctx, e.Key, uid, "", e.Start)
+	}
 }

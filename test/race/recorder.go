@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/utils/clock"
 
 	"github.com/broker-operator/broker-operator/test/harness"
@@ -22,15 +21,14 @@ type RecorderOptions struct {
 	Clock clock.Clock
 	// History, when set, also records every write in a history for the checker (test/history):
 	// its precondition, answered resourceVersion and UID, status code and audit ID. Give it
-	// to the controller too (controller.Config.Tracer), so that its reads are recorded.
+	// to the controller too (controller.Config.Tracer), so that its reads are recorded; the
+	// checker judges the stale reads (history.Report.StaleReads).
 	History *history.Recorder
 }
 
 // Recorder watches one operator's traffic with the apiserver. Wrap its transport with Wrap
-// (rest.Config.WrapTransport) and give ReadHook to the controller (controller.Config.ReadHook).
-// It counts requests by verb, delays watch streams by Lag, and remembers the resourceVersion of
-// the operator's last successful write to each object, so that a reconcile that reads an older
-// copy is counted as a stale read. All methods are safe for concurrent use.
+// (rest.Config.WrapTransport). It counts requests by verb, delays watch streams by Lag, and
+// records every write in the operator's history. All methods are safe for concurrent use.
 type Recorder struct {
 	lag     *harness.LagSource
 	clock   clock.Clock
@@ -38,14 +36,7 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	requests map[string]int
-	// lastWrite is the resourceVersion of the newest successful write to each object; "" after
-	// a delete.
-	lastWrite      map[objectKey]string
-	reads, stale   map[string]int
-	unparsedWrites int
 }
-
-type objectKey struct{ resource, namespace, name string }
 
 // NewRecorder returns a Recorder.
 func NewRecorder(opts RecorderOptions) *Recorder {
@@ -53,13 +44,10 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Recorder{
-		lag:       harness.NewLagSource(opts.Lag, opts.Seed),
-		clock:     opts.Clock,
-		history:   opts.History,
-		requests:  map[string]int{},
-		lastWrite: map[objectKey]string{},
-		reads:     map[string]int{},
-		stale:     map[string]int{},
+		lag:      harness.NewLagSource(opts.Lag, opts.Seed),
+		clock:    opts.Clock,
+		history:  opts.History,
+		requests: map[string]int{},
 	}
 }
 
@@ -79,88 +67,23 @@ func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Res
 		hw = r.startHistoryWrite(req, info)
 	}
 	resp, err := rt.RoundTrip(req)
-	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if hw != nil {
-			hw.finish(r.history, resp, err)
-		}
-		return resp, err
+	if hw != nil {
+		hw.finish(r.history, resp, err)
 	}
-	switch {
-	case info.Verb == harness.VerbWatch && !r.lag.Lag().IsZero():
+	if err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 && info.Verb == harness.VerbWatch && !r.lag.Lag().IsZero() {
 		resp.Body = harness.NewLateBody(resp.Body, r.lag.Draw, r.clock)
-	case info.Writes():
-		if hw != nil {
-			hw.finish(r.history, resp, nil)
-		}
-		obj, ok, readErr := harness.ReadWritten(resp)
-		if readErr != nil {
-			return resp, readErr
-		}
-		r.recordWrite(info, obj, ok)
 	}
-	return resp, nil
+	return resp, err
 }
 
-// recordWrite remembers the resourceVersion a successful write returned; ok is false when its
-// answer named no object.
-func (r *Recorder) recordWrite(info harness.Request, obj harness.Written, ok bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !ok {
-		r.unparsedWrites++
-		return
-	}
-	key := objectKey{info.Resource, obj.Namespace, obj.Name}
-	if info.Verb == harness.VerbDelete {
-		r.lastWrite[key] = ""
-		return
-	}
-	rv := obj.ResourceVersion
-	if prev := r.lastWrite[key]; prev != "" {
-		if cmp, err := resourceversion.CompareResourceVersion(rv, prev); err != nil || cmp <= 0 {
-			return // an older write's answer arrived late
-		}
-	}
-	r.lastWrite[key] = rv
-}
-
-// ReadHook has the signature of controller.Config.ReadHook: it counts a read of resource
-// namespace/name at resourceVersion rv ("" when the read found nothing), and counts it as stale
-// when the operator had already written a newer version (or had created the object).
-func (r *Recorder) ReadHook(resource, namespace, name, rv string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reads[resource]++
-	last := r.lastWrite[objectKey{resource, namespace, name}]
-	if last == "" {
-		return // never written, or deleted by the operator
-	}
-	if rv == "" {
-		r.stale[resource]++ // the operator created it, yet the read did not find it
-		return
-	}
-	if cmp, err := resourceversion.CompareResourceVersion(rv, last); err == nil && cmp < 0 {
-		r.stale[resource]++
-	}
-}
-
-// LastWrite returns the resourceVersion of the operator's newest successful write to an object.
-func (r *Recorder) LastWrite(resource, namespace, name string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rv, ok := r.lastWrite[objectKey{resource, namespace, name}]
-	return rv, ok
-}
-
-// Stats is what a Recorder counted.
+// Stats is what one row counted.
 type Stats struct {
 	// Requests counts requests sent, by verb (see Verbs).
 	Requests map[string]int
-	// Reads and StaleReads count reconcile reads by resource ("brokerclusters", "statefulsets").
-	Reads, StaleReads map[string]int
-	// UnparsedWrites counts successful writes whose answer named no object; they are not
-	// tracked, so a high count would hide stale reads.
-	UnparsedWrites int
+	// StaleReads counts, by resource ("brokerclusters", "statefulsets"), the reads older than
+	// the operator's own finished write, as the history checker judged them
+	// (history.Report.StaleReads).
+	StaleReads map[string]int
 }
 
 // TotalRequests sums Requests.
@@ -173,9 +96,9 @@ func (s Stats) TotalStaleReads() int {
 	return harness.Total(s.StaleReads)
 }
 
-// Stats returns a copy of the counts so far.
-func (r *Recorder) Stats() Stats {
+// Requests returns a copy of the request counts so far.
+func (r *Recorder) Requests() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{Requests: maps.Clone(r.requests), Reads: maps.Clone(r.reads), StaleReads: maps.Clone(r.stale), UnparsedWrites: r.unparsedWrites}
+	return maps.Clone(r.requests)
 }

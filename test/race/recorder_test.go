@@ -11,14 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // fakeAPIServer answers writes with the object's metadata and the resourceVersion the test
-// sets, and watches with one event followed by the end of the stream.
+// sets (a delete with the object as it was removed), and watches with one event followed by
+// the end of the stream.
 type fakeAPIServer struct {
 	mu sync.Mutex
 	rv string
@@ -38,7 +41,7 @@ func (s *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"type":"ADDED","object":{"metadata":{"name":"w","resourceVersion":%q}}}`+"\n", rv)
 		return
 	}
-	fmt.Fprintf(w, `{"kind":"X","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q}}`, name, info.Namespace, rv)
+	fmt.Fprintf(w, `{"kind":"X","metadata":{"name":%q,"namespace":%q,"uid":"u-%s","resourceVersion":%q}}`, name, info.Namespace, name, rv)
 }
 
 func (s *fakeAPIServer) setRV(rv string) {
@@ -49,7 +52,12 @@ func (s *fakeAPIServer) setRV(rv string) {
 
 func do(t *testing.T, client *http.Client, method, url string) string {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader("{}"))
+	return doIn(t, context.Background(), client, method, url)
+}
+
+func doIn(t *testing.T, ctx context.Context, client *http.Client, method, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,65 +73,72 @@ func do(t *testing.T, client *http.Client, method, url string) string {
 	return string(body)
 }
 
-func TestRecorderCountsVerbsAndFindsReadsOlderThanTheLastWrite(t *testing.T) {
-	api := &fakeAPIServer{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	rec := NewRecorder(RecorderOptions{})
-	client := &http.Client{Transport: rec.Wrap(http.DefaultTransport)}
-	bc := srv.URL + "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters/a"
-
-	api.setRV("12")
-	if body := do(t, client, "PATCH", bc+"/status"); !strings.Contains(body, `"12"`) {
-		t.Fatalf("the client got %q: the recorder must hand the body on", body)
-	}
-	api.setRV("10") // an older write's answer, arriving late, must not roll the record back
-	do(t, client, "PUT", bc)
-	do(t, client, "GET", bc)
-	api.setRV("5")
-	do(t, client, "POST", srv.URL+"/apis/apps/v1/namespaces/ns/statefulsets")
-
-	if rv, ok := rec.LastWrite("brokerclusters", "ns", "a"); !ok || rv != "12" {
-		t.Fatalf("last write to the BrokerCluster %q, %v; want 12", rv, ok)
-	}
-	rec.ReadHook("brokerclusters", "ns", "a", "11")   // stale
-	rec.ReadHook("brokerclusters", "ns", "a", "12")   // fresh
-	rec.ReadHook("brokerclusters", "ns", "a", "13")   // someone else wrote after
-	rec.ReadHook("brokerclusters", "ns", "b", "1")    // never written by the operator
-	rec.ReadHook("statefulsets", "ns", "created", "") // created, yet not found: stale
-	rec.ReadHook("statefulsets", "ns", "created", "5")
-
-	st := rec.Stats()
-	if st.StaleReads["brokerclusters"] != 1 || st.StaleReads["statefulsets"] != 1 || st.TotalStaleReads() != 2 {
-		t.Errorf("stale reads %v, want one of each", st.StaleReads)
-	}
-	if st.Reads["brokerclusters"] != 4 || st.Reads["statefulsets"] != 2 {
-		t.Errorf("reads %v", st.Reads)
-	}
-	want := map[string]int{harness.VerbPatch: 1, harness.VerbUpdate: 1, harness.VerbGet: 1, harness.VerbCreate: 1}
-	for _, v := range harness.Verbs {
-		if st.Requests[v] != want[v] {
-			t.Errorf("%s requests: %d, want %d", v, st.Requests[v], want[v])
-		}
-	}
-	if st.TotalRequests() != 4 || st.UnparsedWrites != 0 {
-		t.Errorf("total %d, unparsed writes %d", st.TotalRequests(), st.UnparsedWrites)
+// reads records, in reconcile ctx, one read per resourceVersion given ("" for not found).
+func reads(hist *history.Recorder, ctx context.Context, resource, name string, rvs ...string) {
+	for _, rv := range rvs {
+		hist.Read(ctx, resource, "ns", name, types.UID("u-"+name), rv, rv != "", time.Now())
 	}
 }
 
+// The recorder counts requests by verb and records the operator's writes in its history, where
+// the checker judges its reads: a read older than the operator's own finished write is stale.
+func TestRecorderCountsVerbsAndTheCheckerFindsReadsOlderThanTheLastWrite(t *testing.T) {
+	api := &fakeAPIServer{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	hist := history.NewRecorder("operator")
+	rec := NewRecorder(RecorderOptions{History: hist})
+	client := &http.Client{Transport: rec.Wrap(http.DefaultTransport)}
+	ctx := hist.BeginReconcile(context.Background(), 1, "brokerclusters", "ns", "a")
+	bc := srv.URL + "/apis/broker-operator.dev/v1alpha1/namespaces/ns/brokerclusters/a"
+
+	api.setRV("12")
+	if body := doIn(t, ctx, client, "PATCH", bc+"/status"); !strings.Contains(body, `"12"`) {
+		t.Fatalf("the client got %q: the recorder must hand the body on", body)
+	}
+	api.setRV("10") // an older write's answer, arriving late, must not lower what the reads are held to
+	doIn(t, ctx, client, "PUT", bc)
+	doIn(t, ctx, client, "GET", bc)
+	api.setRV("5")
+	doIn(t, ctx, client, "POST", srv.URL+"/apis/apps/v1/namespaces/ns/statefulsets")
+
+	reads(hist, ctx, "brokerclusters", "a", "11", "12", "13") // stale, fresh, someone else wrote after
+	reads(hist, ctx, "brokerclusters", "b", "1")              // never written by the operator
+	reads(hist, ctx, "statefulsets", "created", "", "5")      // created, yet not found: stale; then found
+
+	report := history.Check(history.Input{Histories: []*history.History{hist.History()}})
+	if st := report.StaleReads(); st["brokerclusters"] != 1 || st["statefulsets"] != 1 || len(st) != 2 {
+		t.Errorf("stale reads %v, want one of each\n%s", st, report.Summary())
+	}
+	if got := report.ReadsOf(); got["brokerclusters"] != 3 || got["statefulsets"] != 2 {
+		t.Errorf("reads judged against the operator's writes %v, want 3 and 2", got)
+	}
+	want := map[string]int{harness.VerbPatch: 1, harness.VerbUpdate: 1, harness.VerbGet: 1, harness.VerbCreate: 1}
+	got := rec.Requests()
+	for _, v := range harness.Verbs {
+		if got[v] != want[v] {
+			t.Errorf("%s requests: %d, want %d", v, got[v], want[v])
+		}
+	}
+}
+
+// A delete answered with the object gone is recorded as the operator's own delete: a read
+// that then finds nothing is not stale.
 func TestRecorderForgetsWhatTheOperatorDeleted(t *testing.T) {
 	api := &fakeAPIServer{}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	rec := NewRecorder(RecorderOptions{})
+	hist := history.NewRecorder("operator")
+	rec := NewRecorder(RecorderOptions{History: hist})
 	client := &http.Client{Transport: rec.Wrap(http.DefaultTransport)}
+	ctx := hist.BeginReconcile(context.Background(), 1, "brokerclusters", "ns", "a")
 	api.setRV("7")
-	do(t, client, "PUT", srv.URL+"/api/v1/namespaces/ns/pods/p")
-	do(t, client, "DELETE", srv.URL+"/api/v1/namespaces/ns/pods/p")
-	rec.ReadHook("pods", "ns", "p", "")
-	rec.ReadHook("pods", "ns", "p", "3")
-	if n := rec.Stats().TotalStaleReads(); n != 0 {
-		t.Errorf("%d stale reads of a deleted object", n)
+	doIn(t, ctx, client, "PUT", srv.URL+"/api/v1/namespaces/ns/pods/p")
+	doIn(t, ctx, client, "DELETE", srv.URL+"/api/v1/namespaces/ns/pods/p")
+	reads(hist, ctx, "pods", "p", "")
+	report := history.Check(history.Input{Histories: []*history.History{hist.History()}})
+	if n := report.StaleReads()["pods"]; n != 0 || report.ReadsOf()["pods"] != 1 {
+		t.Errorf("%d stale reads of a deleted object (%d judged)\n%s", n, report.ReadsOf()["pods"], report.Summary())
 	}
 }
 
@@ -168,7 +183,7 @@ func TestRecorderDelaysWatchResponses(t *testing.T) {
 	if !strings.Contains(body, `"ADDED"`) {
 		t.Fatalf("watch body %q", body)
 	}
-	if n := rec.Stats().Requests[harness.VerbWatch]; n != 1 {
+	if n := rec.Requests()[harness.VerbWatch]; n != 1 {
 		t.Errorf("%d watch requests counted, want 1", n)
 	}
 }

@@ -92,8 +92,19 @@ type Result struct {
 	// PeakOverlay is the most entries the write-back overlays held at once (sampled).
 	PeakOverlay int
 	// HistoryChecked is how many events of the operator's history (test/history) the checker
-	// read, and HistoryViolations how many session-guarantee violations it found in them.
+	// read, and HistoryViolations how many violations it found in them; HistoryErr names why
+	// the history was not evidence enough ("" when it was).
 	HistoryChecked, HistoryViolations int
+	HistoryErr                        string
+	// Safety is each safety rule judged from the history and from the simulator, side by
+	// side: double decommissions, then brokers in maintenance at once.
+	Safety []harness.Rule
+}
+
+// expectJudged reports whether the row made calls that Safety[i] judges: decommissions for
+// the first rule, rollouts for the second.
+func (r Result) expectJudged(i int) bool {
+	return i == 0 && r.Decommissions > 0 || i == 1 && r.Row.Rollout
 }
 
 // WrongDecisions sums the four kinds of wrong decision.
@@ -120,8 +131,8 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 	fmt.Fprintf(&b, "Command (seed %d, run %s, took %s):\n\n```sh\n%s\n```\n\n", h.Seed, h.Started.UTC().Format("2006-01-02 15:04 MST"), h.Took.Round(time.Second), h.Command)
 	fmt.Fprintf(&b, "%d clusters, %d scale-down steps each with scale-ups mixed in, watch lag %s per chunk, %d workers, drain %s, drain poll %s.\n\n",
 		h.Clusters, h.Decommissions, h.Lag, h.Workers, h.DrainTime, h.DrainPoll)
-	b.WriteString("| row | stale reads (BC / STS) | history: checked / violations | wrong decisions (double / untargeted / left early / maintenance) | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| row | stale reads (BC / STS) | history: checked / violations | wrong decisions (double / untargeted / left early / maintenance) | history / simulator: violations of judged | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	byName := map[string]Result{}
 	for _, r := range results {
 		byName[r.Row.Name()] = r
@@ -138,11 +149,15 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 			}
 			return fmt.Sprintf("%.2f×", float64(r.Stats.TotalRequests())/float64(base.Stats.TotalRequests()))
 		}
-		fmt.Fprintf(&b, "| %s | %d (%d / %d) | %d / %d | %d (%d / %d / %d / %d) | %d | %d of %d | %d | %s | %s | %d / %d / %d / %d | %s | %s / %s | %s | %d |\n",
+		var safety []string
+		for _, rule := range r.Safety {
+			safety = append(safety, rule.String())
+		}
+		fmt.Fprintf(&b, "| %s | %d (%d / %d) | %d / %d | %d (%d / %d / %d / %d) | %s | %d | %d of %d | %d | %s | %s | %d / %d / %d / %d | %s | %s / %s | %s | %d |\n",
 			r.Row.Name(),
 			r.Stats.TotalStaleReads(), r.Stats.StaleReads["brokerclusters"], r.Stats.StaleReads["statefulsets"],
 			r.HistoryChecked, r.HistoryViolations,
-			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly, r.Maintenance,
+			r.WrongDecisions(), r.DoubleDecommissions, r.Untargeted, r.LeftEarly, r.Maintenance, strings.Join(safety, "; "),
 			r.GuardFirings, r.Stuck, r.Clusters,
 			r.Stats.TotalRequests(), relative("cache"), relative("uncached"),
 			req[harness.VerbGet], req[harness.VerbList], req[harness.VerbWatch], writes,

@@ -37,7 +37,9 @@ func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 	cache := Result{Row: Row{Strategy: "cache"}, Clusters: 3, Stats: Stats{
 		Requests:   map[string]int{harness.VerbPatch: 80, harness.VerbWatch: 20},
 		StaleReads: map[string]int{"brokerclusters": 4, "statefulsets": 1},
-	}, DoubleDecommissions: 2, LeftEarly: 1, Maintenance: 1, HistoryChecked: 900, HistoryViolations: 7}
+	}, DoubleDecommissions: 2, LeftEarly: 1, Maintenance: 1, HistoryChecked: 900, HistoryViolations: 7,
+		Safety: []harness.Rule{{Name: "double decommissions", History: harness.Tally{Judged: 12, Violations: 2}, Simulator: harness.Tally{Judged: 12, Violations: 2}},
+			{Name: "brokers in maintenance at once", History: harness.Tally{NotJudged: "no maintenance-off"}, Simulator: harness.Tally{Judged: 4, Violations: 1}}}}
 	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 3, Stats: Stats{Requests: map[string]int{harness.VerbPatch: 84, harness.VerbWatch: 20}}}
 	var b strings.Builder
 	err := WriteTable(&b, Header{Command: "go test -tags e2e ./test/race", Seed: 9, Lag: harness.Lag{Max: 50 * time.Millisecond}}, []Result{cache, wb})
@@ -47,8 +49,8 @@ func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"go test -tags e2e ./test/race", "seed 9", "0s-50ms",
-		"| cache | 5 (4 / 1) | 900 / 7 | 4 (2 / 0 / 1 / 1) |",
-		"| writeback | 0 (0 / 0) | 0 / 0 | 0 (0 / 0 / 0 / 0) |",
+		"| cache | 5 (4 / 1) | 900 / 7 | 4 (2 / 0 / 1 / 1) | double decommissions: history 2 of 12, simulator 2 of 12; brokers in maintenance at once: history not judged, simulator 1 of 4 |",
+		"| writeback | 0 (0 / 0) | 0 / 0 | 0 (0 / 0 / 0 / 0) |  |",
 		"| 104 | 1.04× | - |",
 	} {
 		if !strings.Contains(out, want) {

@@ -177,21 +177,24 @@ func (h *rig) startProc(name string, extra []string) (*proc, error) {
 	return p, nil
 }
 
-// readLog copies the operator's log to its file and judges it line by line: each reconcile's
-// reads against the process's own finished writes, leadership, and data races. The traced reads
-// and admin calls go into the process's history.
+// readLog copies the operator's log to its file and reads it line by line: the traced reads and
+// admin calls go into the process's history (where the checker judges them, stale reads
+// among them), and a traced line that does not parse is counted there; leadership and data
+// races are noted.
 func (h *rig) readLog(p *proc, r io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
 		fmt.Fprintln(out, line)
-		if e, ok := ParseTrace(line); ok && p.hist != nil {
-			p.hist.Traced(e)
-			continue
-		}
-		if rec, ok := ParseReconcile(line, time.Now()); ok {
-			h.judgeRead(p, rec)
+		if e, traced, ok := ParseTrace(line); traced {
+			switch {
+			case p.hist == nil:
+			case ok:
+				p.hist.Traced(e)
+			default:
+				p.hist.Unreadable()
+			}
 			continue
 		}
 		switch {
@@ -201,21 +204,6 @@ func (h *rig) readLog(p *proc, r io.Reader, out io.Writer) {
 			h.fail("operator %s hit a data race; see %s", p.name, p.logPath)
 		}
 	}
-}
-
-func (h *rig) judgeRead(p *proc, rec Reconcile) {
-	w := p.proxy.Writes()
-	var stale []string
-	if ok, newer := w.Stale("brokerclusters", rec.Namespace, rec.Name, rec.BrokerClusterRV, rec.At); ok {
-		stale = append(stale, fmt.Sprintf("%s: %s/%s BrokerCluster read at %q after its own write of %s", p.name, rec.Namespace, rec.Name, rec.BrokerClusterRV, newer))
-	}
-	if ok, newer := w.Stale("statefulsets", rec.Namespace, rec.Name, rec.StatefulSetRV, rec.At); ok {
-		stale = append(stale, fmt.Sprintf("%s: %s/%s StatefulSet read at %q after its own write of %s", p.name, rec.Namespace, rec.Name, rec.StatefulSetRV, newer))
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.reads++
-	h.stale = append(h.stale, stale...)
 }
 
 // leader returns the process that leads now, waiting up to limit for one.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/history"
 )
 
@@ -18,9 +19,10 @@ import (
 // monotonic clock (controller.TraceNow), which is the same clock with another zero: Traced
 // shifts them by the difference, read once. It is safe for concurrent use.
 type ProcessHistory struct {
-	rec     *history.Recorder
-	lease   history.Key
-	leading atomic.Bool
+	rec        *history.Recorder
+	lease      history.Key
+	leading    atomic.Bool
+	unreadable atomic.Int64
 	// shift is what takes a time of controller.TraceNow's clock to the recorder's.
 	shift int64
 }
@@ -37,31 +39,24 @@ func NewProcessHistory(process string, lease history.Key) *ProcessHistory {
 func (p *ProcessHistory) Now() int64 { return p.rec.Now() }
 
 // Wrote records a write the proxy forwarded, with its answer's body (harness.Answer). A delete
-// answered with a Status of success naming a UID removed the object: the process made that
-// delete. The first successful write of the Lease that names a holder made the process the
-// leader: it renews the Lease only while it holds it, and exits once it lost it.
+// whose answer says the object is gone (harness.DeletedUID) is a delete the process made. The
+// first successful write of the Lease that names a holder made the process the leader: it
+// renews the Lease only while it holds it, and exits once it lost it.
 func (p *ProcessHistory) Wrote(e history.Event, answer []byte) {
 	p.rec.Write(context.Background(), e)
-	if !e.Succeeded() || len(answer) == 0 {
+	if uid, gone := harness.DeletedUID(e, answer); gone {
+		p.rec.Gone(context.Background(), e.Key, uid, "", e.Start)
+		return
+	}
+	if !e.Succeeded() || e.Key != p.lease || len(answer) == 0 {
 		return
 	}
 	var a struct {
-		Kind    string `json:"kind"`
-		Status  string `json:"status"`
-		Details struct {
-			UID string `json:"uid"`
-		} `json:"details"`
 		Spec struct {
 			HolderIdentity string `json:"holderIdentity"`
 		} `json:"spec"`
 	}
-	if json.Unmarshal(answer, &a) != nil {
-		return
-	}
-	switch {
-	case e.Verb == "delete" && a.Kind == "Status" && a.Status == "Success" && a.Details.UID != "":
-		p.rec.Gone(context.Background(), e.Key, a.Details.UID, "", e.Start)
-	case e.Key == p.lease && a.Spec.HolderIdentity != "" && p.leading.CompareAndSwap(false, true):
+	if json.Unmarshal(answer, &a) == nil && a.Spec.HolderIdentity != "" && p.leading.CompareAndSwap(false, true) {
 		p.rec.Leading(p.lease, e.AuditID)
 	}
 }
@@ -78,6 +73,14 @@ func (p *ProcessHistory) Traced(e history.Event) {
 	p.rec.Log(e.Worker).Append(e)
 }
 
+// Unreadable counts a line of the process's trace (a "Traced ..." line of its log) that
+// ParseTrace could not parse; the checker fails a run with any (history.GapUnreadable).
+func (p *ProcessHistory) Unreadable() { p.unreadable.Add(1) }
+
 // History returns everything recorded so far; call it once the process has exited and its
 // log has been read.
-func (p *ProcessHistory) History() *history.History { return p.rec.History() }
+func (p *ProcessHistory) History() *history.History {
+	h := p.rec.History()
+	h.Unreadable = int(p.unreadable.Load())
+	return h
+}

@@ -25,9 +25,8 @@ import (
 // through (client-go sends none over plain http). It asks the apiserver for JSON, so that
 // it can read the resourceVersion of each write's answer.
 type Proxy struct {
-	srv    *httptest.Server
-	writes *WriteLog
-	hist   *ProcessHistory // nil: no history
+	srv  *httptest.Server
+	hist *ProcessHistory // nil: no history
 
 	lag   *harness.LagSource
 	lagOn atomic.Bool
@@ -82,7 +81,6 @@ func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uin
 		return nil, err
 	}
 	p := &Proxy{
-		writes:   NewWriteLog(),
 		hist:     hist,
 		lag:      harness.NewLagSource(lag, seed),
 		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
@@ -118,9 +116,6 @@ func (p *Proxy) CAPEM() []byte {
 
 // Client returns an http.Client that trusts the proxy.
 func (p *Proxy) Client() *http.Client { return p.srv.Client() }
-
-// Writes is the log of the process's successful writes.
-func (p *Proxy) Writes() *WriteLog { return p.writes }
 
 // SetLag turns the watch lag on or off; it applies at once to open streams too.
 func (p *Proxy) SetLag(on bool) { p.lagOn.Store(on) }
@@ -199,8 +194,7 @@ func (p *Proxy) recordWrite(rt http.RoundTripper, r *http.Request, info harness.
 	return resp, err
 }
 
-// forward sends r upstream and looks at the answer: counts, lag and cuts of watch streams, the
-// write log.
+// forward sends r upstream and looks at the answer: counts, lag and cuts of watch streams.
 func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Request) (*http.Response, error) {
 	resp, err := rt.RoundTrip(r)
 	if err != nil {
@@ -214,8 +208,7 @@ func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Requ
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp, nil
 	}
-	switch {
-	case info.Verb == harness.VerbWatch:
+	if info.Verb == harness.VerbWatch {
 		b := &cutBody{src: resp.Body, p: p}
 		p.mu.Lock()
 		p.watches[b] = struct{}{}
@@ -223,14 +216,6 @@ func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Requ
 		resp.Body = harness.NewLateBody(b, p.delay, clock.RealClock{})
 		if p.hist != nil {
 			resp.Body = &deletesBody{src: resp.Body, resource: info.Resource, observed: p.hist.Observed}
-		}
-	case info.Writes() && info.Verb != harness.VerbDelete:
-		obj, ok, readErr := harness.ReadWritten(resp)
-		if readErr != nil {
-			return resp, readErr
-		}
-		if ok {
-			p.writes.Record(info.Resource, obj.Namespace, obj.Name, obj.ResourceVersion, time.Now())
 		}
 	}
 	return resp, nil

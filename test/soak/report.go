@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/history"
 )
@@ -53,9 +54,11 @@ type Result struct {
 	// PodDownOverlaps counts the simulator's own overlaps (a broker into maintenance or its pod
 	// down while another broker was) that the operator caused (PodDownOverlaps).
 	PodDownOverlaps int
-	// Reads counts the reconciles whose reads were judged; StaleReads those older than the
-	// process's own finished write.
-	Reads, StaleReads                          int
+	// MaintenanceCalls counts the maintenance-on requests that reached the brokers, and
+	// MaintenanceOverlaps the restarts the operator began while it had another broker of the
+	// cluster in maintenance (Unavailability without the injected outages): the simulator's
+	// judgement of the rule the history checker judges as one-unavailable.
+	MaintenanceCalls, MaintenanceOverlaps      int
 	DoubleDecommissions, Untargeted, LeftEarly int
 	Stuck                                      int
 	Requests                                   map[string]int
@@ -67,17 +70,50 @@ type Result struct {
 	StepP50, StepP99, StepMax time.Duration
 	Faults                    []FaultStats
 	// History is what the history checker (test/history) found in the operator processes'
-	// histories; nil when they were not checked.
+	// histories, stale reads among its violations; nil when they were not checked.
 	History *history.Report
+	// Safety is each safety rule judged from the histories and from the simulator, side by
+	// side (judgeSafety).
+	Safety []harness.Rule
 }
 
 // Violations sums what must never happen.
 func (r Result) Violations() int {
-	n := r.StaleReads + r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck + r.RestartOverlaps + r.PodDownOverlaps
+	n := r.DoubleDecommissions + r.Untargeted + r.LeftEarly + r.Stuck + r.RestartOverlaps + r.PodDownOverlaps
 	if r.History != nil {
 		n += len(r.History.Violations)
 	}
 	return n
+}
+
+// untracedMaintenanceOff is why the soak's histories leave the brokers in maintenance at once
+// to the simulator: pkg/controller's LogTracer traces maintenance-on, not maintenance-off, so
+// no history says when a broker left maintenance.
+var untracedMaintenanceOff = []string{history.CallMaintenanceOff}
+
+// judgeSafety sets Safety from the history report and the simulator's calls and double
+// decommissions: no broker decommissioned twice, at most one broker in maintenance, no
+// decision by a deposed leader (which the simulator cannot judge: it knows no leader).
+func (r *Result) judgeSafety(calls []admintest.Call, doubles []string) {
+	r.Safety = []harness.Rule{
+		{Name: "double decommissions", History: harness.HistoryTally(r.History, history.OneDecommission),
+			Simulator: harness.DecommissionTally(calls, doubles)},
+		{Name: "brokers in maintenance at once", History: harness.HistoryTally(r.History, history.OneUnavailable),
+			Simulator: harness.Tally{Judged: r.MaintenanceCalls, Violations: r.MaintenanceOverlaps}},
+		{Name: "decisions by a deposed leader", History: harness.HistoryTally(r.History, history.LeaderDecides),
+			Simulator: harness.Tally{NotJudged: "the simulator knows no leader"}},
+	}
+}
+
+// SafetyProblems names the judges of Safety that disagree, and those that judged nothing
+// though the run made such calls: decommissions for the first and third rule, rolling
+// restarts for the second.
+func (r Result) SafetyProblems() []string {
+	var out []string
+	for i, rule := range r.Safety {
+		out = append(out, rule.Problems(i != 1 && r.Decommissions > 0 || i == 1 && r.Rollouts > 0)...)
+	}
+	return out
 }
 
 // TotalRequests sums Requests.
@@ -104,8 +140,10 @@ func WriteReport(w io.Writer, r Result) error {
 	row("**restarts begun while another broker was unavailable**", fmt.Sprintf("**%d**", r.RestartOverlaps))
 	row("**brokers into maintenance or down while another was, by the operator** (simulator)", fmt.Sprintf("**%d**", r.PodDownOverlaps))
 	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))
-	row("**stale reads** (of reconciles judged)", fmt.Sprintf("**%d** (of %d)", r.StaleReads, r.Reads))
 	historyRows(row, r.History)
+	for _, rule := range r.Safety {
+		row(fmt.Sprintf("**%s**: history / simulator (violations of calls judged)", rule.Name), fmt.Sprintf("%s / %s", rule.History, rule.Simulator))
+	}
 	row("**double decommissions**", fmt.Sprintf("**%d**", r.DoubleDecommissions))
 	row("**untargeted decommissions**", fmt.Sprintf("**%d**", r.Untargeted))
 	row("**brokers that left early**", fmt.Sprintf("**%d**", r.LeftEarly))
@@ -141,18 +179,30 @@ func WriteReport(w io.Writer, r Result) error {
 // many reads (admin calls) each guarantee judged.
 func historyRows(row func(string, any), h *history.Report) {
 	if h == nil {
+		row("**stale reads** (of reads judged against the process's own writes)", "not checked")
 		row("**history checker: violations** (operations checked)", "not checked")
 		return
 	}
+	stale, reads := harness.Total(h.StaleReads()), harness.Total(h.ReadsOf())
+	row("**stale reads** (of reads judged against the process's own writes)", fmt.Sprintf("**%d** (of %d)", stale, reads))
 	row("**history checker: violations** (operations checked)", fmt.Sprintf("**%d** (of %d operations of %d processes: %d reads, %d writes, %d deletes, %d admin calls)",
 		len(h.Violations), h.Events, h.Processes, h.Reads, h.Writes, h.Deletes, h.AdminCalls))
 	var judged []string
 	for _, g := range history.Guarantees {
+		if why, ok := h.NotJudged[g]; ok {
+			judged = append(judged, fmt.Sprintf("%s not judged (%s)", g, why))
+			continue
+		}
 		judged = append(judged, fmt.Sprintf("%s %d (violated %d)", g, h.Judged[g], h.Count(g)))
 	}
 	row("history checker: judged per guarantee", strings.Join(judged, ", "))
-	row("history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships)",
-		fmt.Sprintf("%d, %d, %d", h.Unparseable, h.Unresolved, h.Unlinked))
+	row("history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships, unattributed reads, unreadable trace lines)",
+		fmt.Sprintf("%d, %d, %d, %d, %d", h.Unparseable, h.Unresolved, h.Unlinked, h.Unattributed, h.Unreadable))
+	evidence := "enough"
+	if err := h.Err(); err != nil {
+		evidence = "**" + err.Error() + "**"
+	}
+	row("history checker: evidence", evidence)
 }
 
 // ScaleRow is what one operator process, with one read strategy, cost at one number of clusters.

@@ -1,24 +1,29 @@
 package soak
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/test/framework"
 	"github.com/broker-operator/broker-operator/test/history"
 )
 
 func TestWriteReport(t *testing.T) {
 	r := Result{Mode: "quick", Command: "go test ./test/soak -args -seed=5", Seed: 5, Started: time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC), Took: time.Minute,
-		Clusters: 6, Steps: 30, Decommissions: 20, ScaleUps: 10, Reads: 500, StaleReads: 1,
+		Clusters: 6, Steps: 30, Decommissions: 20, ScaleUps: 10,
 		Requests: map[string]int{"get": 3, "patch": 40}, Relists: 4, LeaderChanges: 2,
 		ComponentRestarts: map[string]int{"kube-scheduler": 2, "kube-controller-manager": 1},
 		Faults:            []FaultStats{{Kind: "apiserver-restart", What: "kill | restart", Injected: 2, Relists: 3, Gone: 1, Notes: []string{"back in 3s"}, Converge: []time.Duration{time.Second, 3 * time.Second}}},
 		History:           checkedHistory(),
 	}
+	r.judgeSafety([]admintest.Call{decommissionCall(2)}, nil)
 	var b strings.Builder
 	if err := WriteReport(&b, r); err != nil {
 		t.Fatal(err)
@@ -26,30 +31,66 @@ func TestWriteReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"seed 5", "go test ./test/soak -args -seed=5",
-		"| **stale reads** (of reconciles judged) | **1** (of 500) |",
+		"| **stale reads** (of reads judged against the process's own writes) | **1** (of 2) |",
 		"| operator API requests | 43 (get 3, patch 40) |",
 		"| apiserver-restart | 2 | 3 / 1 | 1s / 3s / 3s | kill / restart | back in 3s |",
 		"| control plane components that exited and were started again | kube-controller-manager 1, kube-scheduler 2 |",
-		"| **history checker: violations** (operations checked) | **1** (of 9 operations of 2 processes: 5 reads, 2 writes, 0 deletes, 1 admin calls) |",
-		"| history checker: judged per guarantee | read-your-writes 2 (violated 0), monotonic-reads 1 (violated 0), no-resurrection 0 (violated 0), " +
-			"fresh-decisions 1 (violated 0), failover-reads 3 (violated 1) |",
-		"| history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships) | 0, 0, 1 |",
+		"| **history checker: violations** (operations checked) | **1** (of 4 operations of 1 processes: 2 reads, 1 writes, 0 deletes, 1 admin calls) |",
+		"| history checker: judged per guarantee | read-your-writes 2 (violated 1), monotonic-reads 1 (violated 0), no-resurrection 0 (violated 0), " +
+			"delete-floor 0 (violated 0), no-future 0 (violated 0), failover-reads not judged (no audit log), fresh-decisions 1 (violated 0), " +
+			"one-decommission 1 (violated 0), one-unavailable not judged (the histories' tracer records no maintenance-off), " +
+			"leader-decides not judged (no leadership events) |",
+		"| history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships, unattributed reads, unreadable trace lines) | 0, 0, 0, 0, 0 |",
+		"| history checker: evidence | enough |",
+		"| **double decommissions**: history / simulator (violations of calls judged) | 0 of 1 / 0 of 1 |",
+		"| **brokers in maintenance at once**: history / simulator (violations of calls judged) | not judged / 0 of 0 |",
+		"| **decisions by a deposed leader**: history / simulator (violations of calls judged) | not judged / not judged |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	if r.Violations() != 2 {
-		t.Errorf("violations %d, want 2 (a stale read, a history violation)", r.Violations())
+	if r.Violations() != 1 {
+		t.Errorf("violations %d, want 1 (the stale read the history checker found)", r.Violations())
+	}
+	if p := r.SafetyProblems(); len(p) != 0 {
+		t.Errorf("safety problems %q, want none", p)
 	}
 }
 
-// checkedHistory is a history checker's report of two processes: 9 operations, one
-// violation of failover-reads.
+func decommissionCall(node int) admintest.Call {
+	return admintest.Call{Method: http.MethodPut, Status: http.StatusOK, NodeID: node, Path: fmt.Sprintf("/v1/brokers/%d/decommission", node)}
+}
+
+// The two judges of a safety rule check each other: they must agree, and neither may judge
+// nothing in a run that made such calls.
+func TestSafetyProblems(t *testing.T) {
+	r := Result{Decommissions: 3, History: checkedHistory()}
+	r.judgeSafety([]admintest.Call{decommissionCall(2), decommissionCall(2)}, []string{"ns/bc: decommission of node 2, which is draining"})
+	if got, want := r.SafetyProblems(), []string{"double decommissions: the history checker found 0 violations, the simulator 1"}; !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q", got, want)
+	}
+	r.judgeSafety(nil, nil)
+	if got, want := r.SafetyProblems(), []string{"double decommissions: the simulator judged no call"}; !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q", got, want)
+	}
+	r.Rollouts = 1 // the simulator judged no maintenance call; the history could not judge any
+	if got := r.SafetyProblems(); len(got) != 2 || !strings.Contains(got[1], "brokers in maintenance at once: the simulator judged no call") {
+		t.Errorf("problems %q", got)
+	}
+}
+
+// checkedHistory is the history checker's report of one process that read its BrokerCluster
+// older than its own write once, then read it fresh and decommissioned broker 2.
 func checkedHistory() *history.Report {
-	return &history.Report{Processes: 2, Events: 9, Reads: 5, Writes: 2, AdminCalls: 1, Unlinked: 1,
-		Judged:     map[history.Guarantee]int{history.ReadYourWrites: 2, history.MonotonicReads: 1, history.FreshDecisions: 1, history.FailoverReads: 3},
-		Violations: []history.Violation{{Guarantee: history.FailoverReads, Process: "b-1"}}}
+	bc := history.Key{Resource: "brokerclusters", Namespace: "ns", Name: "bc"}
+	h := &history.History{Process: "a-1", Events: []history.Event{
+		{Kind: history.KindWrite, Key: bc, Verb: "patch", UID: "u", RV: "11", Code: 200, Start: 1, End: 2},
+		{Kind: history.KindRead, Worker: 1, Reconcile: 1, Key: bc, UID: "u", RV: "10", Found: true, Start: 3, End: 4},
+		{Kind: history.KindRead, Worker: 1, Reconcile: 2, Key: bc, UID: "u", RV: "11", Found: true, Start: 5, End: 6},
+		{Kind: history.KindAdmin, Worker: 1, Reconcile: 2, Key: bc, Verb: history.CallDecommission, Broker: "2", Start: 7, End: 8},
+	}}
+	return history.Check(history.Input{Histories: []*history.History{h}, Untraced: untracedMaintenanceOff})
 }
 
 // The full run's report, written between the markers of docs/soak.md (-out), carries the

@@ -17,6 +17,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // injectBrokerDownDuringRestart waits (up to two fault intervals) for a BrokerCluster whose status
@@ -174,6 +175,9 @@ func (h *rig) judgeRestarts(res *Result, name string, c *admintest.Cluster) []st
 	injected := slices.Clone(h.outages[name])
 	h.mu.Unlock()
 	res.InjectedDown += len(injected)
+	res.MaintenanceCalls += harness.MaintenanceCalls(c.Calls())
+	_, own := Unavailability(name, outages)
+	res.MaintenanceOverlaps += len(own)
 	most, overlaps := Unavailability(name, append(outages, injected...))
 	res.MostUnavailable = max(res.MostUnavailable, most)
 	res.RestartOverlaps += len(overlaps)

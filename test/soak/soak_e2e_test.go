@@ -139,8 +139,6 @@ type rig struct {
 
 	mu       sync.Mutex
 	procs    []*proc
-	reads    int
-	stale    []string
 	failures []string
 	// outages are the brokers the broker-down-during-restart fault took down, by cluster.
 	outages map[string][]Outage
@@ -196,7 +194,10 @@ func (h *rig) operatorFlags(kubeconfig string) []string {
 }
 
 // TestSoak runs many BrokerClusters through random scaling while faults are injected, and fails
-// on any stale read, double or untargeted decommission, broker that left early, or stuck cluster.
+// on any violation the history checker finds (a stale read among them), on a history that is
+// no evidence (history.Report.Err), on any double or untargeted decommission, broker that left
+// early, or stuck cluster, and when the history and the simulator disagree on a safety rule or
+// one of them judged nothing.
 func TestSoak(t *testing.T) {
 	s, err := parseSettings()
 	if err != nil {
@@ -342,8 +343,6 @@ func TestSoak(t *testing.T) {
 		res.Gone += st.Gone
 		res.WatchesCut += st.WatchesCut
 	}
-	res.Reads, res.StaleReads = h.reads, len(h.stale)
-	wrong = append(wrong, h.stale...)
 	h.mu.Unlock()
 	if res.History, err = h.checkHistories(); err != nil {
 		h.fail("history check: %v", err)
@@ -351,6 +350,16 @@ func TestSoak(t *testing.T) {
 		t.Logf("history checker: %s", res.History.Summary())
 		for _, v := range res.History.Violations {
 			wrong = append(wrong, v.String())
+		}
+		if err := res.History.Err(); err != nil {
+			h.fail("%v", err)
+		}
+		res.judgeSafety(h.sim.Calls(), doubles)
+		for _, rule := range res.Safety {
+			t.Logf("%s", rule)
+		}
+		for _, p := range res.SafetyProblems() {
+			h.fail("%s", p)
 		}
 	}
 	h.mu.Lock()

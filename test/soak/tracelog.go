@@ -20,9 +20,10 @@ const (
 // ParseTrace parses one line of the operator's log written by pkg/controller's LogTracer (at
 // -v=4): a read ("Traced read") or an irreversible admin call ("Traced admin call"), as a
 // history event with its worker, reconcile, key and outcome. Its Start and End are the line's,
-// on the system's monotonic clock (controller.TraceNow). ok is false for any other line,
-// and for a traced line that lacks a field or holds a malformed one.
-func ParseTrace(line string) (e history.Event, ok bool) {
+// on the system's monotonic clock (controller.TraceNow). traced is false for any other line;
+// ok is false for a traced line that lacks a field or holds a malformed one, which the
+// caller must count (ProcessHistory.Unreadable), not drop.
+func ParseTrace(line string) (e history.Event, traced, ok bool) {
 	var rest string
 	switch {
 	case strings.Contains(line, tracedRead):
@@ -30,7 +31,7 @@ func ParseTrace(line string) (e history.Event, ok bool) {
 	case strings.Contains(line, tracedAdmin):
 		e.Kind, rest = history.KindAdmin, line[strings.Index(line, tracedAdmin)+len(tracedAdmin):]
 	default:
-		return e, false
+		return e, false, false
 	}
 	f := map[string]string{}
 	for _, kv := range traceField.FindAllStringSubmatch(rest, -1) {
@@ -38,12 +39,13 @@ func ParseTrace(line string) (e history.Event, ok bool) {
 		if strings.HasPrefix(v, `"`) {
 			var err error
 			if v, err = strconv.Unquote(v); err != nil {
-				return e, false
+				return e, true, false
 			}
 		}
 		f[kv[1]] = v
 	}
-	return fillTrace(e, f)
+	e, ok = fillTrace(e, f)
+	return e, true, ok
 }
 
 // fillTrace sets e's fields from a traced line's fields f.

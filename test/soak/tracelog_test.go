@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,20 +31,40 @@ func TestParseTrace(t *testing.T) {
 		{tracedAdminLine, history.Event{Kind: history.KindAdmin, Worker: 3, Reconcile: 17, Key: history.Key{Resource: "brokerclusters", Namespace: "soak", Name: "bc-001"},
 			Verb: "decommission", Broker: "2", Err: `PUT "/v1/brokers/2/decommission": 500`, Start: 7, End: 9}},
 	} {
-		got, ok := ParseTrace(c.line)
-		if !ok || got != c.want {
-			t.Errorf("ParseTrace(%s)\n= %+v, %v\nwant %+v", c.line, got, ok, c.want)
+		got, traced, ok := ParseTrace(c.line)
+		if !traced || !ok || got != c.want {
+			t.Errorf("ParseTrace(%s)\n= %+v, %v, %v\nwant %+v", c.line, got, traced, ok, c.want)
 		}
 	}
+	if e, traced, ok := ParseTrace(`I1202 14:25:00.123456   27581 sync.go:107] "Reconciling" brokercluster="soak/bc-001" readStrategy="writeback"`); traced || ok {
+		t.Errorf("an untraced line parsed as %+v, traced %v", e, traced)
+	}
+	// A traced line that does not parse is reported as such, for the reader to count.
 	for _, line := range []string{
-		`I1202 14:25:00.123456   27581 sync.go:107] "Reconciling" brokercluster="soak/bc-001" readStrategy="writeback"`,
 		`I1202 14:25:00.123456   27581 trace.go:119] "Traced read" worker=3 reconcile=17 resource="statefulsets" object="soak/bc-001" found=true start=9 end=8`,
 		`I1202 14:25:00.123456   27581 trace.go:119] "Traced read" worker=x reconcile=17 resource="statefulsets" object="soak/bc-001" found=true start=1 end=2`,
 		`I1202 14:25:00.123456   27581 trace.go:133] "Traced admin call" worker=3 reconcile=17 resource="brokerclusters" object="soak/bc-001" broker=2 start=7 end=9 err=""`,
+		`I1202 14:25:00.123456   27581 trace.go:119] "Traced read" worker=3 reconcile=17 resource="statefulsets" object="soak/bc-001" uid="\q" found=true start=1 end=2`,
 	} {
-		if e, ok := ParseTrace(line); ok {
-			t.Errorf("ParseTrace(%s) = %+v, want no event", line, e)
+		if e, traced, ok := ParseTrace(line); !traced || ok {
+			t.Errorf("ParseTrace(%s) = %+v, traced %v, ok %v; want traced and not ok", line, e, traced, ok)
 		}
+	}
+}
+
+// Every trace line the reader could not parse is counted in the history, which the checker
+// then refuses as evidence.
+func TestProcessHistoryCountsUnreadableTraceLines(t *testing.T) {
+	ph := NewProcessHistory("a-1", history.Key{Resource: "leases", Namespace: "op", Name: "lease"})
+	ph.Unreadable()
+	ph.Unreadable()
+	h := ph.History()
+	if h.Unreadable != 2 {
+		t.Fatalf("Unreadable = %d, want 2", h.Unreadable)
+	}
+	r := history.Check(history.Input{Histories: []*history.History{h}})
+	if err := r.Err(); err == nil || !strings.Contains(err.Error(), "2 trace lines that could not be parsed") {
+		t.Errorf("Err() = %v, want it to name the unreadable lines", err)
 	}
 }
 
@@ -55,7 +76,7 @@ func TestProcessHistoryPutsTracedTimesOnItsClock(t *testing.T) {
 	start := controller.TraceNow()
 	end := start + 1000
 	after := ph.Now()
-	e, ok := ParseTrace(tracedReadLine)
+	e, _, ok := ParseTrace(tracedReadLine)
 	if !ok {
 		t.Fatal("the read line did not parse")
 	}
