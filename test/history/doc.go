@@ -91,7 +91,11 @@
 //     and a delete covers W. Failed writes, conflicts and writes without an answer impose
 //     nothing. A read that breaks it is a stale read: Report.StaleReads counts them by
 //     resource, and Report.ReadsOf the reads it judged. This is the one judge of stale reads
-//     in the test tree; test/race and test/soak report its counts.
+//     in the test tree; test/race and test/soak report its counts. It lives here rather than in
+//     test/harness because a stale read is a property of a whole history (which writes of the
+//     process had ended before a read began, which deletes cover them), and only the checker
+//     sees histories whole: the race's operator runs in the test process and the soak's as a
+//     separate one, and both are recorded as histories for it.
 //   - MonotonicReads: let P be the read of R's key before R, by any worker of the process,
 //     that found it at the highest RV. R found it at an RV at least P's, or found nothing and
 //     a delete covers P. Reads that overlap in time impose nothing on each other; reads of
