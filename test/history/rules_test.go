@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,55 +121,50 @@ func TestADeleteIsAFloor(t *testing.T) {
 	})
 }
 
+// calls is a history of one admin call per reconcile, each a fresh decision on bcKey (fresh),
+// 10 ns apart: "decommission 2" calls decommission for broker 2; "decommission 2 !500" is one
+// that failed with error 500.
+func calls(process string, cs ...string) *builder {
+	b := newHistory(process)
+	for i, c := range cs {
+		f := strings.Fields(c)
+		b.fresh(1, uint64(i+1), bcKey, strconv.Itoa(11+i), f[0], f[1], int64(10*(i+1)))
+		if len(f) > 2 {
+			b.failed(strings.TrimPrefix(f[2], "!"))
+		}
+	}
+	return b
+}
+
 func TestNoBrokerDecommissionedTwice(t *testing.T) {
+	none := history.Input{}
 	runRules(t, []ruleCase{
-		{"planted: one process decommissions a broker twice", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "decommission", "2", 10).
-			fresh(1, 2, bcKey, "12", "decommission", "2", 20)),
+		{"planted: one process decommissions a broker twice", none, one(calls("p", "decommission 2", "decommission 2")),
 			map[history.Guarantee]int{history.OneDecommission: 1}},
-		{"planted: another process decommissions it again", history.Input{}, []*builder{
-			newHistory("p").fresh(1, 1, bcKey, "11", "decommission", "2", 10),
-			newHistory("q").fresh(1, 1, bcKey, "12", "decommission", "2", 20)},
+		{"planted: another process decommissions it again", none, []*builder{calls("p", "decommission 2"), calls("q", "recommission 1", "decommission 2")},
 			map[history.Guarantee]int{history.OneDecommission: 1}},
-		{"a recommission between two decommissions", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "decommission", "2", 10).
-			fresh(1, 2, bcKey, "12", "recommission", "2", 20).
-			fresh(1, 3, bcKey, "13", "decommission", "2", 30)), nil},
-		{"a retry after a decommission that failed", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "decommission", "2", 10).failed("500 Internal Server Error").
-			fresh(1, 2, bcKey, "12", "decommission", "2", 20)), nil},
-		{"two brokers, one decommission each", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "decommission", "2", 10).
-			fresh(1, 2, bcKey, "12", "decommission", "1", 20)), nil},
+		{"a recommission between two decommissions", none, one(calls("p", "decommission 2", "recommission 2", "decommission 2")), nil},
+		{"a retry after a decommission that failed", none, one(calls("p", "decommission 2 !500", "decommission 2")), nil},
+		{"two brokers, one decommission each", none, one(calls("p", "decommission 2", "decommission 1")), nil},
 	})
 }
 
 func TestOneBrokerUnavailable(t *testing.T) {
+	none := history.Input{}
 	runRules(t, []ruleCase{
-		{"planted: two brokers in maintenance at once", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10).
-			fresh(1, 2, bcKey, "12", "maintenance-on", "2", 20)),
+		{"planted: two brokers in maintenance at once", none, one(calls("p", "maintenance-on 1", "maintenance-on 2")),
 			map[history.Guarantee]int{history.OneUnavailable: 1}},
-		{"planted: a pod deleted while another broker is in maintenance, by another process", history.Input{}, []*builder{
-			newHistory("p").fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10),
-			newHistory("q").fresh(1, 1, bcKey, "12", "delete-pod", "2", 20)},
+		{"planted: a pod deleted while another broker is in maintenance, by another process", none,
+			[]*builder{calls("p", "maintenance-on 1"), calls("q", "recommission 9", "delete-pod 2")},
 			map[history.Guarantee]int{history.OneUnavailable: 1}},
-		{"one restart after the other", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10).
-			fresh(1, 2, bcKey, "12", "delete-pod", "1", 20).
-			fresh(1, 3, bcKey, "13", "maintenance-off", "1", 30).
-			fresh(1, 4, bcKey, "14", "maintenance-on", "2", 40)), nil},
-		{"a maintenance-on the brokers refused leaves none in maintenance", history.Input{}, one(newHistory("p").
-			fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10).failed("503").
-			fresh(1, 2, bcKey, "12", "maintenance-on", "2", 20)), nil},
-		{"two clusters restart one broker each", history.Input{}, one(newHistory("p").
+		{"one restart after the other", none, one(calls("p", "maintenance-on 1", "delete-pod 1", "maintenance-off 1", "maintenance-on 2")), nil},
+		{"a maintenance-on the brokers refused leaves none in maintenance", none, one(calls("p", "maintenance-on 1 !503", "maintenance-on 2")), nil},
+		{"two clusters restart one broker each", none, one(newHistory("p").
 			fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10).
 			fresh(1, 2, history.Key{Resource: "brokerclusters", Namespace: "ns", Name: "bc-2"}, "12", "maintenance-on", "2", 20)), nil},
 	})
 	untraced := history.Input{Untraced: []string{history.CallMaintenanceOff}}
-	r := checkWith(untraced, newHistory("p").
-		fresh(1, 1, bcKey, "11", "maintenance-on", "1", 10).
-		fresh(1, 2, bcKey, "12", "maintenance-on", "2", 20))
+	r := checkWith(untraced, calls("p", "maintenance-on 1", "maintenance-on 2"))
 	wantViolations(t, r, nil)
 	if why := r.NotJudged[history.OneUnavailable]; !strings.Contains(why, "maintenance-off") || r.Judged[history.OneUnavailable] != 0 {
 		t.Errorf("without maintenance-off traced: judged %d, not judged %q", r.Judged[history.OneUnavailable], why)
