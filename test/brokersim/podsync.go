@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -32,11 +31,10 @@ const statefulSetReadLimit = 30 * time.Second
 
 // PodSync keeps a simulator's clusters in line with the broker Pods of a real cluster.
 type PodSync struct {
-	client  kubernetes.Interface
-	sim     *admintest.Server
-	factory informers.SharedInformerFactory
-	pods    corelisters.PodLister
-	cancel  context.CancelFunc
+	watch
+	client kubernetes.Interface
+	sim    *admintest.Server
+	pods   corelisters.PodLister
 
 	// volumes: report each pod's claim UID as its broker's data volume (WithVolumeIdentity).
 	volumes bool
@@ -68,14 +66,11 @@ func WithVolumeIdentity() PodSyncOption { return func(s *PodSync) { s.volumes = 
 // the version named by the tag of the Pod's first container image
 // (admintest.Cluster.SetPodVersion).
 func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *admintest.Server, namespace string, opts ...PodSyncOption) (*PodSync, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, w := newWatch(ctx, client, namespace, brokerPodSelector())
 	s := &PodSync{
-		cancel: cancel,
-		client: client,
-		sim:    sim,
-		factory: informers.NewSharedInformerFactoryWithOptions(client, 0,
-			informers.WithNamespace(namespace),
-			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = brokerPodSelector() })),
+		watch:   w,
+		client:  client,
+		sim:     sim,
 		running: map[clusterKey][]int{},
 		changed: make(chan struct{}),
 	}
@@ -92,28 +87,10 @@ func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *adminte
 			s.sync(ctx, clusterKey{pod.Namespace, pod.Labels[controller.LabelInstance]})
 		}
 	}
-	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    onPod,
-		UpdateFunc: func(_, cur any) { onPod(cur) },
-		DeleteFunc: onPod,
-	}); err != nil {
-		cancel()
+	if err := s.start(ctx, handler{informer: informer.Informer(), on: onPod, deletes: true}); err != nil {
 		return nil, err
 	}
-	s.factory.Start(ctx.Done())
-	for typ, ok := range s.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			s.Stop()
-			return nil, fmt.Errorf("brokersim: informer for %v did not sync", typ)
-		}
-	}
 	return s, nil
-}
-
-// Stop stops the informer and waits for its handlers to return.
-func (s *PodSync) Stop() {
-	s.cancel()
-	s.factory.Shutdown()
 }
 
 // Running returns the ordinals of cluster namespace/name whose Pods run a broker, as last

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -33,20 +32,13 @@ const Provisioner = "brokersim.broker-operator.dev/volume-binder"
 // (kwok runs no containers). As a dynamic provisioner's volumes with reclaimPolicy Delete, a
 // volume is deleted once its claim is gone (Released): kept, thousands of Released volumes would
 // slow the controller-manager's volume binder, which looks through every volume for each claim.
-type VolumeBinder struct {
-	factory informers.SharedInformerFactory
-	cancel  context.CancelFunc
-}
+type VolumeBinder struct{ watch }
 
 // StartVolumeBinder watches the operator's claims in namespace (all if empty) until Stop, or
 // until ctx ends, and returns once its informer has synced.
 func StartVolumeBinder(ctx context.Context, client kubernetes.Interface, namespace string) (*VolumeBinder, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	b := &VolumeBinder{cancel: cancel, factory: informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.LabelSelector = labels.Set{controller.LabelManagedBy: controller.ManagedByValue}.String()
-		}))}
+	ctx, w := newWatch(ctx, client, namespace, labels.Set{controller.LabelManagedBy: controller.ManagedByValue}.String())
+	b := &VolumeBinder{w}
 	informer := b.factory.Core().V1().PersistentVolumeClaims().Informer()
 	volumes := b.factory.InformerFor(&corev1.PersistentVolume{}, func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return coreinformers.NewFilteredPersistentVolumeInformer(client, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
@@ -71,28 +63,10 @@ func StartVolumeBinder(ctx context.Context, client kubernetes.Interface, namespa
 			utilruntime.HandleError(err)
 		}
 	}
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: bind, UpdateFunc: func(_, cur any) { bind(cur) }}); err != nil {
-		cancel()
+	if err := b.start(ctx, handler{informer: informer, on: bind}, handler{informer: volumes, on: reclaim}); err != nil {
 		return nil, err
-	}
-	if _, err := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: reclaim, UpdateFunc: func(_, cur any) { reclaim(cur) }}); err != nil {
-		cancel()
-		return nil, err
-	}
-	b.factory.Start(ctx.Done())
-	for typ, ok := range b.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			b.Stop()
-			return nil, fmt.Errorf("brokersim: informer for %v did not sync", typ)
-		}
 	}
 	return b, nil
-}
-
-// Stop stops the informer and waits for its handler to return.
-func (b *VolumeBinder) Stop() {
-	b.cancel()
-	b.factory.Shutdown()
 }
 
 func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *corev1.PersistentVolumeClaim) error {
