@@ -41,8 +41,11 @@ type entry struct {
 	// Writers' bookkeeping, under Overlay.mu; readers never look at it.
 	// stalled is set once the entry has outlived the TTL.
 	stalled bool
-	// heapIndex is the entry's place in Overlay.pending, or -1.
-	heapIndex int
+	// queued, pendingPrev and pendingNext place the entry in the queue of Overlay.pending;
+	// lateIndex is its place in that index's heap of late entries, or -1.
+	queued                   bool
+	pendingPrev, pendingNext *entry
+	lateIndex                int
 	// older and newer link the entries in the order they were recorded (Overlay.aging).
 	older, newer *entry
 }

@@ -1,7 +1,6 @@
 package writeback
 
 import (
-	"container/heap"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +16,7 @@ import (
 //   - At record time (informerHolds, tombstoneObserved): the informer already holds the write
 //     or the delete, so the entry is not kept (or goes at once after publishing).
 //   - Replaced (putLocked): a newer write of the key takes the entry's place, and the old
-//     entry leaves the eviction heap and the aging list with it.
+//     entry leaves the eviction index and the aging list with it.
 //   - Reset (resetLocked): the progress went back (etcd restored); every entry goes.
 //
 // Never for its age or for room: an entry older than the TTL is reported as stalled and still
@@ -37,12 +36,15 @@ func (o *Overlay) catchUpLocked(now time.Time) {
 		}
 	}
 	o.progress = p
-	for len(o.pending) > 0 {
-		e := o.pending[0]
+	for {
+		e := o.pending.oldest()
+		if e == nil {
+			break
+		}
 		if c, _ := compareRV(e.rv, p); c > 0 {
 			break
 		}
-		heap.Pop(&o.pending)
+		o.pending.remove(e)
 		reason := EvictObserved
 		if e.tombstone() {
 			// The delete itself has a newer resourceVersion than the tombstone knows; the
@@ -114,11 +116,11 @@ func (o *Overlay) resetLocked(p string, now time.Time) {
 		o.metrics.entries.Sub(float64(len(all)))
 	}
 	for _, e := range all {
-		e.heapIndex = -1
+		e.queued, e.pendingPrev, e.pendingNext, e.lateIndex = false, nil, nil, -1
 		o.forgetLocked(e, now)
 		o.countEviction(e, EvictReset, now)
 	}
-	o.pending = o.pending[:0]
+	o.pending.clear()
 	o.aging = agingList{}
 }
 
@@ -181,9 +183,7 @@ func (o *Overlay) removeLocked(e *entry, now time.Time) {
 
 // untrackLocked forgets the bookkeeping of an entry that left (removed or replaced).
 func (o *Overlay) untrackLocked(e *entry, now time.Time) {
-	if e.heapIndex >= 0 {
-		heap.Remove(&o.pending, e.heapIndex)
-	}
+	o.pending.remove(e)
 	o.aging.remove(e)
 	o.forgetLocked(e, now)
 }

@@ -37,7 +37,7 @@ func heldBytesAfterWritesOf(keys, n, size int) (held int64, pending int, entries
 	}
 	held = heapInUse() - before
 	o.mu.Lock()
-	pending = len(o.pending)
+	pending = o.pending.len()
 	o.mu.Unlock()
 	entries = o.Len()
 	runtime.KeepAlive(o)

@@ -1,7 +1,6 @@
 package writeback
 
 import (
-	"container/heap"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,7 +52,7 @@ type Overlay struct {
 	// Lock order: mu, then the informer's store (see locking.go).
 	mu sync.Mutex
 	// pending orders the entries with comparable resourceVersions for eviction by progress.
-	pending pendingHeap
+	pending pendingIndex
 	// aging links the entries in the order they were recorded, for the stall check.
 	aging agingList
 	// progress is the highest resourceVersion the informer's store has reported.
@@ -128,13 +127,13 @@ func (o *Overlay) Sweep() {
 func (o *Overlay) Resource() string { return o.resource }
 
 // putLocked publishes e for its key and files it for eviction and the stall check; the entry
-// it replaces leaves the eviction heap and the aging list at once, so that the overlay holds
+// it replaces leaves the eviction index and the aging list at once, so that the overlay holds
 // one copy per key however often the key is written. Callers hold o.mu.
 func (o *Overlay) putLocked(e *entry, now time.Time) {
 	old := o.entries.putLocked(e)
-	e.heapIndex = -1
+	e.lateIndex = -1
 	if e.rvComparable {
-		heap.Push(&o.pending, e)
+		o.pending.push(e)
 	}
 	o.aging.push(e)
 	if old != nil {

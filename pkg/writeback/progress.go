@@ -1,5 +1,7 @@
 package writeback
 
+import "container/heap"
+
 // The informer's store reports how far it has got: LastStoreSyncResourceVersion, which every
 // event, relist and watch bookmark moves, under the same lock as the objects it stores. Once
 // it reaches a write's resourceVersion, the store holds the key's state at or after the write,
@@ -14,32 +16,108 @@ package writeback
 // a write proves the object went away after the write.
 func (o *Overlay) progressOf() string { return o.inner.LastStoreSyncResourceVersion() }
 
-// pendingHeap orders the entries with comparable resourceVersions, oldest first. Each entry
-// knows its place (heapIndex), so that an entry replaced by a newer write of its key, or
-// evicted by its own event, leaves the heap at once: the heap holds one entry per key at most,
-// whatever the number of writes while the informer makes no progress.
-type pendingHeap []*entry
+// pendingIndex orders the entries with comparable resourceVersions, oldest first, for eviction
+// by progress. Write results mostly arrive in resourceVersion order, so an entry newer than the
+// last one queued joins a queue at its end: one comparison. A result that arrives after a newer
+// one (writers racing, or a late answer) goes to a heap of such late entries instead. The
+// oldest entry is the older of the queue's head and the heap's top.
+//
+// An entry that leaves, replaced by a newer write of its key or evicted by its own event, is
+// taken out at once: from the queue in constant time, from the heap in the logarithm of the
+// late entries. So a write costs the same whatever the number of pending entries, and the index
+// holds one entry per key at most, however many writes come while the informer makes no
+// progress.
+type pendingIndex struct {
+	// head and tail are the ends of the queue, linked by entry.pendingPrev and pendingNext.
+	head, tail *entry
+	late       lateHeap
+	n          int
+}
 
-func (h pendingHeap) Len() int { return len(h) }
-func (h pendingHeap) Less(i, j int) bool {
+func (p *pendingIndex) len() int { return p.n }
+
+// push files e, which must have a comparable resourceVersion.
+func (p *pendingIndex) push(e *entry) {
+	p.n++
+	if p.tail != nil {
+		if c, _ := compareRV(e.rv, p.tail.rv); c < 0 {
+			heap.Push(&p.late, e)
+			return
+		}
+	}
+	e.queued = true
+	e.pendingPrev, e.pendingNext = p.tail, nil
+	if p.tail != nil {
+		p.tail.pendingNext = e
+	} else {
+		p.head = e
+	}
+	p.tail = e
+}
+
+// oldest returns the entry with the lowest resourceVersion, or nil.
+func (p *pendingIndex) oldest() *entry {
+	if len(p.late) == 0 {
+		return p.head
+	}
+	if p.head != nil {
+		if c, _ := compareRV(p.head.rv, p.late[0].rv); c < 0 {
+			return p.head
+		}
+	}
+	return p.late[0]
+}
+
+// remove takes e out; it does nothing for an entry not in the index.
+func (p *pendingIndex) remove(e *entry) {
+	switch {
+	case e.lateIndex >= 0:
+		heap.Remove(&p.late, e.lateIndex)
+	case e.queued:
+		if e.pendingPrev != nil {
+			e.pendingPrev.pendingNext = e.pendingNext
+		} else {
+			p.head = e.pendingNext
+		}
+		if e.pendingNext != nil {
+			e.pendingNext.pendingPrev = e.pendingPrev
+		} else {
+			p.tail = e.pendingPrev
+		}
+		e.queued, e.pendingPrev, e.pendingNext = false, nil, nil
+	default:
+		return
+	}
+	p.n--
+}
+
+// clear empties the index, for entries that are dropped all at once.
+func (p *pendingIndex) clear() { *p = pendingIndex{} }
+
+// lateHeap is the pending index's heap of entries that arrived after a newer one. Each entry
+// knows its place (lateIndex), so that it can leave from anywhere.
+type lateHeap []*entry
+
+func (h lateHeap) Len() int { return len(h) }
+func (h lateHeap) Less(i, j int) bool {
 	c, _ := compareRV(h[i].rv, h[j].rv)
 	return c < 0
 }
-func (h pendingHeap) Swap(i, j int) {
+func (h lateHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
-	h[i].heapIndex = i
-	h[j].heapIndex = j
+	h[i].lateIndex = i
+	h[j].lateIndex = j
 }
-func (h *pendingHeap) Push(x any) {
+func (h *lateHeap) Push(x any) {
 	e := x.(*entry)
-	e.heapIndex = len(*h)
+	e.lateIndex = len(*h)
 	*h = append(*h, e)
 }
-func (h *pendingHeap) Pop() any {
+func (h *lateHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
-	e.heapIndex = -1
+	e.lateIndex = -1
 	return e
 }

@@ -2,6 +2,8 @@ package writeback
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"pgregory.net/rapid"
 )
 
 // relist replaces the store's content, as a reflector's relist does, and runs the overlay's
@@ -143,4 +146,62 @@ func TestObserveRefusesWithoutAtomicFIFO(t *testing.T) {
 	if !errors.Is(err, ErrAtomicFIFODisabled) || !strings.Contains(err.Error(), "AtomicFIFO") {
 		t.Fatalf("Observe returned %v, want an error naming the AtomicFIFO gate", err)
 	}
+}
+
+// Results that arrive out of resourceVersion order (writers racing) leave by progress as the
+// others do, and no earlier than their own resourceVersion.
+func TestLateResultsLeaveByProgress(t *testing.T) {
+	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	_ = store.Add(configMap(0, 10))
+	o := NewOverlay("configmaps", store, Options{})
+	for _, w := range []struct{ key, rv int }{{1, 30}, {2, 20}, {3, 40}, {4, 25}, {5, 50}} {
+		o.Record(configMap(w.key, w.rv))
+	}
+	for _, step := range []struct {
+		bookmark string
+		want     int
+	}{{"19", 5}, {"20", 4}, {"29", 3}, {"45", 1}, {"50", 0}} {
+		store.Bookmark(step.bookmark)
+		o.Sweep()
+		if n := o.Len(); n != step.want {
+			t.Fatalf("progress %s: %d entries, want %d", step.bookmark, n, step.want)
+		}
+	}
+}
+
+// The pending index against a model: after any pushes (in order or late) and removals,
+// oldest is the entry with the lowest resourceVersion, and the index holds what was pushed
+// and not removed.
+func TestPendingIndexOrdersAsASortedSet(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var p pendingIndex
+		var held []*entry
+		for i := range rapid.IntRange(1, 200).Draw(t, "ops") {
+			switch {
+			case len(held) > 0 && rapid.Bool().Draw(t, "remove"):
+				k := rapid.IntRange(0, len(held)-1).Draw(t, "which")
+				p.remove(held[k])
+				p.remove(held[k]) // twice: the second does nothing
+				held = append(held[:k], held[k+1:]...)
+			default:
+				e := &entry{key: strconv.Itoa(i), rv: strconv.Itoa(rapid.IntRange(1, 1000).Draw(t, "rv")), lateIndex: -1}
+				p.push(e)
+				held = append(held, e)
+			}
+			if p.len() != len(held) {
+				t.Fatalf("len %d, want %d", p.len(), len(held))
+			}
+			oldest := p.oldest()
+			if len(held) == 0 {
+				if oldest != nil {
+					t.Fatalf("oldest %s of an empty index", oldest.rv)
+				}
+				continue
+			}
+			lowest := slices.MinFunc(held, func(a, b *entry) int { c, _ := compareRV(a.rv, b.rv); return c })
+			if oldest == nil || oldest.rv != lowest.rv {
+				t.Fatalf("oldest %v, want resourceVersion %s", oldest, lowest.rv)
+			}
+		}
+	})
 }
