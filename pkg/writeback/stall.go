@@ -10,7 +10,7 @@ import "time"
 // logged as an error when it stalls and at level 0 when the informer finally catches up.
 
 // sweepLocked marks the entries that outlived the TTL. It runs on writes, informer events and
-// Len; reads never look at the clock. Callers hold o.mu.
+// Sweep; reads never look at the clock. Callers hold o.mu.
 func (o *Overlay) sweepLocked(now time.Time) {
 	for {
 		e := o.aging.oldest
