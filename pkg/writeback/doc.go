@@ -195,75 +195,22 @@
 // interface value is the same object) serves the entry at once. The package uses no unsafe.
 //
 // Entries live in a hash table that readers search without locks and writers change in place
-// under one mutex, with an index by resourceVersion for eviction by progress and a list in
-// record order for the TTL check. A write or an eviction therefore costs the same whatever the
-// number of pending entries (within 1.6x from 1 to 100,000 in the report below; before, each
-// write copied the whole set).
+// under one mutex. Writers also file each entry whose resourceVersion can be compared in
+// resourceVersion order, for eviction by progress: a result newer than the last one filed joins
+// the end of a queue, and one that arrives after a newer one goes to a heap of such late
+// results. A list in record order serves the TTL check. An entry that leaves, or is replaced by a
+// newer write of its key, is taken out of each of them at once. The work of a write or an
+// eviction therefore does not grow with the number of pending entries, on average (the table is
+// rebuilt, larger, as it fills), except for a late result, which costs the logarithm of the
+// number of late results pending.
 //
 // List finds the stale informer copies of pending keys by interface equality (one hash
-// lookup per item), without reading the other objects, when every pending key has an informer copy that stayed put during the
-// list; otherwise (for example while a create is pending and the store moved) it matches
-// items by namespace and name, which reads every object. Either way it works on the entries
-// as they were before it read the store.
+// lookup per item), without reading the other objects, when every pending key has an informer
+// copy that stayed put during the list; otherwise (for example while a create is pending and
+// the store moved) it matches items by namespace and name, which reads every object. Either
+// way it works on the entries as they were before it read the store.
 //
-// # Changes in behaviour
-//
-// Every exported name keeps its signature. Three behaviours changed:
-//
-//   - Len only counts. It used to evict the entries the progress had passed and report
-//     stalls (logging under the lock); Sweep, new, does that now. Code that read Len right
-//     after a watch bookmark to see the overlay empty calls Sweep first.
-//   - A NewDynamic overlay sets apiVersion and kind on a typed result, and refuses a
-//     *metav1.PartialObjectMetadata result, which it used to serve as an Unstructured of kind
-//     PartialObjectMetadata with no data.
-//   - A write replaced while the informer is stalled is released at once (it used to stay
-//     in memory until the informer's progress passed it).
-//
-// # Benchmarks
-//
-// make bench prints the side-by-side report (CPU time per operation, so that other load on
-// the machine counts less; about two minutes):
-//
-//	go test ./pkg/writeback/ -run '^$' -v -writeback.report
-//
-// or run the plain benchmarks with go test ./pkg/writeback/ -run '^$' -bench 'Get|List|Record'.
-// With 10,000 ConfigMaps in the informer and 100 pending writes, measured on a shared, heavily
-// loaded 2-core machine (load average near 30), each figure the best of five interleaved
-// runs, ratios against the informer's own indexer, ranges over two reports:
-//
-//	Get                                    ratio      allocs  target
-//	overlay, 0 pending                     0.77-1.05  0       <= 1.1, 0 allocs  met but noisy
-//	overlay, 100 pending, other key        1.16       0       <= 1.3            met
-//	overlay, 100 pending, this key         1.69-1.81  0       <= 1.3            missed, see below
-//	MutationCache, 100 pending, other key  2.17-2.84  0
-//	MutationCache, 100 pending, this key   5.52-5.61  0
-//
-//	List of 10,000                         ratio  target
-//	lister, 100 pending updates            1.37   <= 1.3  missed by a little, noisy
-//	lister, 99 updates and 1 create        1.74   (none)
-//	indexer, 100 pending updates           1.38   <= 1.3  missed by a little, noisy
-//
-//	Write, by pending entries                1     100        10,000     100,000    target
-//	Record (a newer write of a pending key)  1.00  1.42-1.50  2.33-2.39  2.85-2.94  <= 2.0
-//	Record, then the informer delivers it    1.00  1.20-1.29  1.23-1.48  1.54-2.43  <= 2.0
-//
-//	Bytes held per pending key (100 keys of 16 KiB, informer stalled)
-//	writes per key                           1       10      100     target
-//	bytes per key                            17,682  17,677  17,682  flat (<= 1.1x)
-//
-// A write costs about 1.5-2 µs (mostly the deep copy of the result) and a write with its
-// eviction about 3-4 µs. A rewrite of a pending key now also takes the replaced entry out of
-// the eviction heap (log n in the pending set), which is what keeps memory to one copy per
-// key; at 100,000 pending entries that costs 2.9x the write with one. Reading a key that has
-// a pending write is 1.69-1.81x: it does two hash lookups, not one, because the informer's
-// copy must be read (the informer may have caught up or moved past the write), then one
-// comparison of interface values (an atomic.Value load) to reuse the last verdict; the
-// earlier figure of 1.46-1.62x compared raw pointers read with unsafe, and was measured under
-// less load. It is still a third of what client-go's MutationCache needs for the same job.
-// A third report, at load average near 20: 0.83, 1.15 and 1.49 for the three Gets, 1.45 and
-// 1.43 for the two Lists, Record 1.56, 1.99 and 2.10, with its eviction 1.23, 1.32 and 1.83,
-// and 17,675-17,676 bytes per key: the key with a pending write stays above 1.3x at every load
-// measured, for the reasons above.
-// List from the bare indexer is a plain copy of a map, so the fixed work of finding 100 stale
-// copies (200 lookups) weighs more there than through the lister.
+// make bench measures these costs against the informer's own indexer and client-go's
+// MutationCache; the repository's docs/writeback-bench.md has the figures, and
+// docs/writeback-changes.md the changes in behaviour between versions.
 package writeback
