@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
-
-	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // claimlessPodGrace is how long a pod may stay Pending without its data volume claim before the
@@ -28,7 +27,8 @@ const claimlessPodGrace = 30 * time.Second
 // Pending and unscheduled for claimlessPodGrace while their data volume claim does not exist,
 // and drops them from pods. Claims are read with a GET by name, only for such pods. It returns
 // when to look again at a pod whose grace has not ended yet (0: none).
-func (c *Controller) deleteClaimlessPods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod) (time.Duration, error) {
+func (r *reconcile) deleteClaimlessPods(ctx context.Context) (time.Duration, error) {
+	c, nc, bc, pods := r.c, r.nc, r.bc, r.pods
 	now := c.cfg.Clock.Now()
 	var recheck time.Duration
 	for ordinal, pod := range pods {
@@ -42,7 +42,7 @@ func (c *Controller) deleteClaimlessPods(ctx context.Context, nc *namespaceCache
 			}
 			continue
 		}
-		claim := dataClaimName(bc, int32(ordinal))
+		claim := objects.DataClaimName(bc, int32(ordinal))
 		_, err := c.cfg.KubeClient.CoreV1().PersistentVolumeClaims(bc.Namespace).Get(ctx, claim, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			continue // there, or unknown: nothing to do

@@ -81,33 +81,6 @@ func TestClusterPropertiesForSASLAreWrittenWhenARunningClusterGainsIt(t *testing
 	}
 }
 
-func TestClusterConfigDueForADerivedPropertyNotManagedYet(t *testing.T) {
-	applied := metav1.Condition{Type: v1alpha1.ConditionConfigApplied, Status: metav1.ConditionTrue, Reason: ReasonConfigApplied}
-	rejected := metav1.Condition{Type: v1alpha1.ConditionConfigApplied, Status: metav1.ConditionFalse, Reason: ReasonConfigRejected}
-	for _, tc := range []struct {
-		name    string
-		managed []string
-		cond    metav1.Condition
-		want    bool
-	}{
-		// A status from before the operator derived enable_sasl from the spec: checked once.
-		{"derived property not managed", []string{segmentProperty}, applied, true},
-		{"everything managed and applied", []string{"enable_sasl", "sasl_mechanisms", segmentProperty}, applied, false},
-		// A refused write keeps managed as it was: tried again only when the spec changes.
-		{"refused", []string{segmentProperty}, rejected, false},
-	} {
-		bc := newBrokerCluster(3)
-		bc.Generation = 2
-		bc.Spec.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
-		bc.Spec.ClusterConfig = map[string]string{segmentProperty: "268435456"}
-		bc.Status.ClusterConfig = &v1alpha1.ClusterConfigStatus{ObservedGeneration: 2, Managed: tc.managed}
-		bc.Status.Conditions = []metav1.Condition{tc.cond}
-		if got := clusterConfigDue(bc); got != tc.want {
-			t.Errorf("%s: clusterConfigDue = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestRackAwarenessIsTurnedOnAndOffOnARunningCluster(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	for i, zone := range []string{"zone-a", "zone-b", "zone-c"} {

@@ -3,7 +3,6 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -235,17 +234,6 @@ func TestClusterPropertyLeavingTheSpecIsResetOnlyIfTheOperatorSetIt(t *testing.T
 	}
 	if c := h.configCondition(); c.Message != "no cluster properties set by the operator" {
 		t.Errorf("ConfigApplied %+v", c)
-	}
-}
-
-func TestRestartWaitsUntilEveryBrokerHasTheSameConfigVersion(t *testing.T) {
-	mixed := []admin.ConfigStatus{{NodeID: 1, ConfigVersion: 4, Restart: true}, {NodeID: 2, ConfigVersion: 3}}
-	if got := restartNeeded(mixed); len(got) != 0 {
-		t.Errorf("restartNeeded with versions 4 and 3 = %v, want none until every broker applied 4", got)
-	}
-	same := []admin.ConfigStatus{{NodeID: 1, ConfigVersion: 4, Restart: true}, {NodeID: 2, ConfigVersion: 4}}
-	if got := restartNeeded(same); !maps.Equal(got, map[int32]bool{1: true}) {
-		t.Errorf("restartNeeded = %v, want broker 1", got)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
 
@@ -23,13 +25,13 @@ import (
 type Controller struct {
 	cfg Config
 	// caches holds one namespaceCache per watched namespace, or one under "" for all.
-	caches  map[string]*namespaceCache
-	queue   workqueue.TypedRateLimitingInterface[string]
-	admin   *adminClients
-	drains  *drainTracker
+	caches map[string]*namespaceCache
+	queue  workqueue.TypedRateLimitingInterface[string]
+	// brokers is the brokers' view: admin clients and drain progress, kept by cluster.
+	brokers *brokers.Admin
 	stalled *stalledPodTracker
 	// templates keeps each cluster's last pod template, the costliest thing a reconcile builds.
-	templates *podTemplates
+	templates *objects.PodTemplates
 	metrics   *metrics
 }
 
@@ -52,17 +54,14 @@ func NewController(cfg Config) (*Controller, error) {
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "brokerclusters", Clock: cfg.Clock},
 		),
-		admin: &adminClients{
-			template: tmpl,
-			config:   admin.Config{Timeout: cfg.AdminTimeout},
-			clients:  map[string]cachedAdminClient{},
-			requests: m.adminRequests,
-		},
-		drains:    &drainTracker{drains: map[string]*drainProgress{}},
 		stalled:   &stalledPodTracker{missing: map[string]stalledPod{}},
-		templates: newPodTemplates(),
+		templates: objects.NewPodTemplates(),
 		metrics:   m,
 	}
+	c.brokers = brokers.New(brokers.Config{
+		Kube: cfg.KubeClient, Addresses: tmpl, Client: admin.Config{Timeout: cfg.AdminTimeout},
+		Requests: m.adminRequests, Clock: cfg.Clock, PollInterval: cfg.DrainPollInterval, Hooks: c.hooks,
+	})
 	wbMetrics := writeback.NewMetrics(cfg.Registerer)
 	namespaces := cfg.Namespaces
 	if len(namespaces) == 0 {
@@ -122,7 +121,7 @@ func changed(old, cur interface{}) bool {
 // controllerOwner names the BrokerCluster that controls a StatefulSet, Service or PDB.
 func controllerOwner(obj metav1.Object) (string, bool) {
 	ref := metav1.GetControllerOf(obj)
-	if ref == nil || ref.Kind != brokerClusterKind.Kind || ref.APIVersion != brokerClusterKind.GroupVersion().String() {
+	if ref == nil || ref.Kind != objects.BrokerClusterKind.Kind || ref.APIVersion != objects.BrokerClusterKind.GroupVersion().String() {
 		return "", false
 	}
 	return ref.Name, true
@@ -281,6 +280,15 @@ func (c *Controller) processNextWorkItem(ctx context.Context, worker int) bool {
 		c.queue.Forget(key)
 	}
 	return true
+}
+
+// traceBegin starts a traced reconcile of the queue key.
+func (c *Controller) traceBegin(ctx context.Context, worker int, key string) context.Context {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return ctx
+	}
+	return c.hooks().Begin(ctx, worker, ns, name)
 }
 
 // clusterKey is a BrokerCluster's queue key.

@@ -248,10 +248,7 @@ func TestDeletedClusterIsLeftToGarbageCollection(t *testing.T) {
 	if n := len(h.cluster.Calls()) - simBefore; n != 0 {
 		t.Errorf("%d admin calls for a deleted cluster", n)
 	}
-	h.c.admin.mu.Lock()
-	_, cached := h.c.admin.clients[testKey]
-	h.c.admin.mu.Unlock()
-	if cached {
+	if h.c.brokers.Knows(testKey) {
 		t.Error("the admin client of a deleted cluster is still cached")
 	}
 }

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/broker-operator/broker-operator/pkg/admin"
-	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
 )
 
 // A drain that stops moving is reported once, with Redpanda's own numbers, and raising
@@ -38,7 +36,7 @@ func TestStalledDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 	}
 
 	// The simulator's drain stands still while the operator's clock moves on.
-	for range drainStallPolls + 1 {
+	for range brokers.DrainStallPolls + 1 {
 		h.clock.Step(pollInterval)
 		if _, err := h.reconcile(); err != nil {
 			t.Fatal(err)
@@ -80,44 +78,5 @@ func TestStalledDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 		if b.NodeID == ids[2] && b.Status != "active" {
 			t.Errorf("broker %d is %s after the scale-up, want active", b.NodeID, b.Status)
 		}
-	}
-}
-
-func TestStalledDrainDescribesAllocationFailures(t *testing.T) {
-	r := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 9, AllocationFailures: []string{"kafka/a/0", "kafka/a/1", "kafka/b/0", "kafka/b/1", "kafka/b/2", "kafka/c/0"}}, stalled: true}
-	msg := r.describe(7)
-	for _, want := range []string{"broker 7", "9 partition replicas left", "6 cannot be placed", "kafka/a/0", "kafka/b/2, ...", "no progress"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("%q lacks %q", msg, want)
-		}
-	}
-}
-
-// The admin calls of one reconcile share a deadline: brokers that hang one after another
-// cannot hold it for the sum of their timeouts.
-func TestAdminCallsShareTheReconcileDeadline(t *testing.T) {
-	sim := admintest.NewServer(admintest.Options{})
-	defer sim.Close()
-	cluster := sim.Cluster(testNamespace, testName)
-	for o := range 3 {
-		cluster.Join(o)
-	}
-	cluster.SetFault(admintest.Fault{Hang: true})
-	cfg := cluster.Config(3)
-	cfg.Timeout = 200 * time.Millisecond
-	client, err := admin.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := withAdminDeadline(context.Background(), time.Now().Add(300*time.Millisecond))
-	_, err = boundByDeadline(ctx, client).Brokers(context.Background())
-	if err == nil {
-		t.Fatal("a hanging cluster answered")
-	}
-	if !waitsOnAdmin(err) {
-		t.Errorf("%v: want the cluster to wait on the admin API (Degraded), not a plain retry", err)
-	}
-	if n := len(cluster.Calls()); n >= 3 {
-		t.Errorf("%d brokers asked; the deadline (300ms, 200ms per broker) must stop before the third", n)
 	}
 }

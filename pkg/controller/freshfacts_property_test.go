@@ -152,15 +152,14 @@ func factScheduleDone(h *harness, image string) bool {
 // simulator in process, with no loopback connection.
 func (a *adversary) install() {
 	sim := a.h.sim.Transport()
-	a.h.c.admin.config.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	a.h.c.brokers.SetTransport(roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		if irreversibleAdminCall(req) {
 			a.checkAdmin(req)
 		} else {
 			a.act("before " + req.Method + " " + req.URL.Path)
 		}
 		return sim.RoundTrip(req)
-	})
-	a.h.c.admin.forget(testKey)
+	}))
 	a.h.brokers.PrependReactor("patch", "brokerclusters", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		a.act("before a status write")
 		return false, nil, nil

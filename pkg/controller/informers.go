@@ -11,6 +11,7 @@ import (
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	brokerinformers "github.com/broker-operator/broker-operator/pkg/generated/informers/externalversions"
 	brokerlisters "github.com/broker-operator/broker-operator/pkg/generated/listers/brokers/v1alpha1"
@@ -24,6 +25,8 @@ type namespaceCache struct {
 	namespace    string
 	kubeClient   kubernetes.Interface
 	brokerClient versioned.Interface
+	// strategy says where a reconcile reads from (readstrategy.go).
+	strategy ReadStrategy
 
 	brokerFactory brokerinformers.SharedInformerFactory
 	kubeFactory   informers.SharedInformerFactory
@@ -60,22 +63,22 @@ type listerSet struct {
 }
 
 func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics) (*namespaceCache, error) {
-	n := &namespaceCache{namespace: namespace, kubeClient: cfg.KubeClient, brokerClient: cfg.BrokerClient}
+	n := &namespaceCache{namespace: namespace, kubeClient: cfg.KubeClient, brokerClient: cfg.BrokerClient, strategy: cfg.readStrategy}
 	n.brokerFactory = brokerinformers.NewSharedInformerFactoryWithOptions(cfg.BrokerClient, 0,
 		brokerinformers.WithNamespace(namespace))
 	n.kubeFactory = informers.NewSharedInformerFactoryWithOptions(cfg.KubeClient, 0,
 		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = managedBySelector }))
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = objects.ManagedBySelector }))
 
 	n.brokerClusterInformer = n.brokerFactory.Brokers().V1alpha1().BrokerClusters().Informer()
 	n.statefulSetInformer = n.kubeFactory.Apps().V1().StatefulSets().Informer()
 	n.serviceInformer = n.kubeFactory.Core().V1().Services().Informer()
 	n.pdbInformer = n.kubeFactory.Policy().V1().PodDisruptionBudgets().Informer()
 	n.podInformer = n.kubeFactory.Core().V1().Pods().Informer()
-	if err := indexByCluster(n.podInformer); err != nil {
+	if err := objects.IndexByCluster(n.podInformer); err != nil {
 		return nil, fmt.Errorf("index pods by cluster: %w", err)
 	}
-	if err := indexByCluster(n.serviceInformer); err != nil {
+	if err := objects.IndexByCluster(n.serviceInformer); err != nil {
 		return nil, fmt.Errorf("index Services by cluster: %w", err)
 	}
 

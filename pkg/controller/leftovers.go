@@ -3,12 +3,11 @@ package controller
 import (
 	"context"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
-
-	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // Leftovers of a scale-down: when the StatefulSet shrinks, its controller deletes the pods of
@@ -34,11 +33,12 @@ func leftoverPods(pods map[int]*corev1.Pod, current int32) int {
 // condemned: being deleted, or owned by a pod. Claims are read with a GET by name (there is no
 // claim informer): this runs only while a scale-up is pending. A claim that cannot be read
 // counts as condemned, so that the scale-up waits rather than guesses.
-func (c *Controller) condemnedClaims(ctx context.Context, bc *v1alpha1.BrokerCluster, from, to int32) int {
+func (r *reconcile) condemnedClaims(ctx context.Context, from, to int32) int {
+	c, bc := r.c, r.bc
 	claims := c.cfg.KubeClient.CoreV1().PersistentVolumeClaims(bc.Namespace)
 	n := 0
 	for ordinal := from; ordinal < to; ordinal++ {
-		name := dataClaimName(bc, ordinal)
+		name := objects.DataClaimName(bc, ordinal)
 		claim, err := claims.Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

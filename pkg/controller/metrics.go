@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -79,9 +80,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, g := range []string{guardAdminCheck, guardPrecondition, guardFreshFacts} {
 		m.guardFired.WithLabelValues(g)
 	}
-	for _, op := range adminOperations {
-		m.adminRequests.WithLabelValues(op, resultSuccess)
-	}
+	brokers.ExportZeros(m.adminRequests)
 	return m
 }
 

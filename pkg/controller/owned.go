@@ -5,48 +5,49 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-
-	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // ensureOwned creates or updates the headless Service, the PodDisruptionBudget, the per-broker
 // external Services and the StatefulSet; the last two follow currentReplicas.
-func (c *Controller) ensureOwned(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
-	if err := c.ensureService(ctx, nc, bc); err != nil {
+func (r *reconcile) ensureOwned(ctx context.Context, replicas int32) error {
+	if err := r.ensureService(ctx); err != nil {
 		return err
 	}
 	// Before the StatefulSet: a broker's Service exists by the time its pod does.
-	if err := c.ensureExternalServices(ctx, nc, bc, max(replicas, 0)); err != nil {
+	if err := r.ensureExternalServices(ctx, max(replicas, 0)); err != nil {
 		return err
 	}
-	if err := c.ensurePodDisruptionBudget(ctx, nc, bc); err != nil {
+	if err := r.ensurePodDisruptionBudget(ctx); err != nil {
 		return err
 	}
 	if replicas <= 0 {
 		return nil // nothing to run yet
 	}
-	return c.ensureStatefulSet(ctx, nc, bc, replicas)
+	return r.ensureStatefulSet(ctx, replicas)
 }
 
 // ensureService creates bc's headless Service, or puts its ports and selector back.
-func (c *Controller) ensureService(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster) error {
-	svc := newService(bc)
-	return c.applyService(ctx, nc, bc, svc, func(update *corev1.Service) {
+func (r *reconcile) ensureService(ctx context.Context) error {
+	bc := r.bc
+	svc := objects.NewService(bc)
+	return r.applyService(ctx, svc, func(update *corev1.Service) {
 		update.Spec.Ports, update.Spec.Selector, update.Spec.PublishNotReadyAddresses = svc.Spec.Ports, svc.Spec.Selector, svc.Spec.PublishNotReadyAddresses
 	})
 }
 
 // ensurePodDisruptionBudget creates bc's PodDisruptionBudget, or puts its spec back.
-func (c *Controller) ensurePodDisruptionBudget(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster) error {
+func (r *reconcile) ensurePodDisruptionBudget(ctx context.Context) error {
+	nc, bc := r.nc, r.bc
 	ns := bc.Namespace
-	pdb := newPodDisruptionBudget(bc)
-	existing, err := c.listers(nc).pdbs.PodDisruptionBudgets(ns).Get(bc.Name)
+	pdb := objects.NewPodDisruptionBudget(bc)
+	existing, err := nc.listers().pdbs.PodDisruptionBudgets(ns).Get(bc.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		if _, err := nc.podDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
@@ -58,12 +59,12 @@ func (c *Controller) ensurePodDisruptionBudget(ctx context.Context, nc *namespac
 	}
 	// The API server defaults nothing in a PDB's spec, so it is compared whole: an edit by
 	// hand (say maxUnavailable 2) is put back, not only a change of the operator's own.
-	if err := c.checkOwned(bc, existing); err != nil || (!specChanged(existing, pdb) && equality.Semantic.DeepEqual(existing.Spec, pdb.Spec)) {
+	if err := r.checkOwned(existing); err != nil || (!objects.SpecChanged(existing, pdb) && equality.Semantic.DeepEqual(existing.Spec, pdb.Spec)) {
 		return err
 	}
 	update := existing.DeepCopy()
 	update.Spec = pdb.Spec
-	mergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
+	objects.MergeMeta(&update.ObjectMeta, &pdb.ObjectMeta)
 	if _, err := nc.podDisruptionBudgets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update PodDisruptionBudget %s: %w", clusterKey(bc), err)
 	}
@@ -71,12 +72,13 @@ func (c *Controller) ensurePodDisruptionBudget(ctx context.Context, nc *namespac
 }
 
 // ensureStatefulSet creates bc's StatefulSet with replicas, or brings it in line.
-func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, replicas int32) error {
+func (r *reconcile) ensureStatefulSet(ctx context.Context, replicas int32) error {
+	c, nc, bc := r.c, r.nc, r.bc
 	ns := bc.Namespace
-	existing, err := c.readStatefulSet(ctx, nc, ns, bc.Name)
+	existing, err := nc.readStatefulSet(ctx, ns, bc.Name)
 	if apierrors.IsNotFound(err) {
-		seeds := foundingSeeds(nil, replicas)
-		sts := statefulSetWith(bc, replicas, seeds, c.templates.get(bc, seeds))
+		seeds := objects.FoundingSeeds(nil, replicas)
+		sts := objects.StatefulSetWith(bc, replicas, seeds, c.templates.Get(bc, seeds))
 		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
 		}
@@ -85,13 +87,13 @@ func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, 
 	if err != nil {
 		return err
 	}
-	if err := c.checkOwned(bc, existing); err != nil {
+	if err := r.checkOwned(existing); err != nil {
 		return err
 	}
-	seeds := foundingSeeds(existing, replicas)
-	sts := statefulSetWith(bc, replicas, seeds, c.templates.get(bc, seeds))
-	if update := updatedStatefulSet(existing, sts); update != nil {
-		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", specChanged(existing, sts))
+	seeds := objects.FoundingSeeds(existing, replicas)
+	sts := objects.StatefulSetWith(bc, replicas, seeds, c.templates.Get(bc, seeds))
+	if update := objects.UpdatedStatefulSet(existing, sts); update != nil {
+		klog.FromContext(ctx).V(4).Info("Updating StatefulSet", "replicas", replicas, "specChanged", objects.SpecChanged(existing, sts))
 		if _, err := nc.statefulSets(ns).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("update StatefulSet %s: %w", clusterKey(bc), err)
 		}
@@ -101,8 +103,9 @@ func (c *Controller) ensureStatefulSet(ctx context.Context, nc *namespaceCache, 
 
 // checkOwned refuses to touch an object of the same name that this BrokerCluster does not
 // control.
-func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) error {
-	if ownedBy(obj, bc) {
+func (r *reconcile) checkOwned(obj metav1.Object) error {
+	c, bc := r.c, r.bc
+	if objects.OwnedBy(obj, bc) {
 		return nil
 	}
 	c.cfg.Recorder.Eventf(bc, corev1.EventTypeWarning, "ResourceExists", "%s exists and is not controlled by this BrokerCluster", obj.GetName())
@@ -110,13 +113,14 @@ func (c *Controller) checkOwned(bc *v1alpha1.BrokerCluster, obj metav1.Object) e
 }
 
 // annotatePods records each listed broker's ID on its pod.
-func (c *Controller) annotatePods(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, view brokerView) error {
+func (r *reconcile) annotatePods(ctx context.Context) error {
+	nc, pods, view := r.nc, r.pods, *r.view
 	for ordinal, pod := range pods {
-		id := view.identities[ordinal]
-		if !id.Known || id.Source == "annotation" {
+		id, learnt := view.Learnt(ordinal)
+		if !learnt {
 			continue
 		}
-		want := strconv.Itoa(int(id.ID))
+		want := strconv.Itoa(int(id))
 		if pod.Annotations[AnnotationNodeID] == want {
 			continue
 		}

@@ -66,10 +66,10 @@ func (s *ReadStrategy) Type() string { return "readStrategy" }
 // The read path of a reconcile. Writes always go through the capturing clients; only what is
 // read changes with the strategy.
 
-func (c *Controller) readBrokerCluster(ctx context.Context, nc *namespaceCache, ns, name string) (*v1alpha1.BrokerCluster, error) {
-	switch c.cfg.readStrategy {
+func (nc *namespaceCache) readBrokerCluster(ctx context.Context, ns, name string) (*v1alpha1.BrokerCluster, error) {
+	switch nc.strategy {
 	case ReadUncached:
-		return c.cfg.BrokerClient.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
+		return nc.brokerClient.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
 	case ReadCache:
 		return nc.raw.brokerClusters.BrokerClusters(ns).Get(name)
 	default:
@@ -77,10 +77,10 @@ func (c *Controller) readBrokerCluster(ctx context.Context, nc *namespaceCache, 
 	}
 }
 
-func (c *Controller) readStatefulSet(ctx context.Context, nc *namespaceCache, ns, name string) (*appsv1.StatefulSet, error) {
-	switch c.cfg.readStrategy {
+func (nc *namespaceCache) readStatefulSet(ctx context.Context, ns, name string) (*appsv1.StatefulSet, error) {
+	switch nc.strategy {
 	case ReadUncached:
-		return c.cfg.KubeClient.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		return nc.kubeClient.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
 	case ReadCache:
 		return nc.raw.statefulSets.StatefulSets(ns).Get(name)
 	default:
@@ -90,8 +90,8 @@ func (c *Controller) readStatefulSet(ctx context.Context, nc *namespaceCache, ns
 
 // listers are the cached reads of Pods, Services and PodDisruptionBudgets: overlaid for
 // writeback, the plain informers' otherwise.
-func (c *Controller) listers(nc *namespaceCache) listerSet {
-	if c.cfg.readStrategy == ReadWriteback {
+func (nc *namespaceCache) listers() listerSet {
+	if nc.strategy == ReadWriteback {
 		return nc.overlaid
 	}
 	return nc.raw

@@ -1,6 +1,9 @@
 package controller
 
-import "github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+import (
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+)
 
 // Condition reasons a BrokerCluster's status can show; internal/step defines them with the
 // steps that set them.
@@ -25,4 +28,12 @@ const (
 	ReasonAdminSecretMissing   = step.ReasonAdminSecretMissing
 	ReasonAdminSecretInvalid   = step.ReasonAdminSecretInvalid
 	ReasonAdminSecretForbidden = step.ReasonAdminSecretForbidden
+)
+
+// Reasons of the ConfigApplied condition (internal/brokers).
+const (
+	ReasonConfigApplied        = brokers.ReasonConfigApplied
+	ReasonConfigApplying       = brokers.ReasonConfigApplying
+	ReasonConfigRestartPending = brokers.ReasonConfigRestartPending
+	ReasonConfigRejected       = brokers.ReasonConfigRejected
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
 // externalServices maps ordinal to node port of the cluster's external Services as the
@@ -28,8 +29,8 @@ func (h *harness) externalServices() map[int]int32 {
 	out := map[int]int32{}
 	for _, svc := range list.Items {
 		var ordinal int
-		if _, err := fmt.Sscanf(svc.Labels[LabelOrdinal], "%d", &ordinal); err != nil {
-			h.t.Fatalf("Service %s: ordinal label %q", svc.Name, svc.Labels[LabelOrdinal])
+		if _, err := fmt.Sscanf(svc.Labels[objects.LabelOrdinal], "%d", &ordinal); err != nil {
+			h.t.Fatalf("Service %s: ordinal label %q", svc.Name, svc.Labels[objects.LabelOrdinal])
 		}
 		if want := fmt.Sprintf("%s-%d", testName, ordinal); svc.Spec.Selector[brokerconfig.PodNameLabel] != want || len(svc.Spec.Selector) != 1 {
 			h.t.Errorf("Service %s selects %v, want pod %s and no other", svc.Name, svc.Spec.Selector, want)
@@ -134,7 +135,7 @@ func TestExternalServicesGoWithTheListener(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUpCluster(nodePortCluster(2))
 	stranger := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: testNamespace,
-		Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: testName, LabelListener: "external", LabelOrdinal: "5"}}}
+		Labels: map[string]string{LabelManagedBy: ManagedByValue, LabelInstance: testName, LabelListener: "external", objects.LabelOrdinal: "5"}}}
 	if _, err := h.kube.CoreV1().Services(testNamespace).Create(h.ctx, stranger, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
-
-	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // stalledPodGrace is how long a pod the StatefulSet asks for may be missing before the operator
@@ -99,7 +97,8 @@ func (t *stalledPodTracker) due(key string, sts *appsv1.StatefulSet, ordinal int
 // stalledPodGrace. It returns when to look again (0: no pod is missing); no event would say so.
 // The first touch for a missing pod is an event; the touches after it, while the same pod stays
 // missing, are logged. The tracker lives in memory, so a new leader tells it once more.
-func (c *Controller) resyncStalledStatefulSet(ctx context.Context, nc *namespaceCache, bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet, pods map[int]*corev1.Pod) (time.Duration, error) {
+func (r *reconcile) resyncStalledStatefulSet(ctx context.Context) (time.Duration, error) {
+	c, nc, bc, sts, pods := r.c, r.nc, r.bc, r.sts, r.pods
 	key := clusterKey(bc)
 	ordinal := missingOrdinal(sts, pods)
 	if ordinal < 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The rollout. The StatefulSet uses OnDelete, so a new pod template restarts nothing by itself.
@@ -132,4 +134,44 @@ func restartFactsReason(o Observation) string {
 		return "the admin API lists another broker as down"
 	}
 	return o.Health.String()
+}
+
+// Which pod restarts next: the highest ordinal among the outdated, as Redpanda operator v1
+// does. ObserveRollout reads it from the pods.
+
+// ObserveRollout reads what the pods say about the rollout: which pods below C were made from
+// another template than bc's or run a broker in configRestarts (one that waits for a restart
+// for a cluster property, by the node ID recorded on its pod), whether all of them are Ready,
+// and how R's pod is doing. The admin API's part (the next broker's ID, maintenance mode,
+// whether R's broker is back) is filled in by brokers.Admin.Observe.
+// revision is the template hash of the pods bc's StatefulSet makes (objects.PodTemplates.Revision).
+func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool) Rollout {
+	r := Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
+	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
+		p := pods[ordinal]
+		if p == nil || !brokerpod.IsReady(p) {
+			r.AllReady = false
+		}
+		if p == nil || p.DeletionTimestamp != nil {
+			continue // the StatefulSet makes its replacement from the current template
+		}
+		if brokerpod.Revision(p) == revision {
+			r.Updated++
+			if id, ok := brokerpod.NodeID(p); !ok || !configRestarts[id] {
+				continue
+			}
+		}
+		r.Outdated++
+		if r.NextPod == "" {
+			r.Next.Ordinal, r.NextPod, r.NextPodUID = int32(ordinal), p.Name, string(p.UID)
+		}
+	}
+	if rs := r.Restart; rs != nil {
+		p := pods[int(rs.Ordinal)]
+		r.OldPodGone = p == nil || string(p.UID) != rs.PodUID
+		r.OldPodDeleting = !r.OldPodGone && p.DeletionTimestamp != nil
+		r.PodReady = !r.OldPodGone && !r.OldPodDeleting && brokerpod.IsReady(p)
+		r.Back = r.OldPodGone && p != nil && brokerpod.IsReady(p)
+	}
+	return r
 }

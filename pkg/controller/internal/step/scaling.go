@@ -75,3 +75,13 @@ func decideScale(o Observation) Step {
 	}
 	panic("controller: the transition table has no row for this observation") // the last row matches everything
 }
+
+// NextToGo is the ordinal of the pod whose broker a scale-down takes next: the highest, C-1.
+// Which broker that pod runs is asked of the pod's own admin API (internal/brokers/identity.go);
+// a broker that cannot be named makes the scale-down wait (WaitForBrokerID).
+func NextToGo(current int32) int32 {
+	if current > 0 {
+		return current - 1
+	}
+	return 0
+}

@@ -115,6 +115,12 @@ type Row struct {
 	// that the broker had already left or was already draining, so a second decommission call
 	// was avoided; guard_fired_total{guard="admin_check"} counts it.
 	AdminCheckAvoidsCall bool
+	// Backoff: after its status write the reconcile returns an error, so that the queue backs
+	// off (the "error" of the polls column).
+	Backoff bool
+	// ReportsDrain: the status write carries how the drain goes (DecommissionStatus), and a
+	// stalled drain sets Degraded DrainStalled.
+	ReportsDrain bool
 }
 
 var restartFacts = []Fact{FactHealthGate, FactOthersUp, FactPodReady}
@@ -126,11 +132,11 @@ var Rows = map[Kind]Row{
 	AdoptDrain:             {Precondition: true, Polls: true, AdminCheckAvoidsCall: true},
 	SkipAbsentBroker:       {Precondition: true, Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}, AdminCheckAvoidsCall: true},
 	Decommission:           {Call: CallDecommission, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactNoOtherDrain}},
-	WaitForDrain:           {Polls: true},
+	WaitForDrain:           {Polls: true, ReportsDrain: true},
 	FinishDecommission:     {Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}},
 	Recommission:           {Call: CallRecommission, Order: CallBeforeWrite, Polls: true},
 	CancelDecommission:     {},
-	WaitForAdminAPI:        {},
+	WaitForAdminAPI:        {Backoff: true},
 	WaitForBrokerID:        {Polls: true},
 	WaitForHealthyCluster:  {Polls: true},
 	WaitForRemovedPod:      {Polls: true},
@@ -145,10 +151,10 @@ var Rows = map[Kind]Row{
 	WaitForRestart:         {Polls: true},
 	// A stale R must not clear the record of the next broker's restart.
 	FinishRestart: {Precondition: true, Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
+	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
+	// decided, after that step's own call; the ghost itself keeps the health gate closed.
+	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},
 }
-
-// ghostFacts are what a ghost broker's decommission relies on.
-var GhostFacts = []Fact{FactNoOtherDrain}
 
 // FactError says which fact did not hold, and why.
 type FactError struct {

@@ -1,0 +1,96 @@
+package brokers
+
+import (
+	"context"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// Observe fills in the brokers' part of o, the observation of bc and its pods, from the admin
+// API, and returns the brokers list it read (nil when it was not asked). The Secrets bc names
+// are read on every reconcile, so that a missing or malformed one shows as soon as it is named,
+// not first in the middle of a scale-down; the admin API is asked only when a decision needs
+// the brokers' view (step.NeedsAdmin). o.AdminUnavailable is set when it did not answer.
+func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *step.Observation) (*View, error) {
+	st := bc.Status
+	sec, err := a.ReadSecurity(ctx, bc)
+	if err != nil {
+		o.AdminUnavailable = true
+		return nil, err
+	}
+	if !step.NeedsAdmin(bc, pods, o.Rollout) {
+		return nil, nil
+	}
+	client, err := a.clients.forCluster(bc, st.CurrentReplicas, sec)
+	if err != nil {
+		o.AdminUnavailable = true
+		return nil, err
+	}
+	client = BoundByDeadline(ctx, client)
+	list, err := client.Brokers(ctx)
+	if err != nil {
+		o.AdminUnavailable = true
+		return nil, err
+	}
+	view := NewView(bc.Name, list)
+	if err := view.fill(ctx, client, bc, pods, o); err != nil {
+		o.AdminUnavailable = true
+		return &view, err
+	}
+	return &view, nil
+}
+
+// fill fills in the brokers' part of o from the admin API: who runs each pod, the
+// membership of B, of the next to go and of the next to restart, R's maintenance mode and
+// whether the others are up, and health_overview when a step behind the health gate may be
+// next.
+func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *step.Observation) error {
+	st := bc.Status
+	victimOrdinal := -1
+	if st.CurrentReplicas > 0 && st.DecommissioningBroker == nil && st.CurrentReplicas > bc.Spec.Replicas {
+		victimOrdinal = int(o.Victim.Ordinal)
+	} else if st.DecommissioningBroker == nil && st.Restart == nil && st.CurrentReplicas == bc.Spec.Replicas && o.Rollout.Outdated > 0 {
+		// The next broker to restart is asked who it is, as the next to go is, before its
+		// irreversible step.
+		victimOrdinal = int(o.Rollout.Next.Ordinal)
+	}
+	var err error
+	if view.identities, err = IdentifyPods(ctx, client, pods, *view, victimOrdinal); err != nil {
+		return err
+	}
+	if o.Decommissioning != nil {
+		o.Target = view.membershipOf(*o.Decommissioning)
+	}
+	if st.CurrentReplicas > 0 {
+		o.Victim = VictimOf(o.Victim.Ordinal, *view)
+	}
+	if o.Rollout.Outdated > 0 {
+		o.Rollout.Next = VictimOf(o.Rollout.Next.Ordinal, *view)
+	}
+	if r := o.Rollout.Restart; r != nil {
+		b, listed := view.byID[int(r.NodeID)]
+		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
+		_, down := step.FirstDown(view.members, r.NodeID)
+		o.Rollout.OthersUp = !down
+		if r.Step == v1alpha1.RestartDraining {
+			m, err := readMaintenance(ctx, client, r.NodeID)
+			if err != nil {
+				return err
+			}
+			o.Rollout.Maintenance = m
+		}
+	}
+	if step.BehindHealthGate(*o) {
+		h, err := readHealth(ctx, client)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
+		}
+		o.Health = h
+	}
+	o.Ghosts = FindGhosts(bc, *view, pods)
+	return nil
+}

@@ -1,0 +1,20 @@
+package controller
+
+import "github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+
+// Labels and annotations the operator puts on what it owns (internal/objects).
+const (
+	LabelManagedBy            = objects.LabelManagedBy
+	ManagedByValue            = objects.ManagedByValue
+	LabelName                 = objects.LabelName
+	NameValue                 = objects.NameValue
+	LabelInstance             = objects.LabelInstance
+	LabelListener             = objects.LabelListener
+	AnnotationNodeID          = objects.AnnotationNodeID
+	AnnotationSpecHash        = objects.AnnotationSpecHash
+	AnnotationTemplateHash    = objects.AnnotationTemplateHash
+	AnnotationSeeds           = objects.AnnotationSeeds
+	AnnotationResyncedAt      = objects.AnnotationResyncedAt
+	AnnotationExternalAddress = objects.AnnotationExternalAddress
+	AnnotationRack            = objects.AnnotationRack
+)
