@@ -92,13 +92,17 @@ func checkDecommissions(tl *timeline, calls []ref) {
 // broker, whatever its outcome, violates OneUnavailable when it starts while another broker of
 // the same cluster is in maintenance.
 func checkUnavailable(tl *timeline, calls []ref) {
+	byKey := map[Key][]ref{} // each cluster's calls, in Start order
+	for _, r := range calls {
+		byKey[tl.event(r).Key] = append(byKey[tl.event(r).Key], r)
+	}
 	for _, r := range calls {
 		e := tl.event(r)
 		if e.Verb != CallMaintenanceOn && e.Verb != CallDeletePod {
 			continue
 		}
 		tl.checks[r.h].judge(OneUnavailable, r.i)
-		if on, ok := inMaintenance(tl, calls, r); ok {
+		if on, ok := inMaintenance(tl, byKey[e.Key], r); ok {
 			oe := tl.event(on)
 			tl.violate(OneUnavailable, r, fmt.Sprintf("%s of broker %s of %s while broker %s was in maintenance (maintenance-on by %s at %s)",
 				e.Verb, e.Broker, e.Key, oe.Broker, tl.process(on), when(on.start)), &on)
@@ -106,8 +110,8 @@ func checkUnavailable(tl *timeline, calls []ref) {
 	}
 }
 
-// inMaintenance returns the maintenance-on of another broker of x's cluster whose maintenance
-// was on when x started.
+// inMaintenance returns the maintenance-on of another broker whose maintenance was on when x
+// started; calls are the calls of x's cluster, in Start order.
 func inMaintenance(tl *timeline, calls []ref, x ref) (ref, bool) {
 	xe := tl.event(x)
 	var open []ref
@@ -116,7 +120,7 @@ func inMaintenance(tl *timeline, calls []ref, x ref) (ref, bool) {
 			break
 		}
 		e := tl.event(r)
-		if e.Key != xe.Key || e.Broker == xe.Broker || !succeeded(e) {
+		if e.Broker == xe.Broker || !succeeded(e) {
 			continue
 		}
 		switch {
