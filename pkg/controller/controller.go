@@ -274,13 +274,17 @@ func (c *Controller) processNextWorkItem(ctx context.Context, worker int) bool {
 	case res.RequeueAfter > 0:
 		c.metrics.reconciles.WithLabelValues(resultRequeue).Inc()
 		c.queue.Forget(key)
-		c.queue.AddAfter(key, res.RequeueAfter)
+		c.queue.AddAfter(key, wait.Jitter(res.RequeueAfter, requeueJitter))
 	default:
 		c.metrics.reconciles.WithLabelValues(resultSuccess).Inc()
 		c.queue.Forget(key)
 	}
 	return true
 }
+
+// requeueJitter spreads a poll's requeue over up to a tenth more than its interval, so that
+// clusters created together do not poll their brokers in lock step.
+const requeueJitter = 0.1
 
 // traceBegin starts a traced reconcile of the queue key.
 func (c *Controller) traceBegin(ctx context.Context, worker int, key string) context.Context {

@@ -11,8 +11,40 @@
 // (namespace/name); owned StatefulSets, Services, PodDisruptionBudgets and Pods requeue their
 // owner; N workers reconcile one key at a time. A reconcile is level-triggered and idempotent:
 // it reads the BrokerCluster, the StatefulSet and the Pods, asks the admin API when a decision
-// needs the brokers' view, decides one step (decide.go), writes, and returns, asking to be
+// needs the brokers' view, decides one step (internal/step), writes, and returns, asking to be
 // requeued after Config.DrainPollInterval while it waits for a drain.
+//
+// # Rooms
+//
+// The package is split into rooms the compiler keeps apart; imports only run down:
+//
+//   - internal/step: the pure decision. Observations in, a step out: the transition tables, the
+//     step table, facts, reasons, the health gate, the status a step writes and whether it is
+//     news. It imports no client-go package and nothing of pkg/admin (rooms_test.go checks it).
+//   - internal/brokers: the brokers' view. Admin clients and their security, which broker a pod
+//     runs, the admin calls, the facts read afresh, drain progress, ghosts, cluster properties.
+//   - internal/objects: the Kubernetes objects. Pod spec and node config, StatefulSet, Services,
+//     PodDisruptionBudget, ownership, the cluster index and the pod template cache.
+//   - internal/brokerpod: what a broker pod's own object says (ordinal, recorded broker ID,
+//     template hash, readiness); internal/trace: the Tracer and its log form.
+//   - this package: the wiring (config.go, informers.go, controller.go: informers, queue,
+//     workers), one reconcile as a value (reconcile.go), and the table runner (runner.go), which
+//     reads a row and makes its calls and writes (owned.go, services.go, restartpod.go, ...).
+//
+// step imports neither brokers nor objects; objects does not import brokers.
+//
+// # Where to look
+//
+//   - Which broker does a scale-down take? internal/step/scaling.go (NextToGo: the pod of the
+//     highest ordinal; its broker is asked of that pod, internal/brokers/identity.go).
+//   - Which pod does a rollout restart next? internal/step/rollout.go (ObserveRollout: the
+//     highest-ordinal outdated pod).
+//   - What does each step write, call and rely on? internal/step/table.go.
+//   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.
+//   - How does a row become calls and writes? runner.go.
+//   - What does a reconcile read, and in what order? reconcile.go.
+//   - What does status say after a step, and which events go out? internal/step/status.go and
+//     internal/step/story.go.
 //
 // # Reads and writes
 //
@@ -27,13 +59,13 @@
 // # The step table
 //
 // Every irreversible step checks, right before its call, the facts it relies on. The step
-// table (steps.go) has one row per step: its status write and whether it carries the
+// table (internal/step/table.go) has one row per step: its status write and whether it carries the
 // resourceVersion precondition, its call and whether the call comes before or after the write,
 // whether it polls, whether it is irreversible (it deletes a pod, turns maintenance mode on,
 // decommissions, or lowers the StatefulSet's replicas), and the facts it relies on (read by
-// facts.go).
-// decide (decide.go; its tables in decide_scale.go and decide_rollout.go) names a step from an
-// observation and makes no call; act (sync.go) runs its row: the call if it comes
+// internal/brokers/facts.go).
+// step.Decide (internal/step/decide.go; its tables in internal/step/scaling.go and internal/step/rollout.go) names a step
+// from an observation and makes no call; act (runner.go) runs its row: the call if it comes
 // first, the status write, the call if it comes after, and before the irreversible call or
 // write a fresh read of its facts from the admin API (and the pod from the apiserver), in the
 // same reconcile, retries included. A fact that does not hold stops the step: the cluster is
@@ -46,7 +78,7 @@
 //
 // status.currentReplicas (C) steers the StatefulSet's replicas and moves towards spec.replicas
 // (D) one broker at a time; status.decommissioningBroker (B) names the broker being drained.
-// The transitions are listed as a table in decide_scale.go. Two guards stand behind the write-back
+// The transitions are listed as a table in internal/step/scaling.go. Two guards stand behind the write-back
 // cache (Config.Guards, both on unless turned off): before a decommission starts, the admin API must still list the broker
 // as an active member (the seed's option D), and the status write that sets B carries the
 // resourceVersion it was decided on (the seed's option C), so a decision made on a stale copy
@@ -72,22 +104,23 @@
 // # Rollouts, health gate, volumes and ghost brokers
 //
 // The StatefulSet uses OnDelete; each pod carries a hash of the template it was made from
-// (AnnotationTemplateHash). The rollout (decide_rollout.go; rolling.go reads the pods) restarts the outdated brokers (pods made from
+// (AnnotationTemplateHash). The rollout (internal/step/rollout.go, which also reads the pods)
+// restarts the outdated brokers (pods made from
 // another template, and brokers that wait for a restart for a cluster property, see Cluster
 // properties) one at a time, highest ordinal first: health gate, maintenance mode on, wait until leadership has
 // drained, delete the pod (with its UID as a precondition), wait until the new pod is Ready and
 // its broker alive, maintenance mode off. status.restart records the broker and its step
 // before each call, under the resourceVersion precondition. A decommission under way and a
 // restart under way each finish before anything else starts; between two brokers scaling goes
-// first. The health gate (health.go) asks health_overview before a decommission or a restart
-// starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (ghosts.go) are reported by any
+// first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
+// starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //
 // # Cluster properties
 //
-// spec.clusterConfig is written through the admin API (clusterconfig.go), as `rpk cluster config
+// spec.clusterConfig is written through the admin API (internal/brokers/clusterconfig.go), as `rpk cluster config
 // import` does, before the decision of each reconcile that needs it, together with the
 // properties the operator derives from the spec (brokerconfig.ClusterProperties: enable_sasl and
 // sasl_mechanisms with spec.kafka.sasl, enable_rack_awareness with spec.rackAwareness), which
@@ -104,7 +137,7 @@
 // held back. A broker that reports restart: true, once every broker reports the same
 // config_version (as Redpanda operator v1 waits, isSafeToRestart), counts as outdated for the
 // rollout, which restarts it as it restarts a pod made from an older template: same step table,
-// same facts read afresh. ConfigApplied (clusterconfig_report.go) is Applied, Applying,
+// same facts read afresh. ConfigApplied (internal/brokers/clusterconfig_report.go) is Applied, Applying,
 // RestartPending or Rejected, or Unknown with the admin problem's reason when the brokers did
 // not answer; an event goes out when its status or reason changes, or its message does (except
 // while Unknown), never per poll. The brokers are asked only while the spec implies a property
@@ -115,11 +148,11 @@
 //
 // # Brokers and pods
 //
-// The broker pods run Redpanda (podspec.go, nodeconfig.go; docs/broker-pod.md explains each
+// The broker pods run Redpanda (internal/objects/podspec.go, internal/objects/nodeconfig.go; docs/broker-pod.md explains each
 // setting): the first pods of a new cluster are its seeds, the count recorded on the
 // StatefulSet (AnnotationSeeds) so that scaling never changes the pod template. What differs per
 // broker and is known only once its pod is placed (its external Kafka address, its rack) is
-// recorded on the pod (brokerfacts.go: AnnotationExternalAddress, AnnotationRack) and written into
+// recorded on the pod (internal/objects/placement.go, recordplacement.go: AnnotationExternalAddress, AnnotationRack) and written into
 // redpanda.yaml by the pod's init container. The per-broker external Services (services.go)
 // follow status.currentReplicas: made before the StatefulSet grows, deleted once currentReplicas
 // drops below a broker's ordinal, that is once its broker has left.
@@ -127,7 +160,7 @@
 // A broker's ID is not its pod's ordinal. The controller asks each pod's own admin API for
 // /v1/node_config (admin.Client.NodeConfig); when that cannot answer, it uses the ID recorded on
 // the pod (annotation broker-operator.dev/node-id), then a member of the broker list whose
-// internal RPC address is the pod's stable host name (brokers.go, identify). IDs found are
+// internal RPC address is the pod's stable host name (internal/brokers/identity.go, identify). IDs found are
 // recorded on the pods. The next broker to go is asked every time. Its decommission is skipped
 // only when its ID is known and the list no longer has it, or when every listed member is known
 // to run on another pod; a broker that cannot be named makes the scale-down wait
@@ -135,7 +168,7 @@
 //
 // # Admin API security
 //
-// spec.adminAPI.tls and spec.adminAPI.auth name Secrets (adminsecurity.go). They are read with a
+// spec.adminAPI.tls and spec.adminAPI.auth name Secrets (internal/brokers/security.go). They are read with a
 // GET by name on every reconcile of the cluster (never listed or watched); with TLS the admin
 // URLs are https. A Secret that is missing, forbidden or malformed, credentials the brokers
 // refuse (401, 403), or a TLS handshake refused for its certificates (admin.ErrTLS) set Degraded
@@ -151,7 +184,7 @@
 // shows the broker active again (Redpanda refuses a recommission late in a drain). While B
 // drains, each poll asks for its decommission status. Allocation failures, or replicas_left
 // unchanged for three polls, put replicas_left and allocation_failures into the Scaling
-// condition, set Degraded DrainStalled and send one Warning event (drainprogress.go); a drain
+// condition, set Degraded DrainStalled and send one Warning event (internal/brokers/drain.go); a drain
 // that progresses writes nothing.
 //
 // # Decisions
@@ -160,7 +193,7 @@
 //     rollout is pending or under way, ghost brokers were reported, or a ready pod's broker ID
 //     is not recorded yet. health_overview is asked only when a decommission or a restart may
 //     start next, while a restart's pod has not been deleted yet, and right before an
-//     irreversible step (steps.go). The cluster properties have their own rule (see Cluster
+//     irreversible step (internal/step/table.go). The cluster properties have their own rule (see Cluster
 //     properties). A steady cluster makes no admin calls, so a broken admin API shows as
 //     Degraded only when it matters (the Secrets it names are read every time, so a broken
 //     Secret shows at once).
@@ -183,12 +216,12 @@
 //     brokers are not decommissioned on deletion.
 //   - Pods are mapped to their BrokerCluster by the app.kubernetes.io/instance label, since
 //     their owner reference names the StatefulSet. A reconcile reads its cluster's pods through
-//     an index on that label (podindex.go), so its cost does not grow with the number of
+//     an index on that label (internal/objects/clusterindex.go), so its cost does not grow with the number of
 //     clusters sharing the namespace.
 //
 // # Events
 //
-// Events tell the story (eventstory.go): one event when something happens, none for a poll.
+// Events tell the story (internal/step/story.go): one event when something happens, none for a poll.
 // A step that acts (a scale-up, the start or finish of a decommission or a restart, a call made
 // again) is an event each time it is taken, recorded once its status write has succeeded (a
 // step whose call came first and writes nothing of its own is recorded even when the write
@@ -202,14 +235,14 @@
 // story does not name is news when it changes the replicas, the broker being decommissioned,
 // the restart, or a condition's status or reason. The reason of an event is the step's name; its
 // message, like every condition message and the log's reason, is a sentence in words that names
-// the broker and its pod (stepreasons.go).
+// the broker and its pod (internal/step/reasons.go).
 //
 // # Logging and metrics
 //
 // klog -v=2 logs one line per decision, polls included (cluster, broker, reason); -v=4 each
 // reconcile with the resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
-// result (adminmetrics.go; one decorator, admindecorator.go, counts each call and bounds it by
+// result (internal/brokers/metrics.go; one decorator, internal/brokers/decorator.go, counts each call and bounds it by
 // the reconcile's AdminDeadline), and gauge the ghost brokers of each cluster. Reconcile results,
 // decision kinds and guards start at 0 for every value, admin calls for every operation with
 // result "success"; the ghost gauge appears with a cluster's first report. The write-back

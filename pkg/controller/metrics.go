@@ -17,7 +17,7 @@ const (
 	guardAdminCheck   = "admin_check"
 	guardPrecondition = "precondition"
 	// guardFreshFacts: a fact an irreversible step relies on did not hold when read afresh
-	// right before it (steps.go).
+	// right before it (internal/step/table.go).
 	guardFreshFacts = "fresh_facts"
 )
 
@@ -28,7 +28,7 @@ type metrics struct {
 	decisions         *prometheus.CounterVec // by step kind
 	guardFired        *prometheus.CounterVec // by guard
 	adminRequests     *prometheus.CounterVec // by operation and result
-	// ghostBrokers is the number of ghost brokers of each cluster (ghosts.go), as of the last
+	// ghostBrokers is the number of ghost brokers of each cluster (internal/brokers/ghosts.go), as of the last
 	// reconcile that asked the admin API.
 	ghostBrokers *prometheus.GaugeVec
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 )
 
-// The cluster configuration calls, decorated as the others are (admindecorator.go): bound by the
+// The cluster configuration calls, decorated as the others are (decorator.go): bound by the
 // reconcile's deadline and counted in admin_requests_total.
 
 var _ admin.ClusterConfigClient = decoratedAdmin{}

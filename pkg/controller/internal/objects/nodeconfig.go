@@ -110,7 +110,7 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, seeds int32) string {
 	host := podHostName(bc)
 	port := AdminPort(bc)
 	// The external listener's advertised address and the rack differ per broker and are known
-	// only once the pod is placed: the config container writes them (brokerfacts.go).
+	// only once the pod is placed: the config container writes them (placement.go).
 	var external *brokerconfig.Address
 	if l := ExternalListener(bc); l != nil {
 		external = &brokerconfig.Address{Host: externalAddressPending, Port: brokerconfig.ListenerPort(l)}

@@ -37,7 +37,7 @@ const (
 	// are the brokers' seed servers, which must not change while the cluster lives.
 	AnnotationSeeds = "broker-operator.dev/seeds"
 	// AnnotationResyncedAt on the StatefulSet is the time the operator last touched it because a
-	// pod it asks for had not been made (stalledpods.go).
+	// pod it asks for had not been made (pkg/controller/stalledpods.go).
 	AnnotationResyncedAt = "broker-operator.dev/resynced-at"
 )
 
@@ -151,7 +151,7 @@ func StatefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template
 			PodManagementPolicy: appsv1.ParallelPodManagement,
 			Selector:            &metav1.LabelSelector{MatchLabels: podLabels},
 			// The operator restarts the pods itself, one broker at a time behind maintenance
-			// mode and the health gate (decide_rollout.go); the StatefulSet only recreates a deleted pod.
+			// mode and the health gate (internal/step/rollout.go); the StatefulSet only recreates a deleted pod.
 			UpdateStrategy:                       appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
 			PersistentVolumeClaimRetentionPolicy: claimRetention(bc),
 			Template:                             template,

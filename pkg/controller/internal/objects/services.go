@@ -36,4 +36,3 @@ func NewExternalService(bc *v1alpha1.BrokerCluster, ordinal int32) *corev1.Servi
 	}{svc.Spec, svc.Annotations})
 	return svc
 }
-

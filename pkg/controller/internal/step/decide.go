@@ -8,11 +8,11 @@ import (
 )
 
 // The pure decision. decide takes an observation and names one step: it makes no call, reads
-// nothing else and writes nothing. Its tables are in decide_scale.go (scaling) and
-// decide_rollout.go (the rollout); what each step then writes, calls and relies on is its row
-// in the step table (steps.go), which act (sync.go) runs. The decide files use only the step
-// table's names (steps.go) and the health report (health.go), both pure; the files that read
-// and write (sync.go, facts.go, rolling.go, ...) call into them, never the other way.
+// nothing else and writes nothing. Its tables are in scaling.go (scaling) and rollout.go (the
+// rollout); what each step then writes, calls and relies on is its row in the step table
+// (table.go), which the controller's runner (pkg/controller/runner.go) runs. The compiler keeps
+// the rule: this package imports no client, and the packages that read and write
+// (internal/brokers, internal/objects, pkg/controller) import it, never the other way.
 
 // membership is what the admin API says about one broker.
 type Membership int
@@ -56,13 +56,13 @@ type Observation struct {
 	Health Health
 	// SkipHealthGate is spec.unsafeSkipHealthGate.
 	SkipHealthGate bool
-	// Rollout is what a rollout decision rests on (observeRollout, rolling.go).
+	// Rollout is what a rollout decision rests on (ObserveRollout, rollout.go).
 	Rollout Rollout
 	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
 	Ghosts []int32
 	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
 	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
-	// StatefulSet and the garbage collector have removed it (leftovers.go).
+	// StatefulSet and the garbage collector have removed it (pkg/controller/leftovers.go).
 	Leftovers int
 }
 
@@ -144,8 +144,8 @@ type Transition struct {
 }
 
 // decide names the one step to take for o: a decommission under way goes first, then a
-// restart under way, then scaling (decide_scale.go), then the next restart of a rollout
-// (decide_rollout.go).
+// restart under way, then scaling (scaling.go), then the next restart of a rollout
+// (rollout.go).
 func Decide(o Observation) Step {
 	if o.Decommissioning == nil && o.Rollout.Restart != nil {
 		return decideRollout(o, restartTransitions)
@@ -166,7 +166,7 @@ func BehindHealthGate(o Observation) bool {
 		return false
 	}
 	if o.Rollout.Restart != nil {
-		return beforeDelete(o) // the restart's facts (steps.go)
+		return beforeDelete(o) // the restart's facts (table.go)
 	}
 	return o.Current > o.Desired ||
 		(o.Current == o.Desired && o.Rollout.Outdated > 0 && o.Rollout.AllReady)

@@ -37,7 +37,7 @@ func beforeDelete(o Observation) bool {
 	return restarting(o) && (draining(o) || (!o.Rollout.OldPodGone && !o.Rollout.OldPodDeleting))
 }
 
-// restartFactsHold: what a restart's irreversible steps rely on holds (steps.go): the health
+// restartFactsHold: what a restart's irreversible steps rely on holds (table.go): the health
 // gate is open, every other broker is up, and the pod is Ready.
 func restartFactsHold(o Observation) bool {
 	return (o.SkipHealthGate || (o.Health.Healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady

@@ -17,7 +17,7 @@ func TestDecideRollout(t *testing.T) {
 		r.Outdated, r.AllReady, r.Next, r.NextPod, r.NextPodUID = 2, true, next, "redpanda-2", "uid-2"
 		return r
 	}
-	// facts: what a restart under way relies on holds (steps.go).
+	// facts: what a restart under way relies on holds (table.go).
 	facts := func(r Rollout) Rollout {
 		r.PodReady, r.OthersUp = !r.OldPodGone, true
 		return r

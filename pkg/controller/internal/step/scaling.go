@@ -38,7 +38,7 @@ var scaleTransitions = []Transition{
 	{"Steady", "as many brokers as desired", func(o Observation) bool { return o.Current == o.Desired }, None},
 	// A scale-up right after a decommission finished must not give the ordinal back while the
 	// pod that ran the broker that left, or its condemned volume claim, is still there
-	// (leftovers.go). Wait until they are gone.
+	// (pkg/controller/leftovers.go). Wait until they are gone.
 	{"ScalingUp", "the pod or volume claim of a broker that left is not gone yet", func(o Observation) bool {
 		return o.Current < o.Desired && o.Leftovers > 0
 	}, WaitForRemovedPod},

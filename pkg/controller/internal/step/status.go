@@ -38,9 +38,9 @@ const (
 	ReasonGhostBrokersFound  = "GhostBrokersFound"
 	ReasonNoGhostBrokers     = "NoGhostBrokers"
 	// ReasonDrainStalled: a decommission has made no progress for several polls, or Redpanda
-	// reports partitions it cannot place (internal/brokers/drainprogress.go).
+	// reports partitions it cannot place (internal/brokers/drain.go).
 	ReasonDrainStalled = "DrainStalled"
-	// The Secrets spec.adminAPI names (internal/brokers/adminsecurity.go).
+	// The Secrets spec.adminAPI names (internal/brokers/security.go).
 	ReasonAdminSecretMissing   = "AdminAPISecretMissing"
 	ReasonAdminSecretInvalid   = "AdminAPISecretInvalid"
 	ReasonAdminSecretForbidden = "AdminAPISecretForbidden"

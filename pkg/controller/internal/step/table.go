@@ -3,13 +3,13 @@ package step
 import "fmt"
 
 // The step table: what each step writes, calls and relies on, one row a step. decide (decide.go)
-// names the step; act (sync.go) runs its row. The rule the table carries: every
+// names the step; the runner (pkg/controller/runner.go) runs its row. The rule the table carries: every
 // irreversible step checks, right before its call, the facts it relies on. An irreversible step
 // takes capacity away: it deletes a broker's pod, turns maintenance mode on, decommissions, or
 // lowers the StatefulSet's replicas (a status write that lowers C, which the StatefulSet then
 // follows). Right before that call or write, in the same reconcile and after every other call
 // and write of the step (a failed call being retried included), the runner reads each fact the
-// row names afresh (facts.go): from the admin API, and the pod from the apiserver. If one does
+// row names afresh (internal/brokers/facts.go): from the admin API, and the pod from the apiserver. If one does
 // not hold, the step is not taken; the cluster is Degraded (ClusterUnhealthy) naming the fact,
 // and the next reconcile decides again.
 //
@@ -49,7 +49,7 @@ import "fmt"
 // turns maintenance mode on again (EnableMaintenance, facts read afresh) and the restart goes on.
 // A pod already being deleted is past that point: the restart under way is not interrupted.
 
-// fact is something an irreversible step relies on; checkFacts (facts.go) reads it afresh
+// fact is something an irreversible step relies on; checkFacts (internal/brokers/facts.go) reads it afresh
 // right before the step. Each reads as what the step needs: "it needs <fact>, but <why not>".
 type Fact string
 

@@ -1,0 +1,19 @@
+// Package brokers is the brokers' view of the BrokerCluster controller: everything it learns
+// from, and asks of, Redpanda's admin API. Admin (admin.go) keeps an admin client per cluster
+// (identity.go's adminClients, with the security its Secrets give: security.go) and each
+// cluster's drain progress (drain.go) across reconciles.
+//
+//   - Observe (observe.go) fills in the brokers' part of a step.Observation: who runs each pod
+//     (identity.go: node_config, then the pod's annotation, then the member list's address),
+//     the membership of the broker being decommissioned and of the next to go or to restart,
+//     maintenance mode and health_overview (maintenance.go), and ghost brokers (ghosts.go).
+//   - CheckFacts (facts.go) reads a step's facts afresh right before its irreversible call or
+//     write: the restart's pod from the apiserver, the brokers list, health_overview last.
+//   - Decommission, Recommission and SetMaintenance (calls.go, maintenance.go) are the calls of
+//     the step table; Problem and WaitsOnAdmin (calls.go) classify what went wrong.
+//   - CheckClusterConfig (clusterconfig.go, clusterconfig_report.go) writes spec.clusterConfig
+//     as `rpk cluster config import` does and reports it.
+//   - Every call is counted and bound by the reconcile's deadline (decorator.go, metrics.go).
+//
+// It imports internal/step and internal/objects (for the admin port), never the other way.
+package brokers

@@ -1,0 +1,13 @@
+// Package step is the pure decision of the BrokerCluster controller: observations in, one step
+// out. It holds the transition tables (scaling.go, rollout.go; Decide in decide.go), the step
+// table (table.go: what each step writes, calls and relies on), the facts and how the brokers
+// list judges them (members.go), the health gate (health.go), the reasons in words
+// (reasons.go), the status a step writes (status.go), whether a step is news for an event
+// (story.go), the ghost broker row's choice (ghosts.go) and every step kind (kinds.go).
+//
+// It makes no call and imports no client: no k8s.io/client-go package and nothing of
+// pkg/admin (a test checks it). The controller's runner (pkg/controller/runner.go) reads a row
+// and makes its calls and writes; internal/brokers reads the facts afresh right before an
+// irreversible step. No switch over Kind lives outside this package: everything a step does is
+// in its row or in a function here.
+package step
