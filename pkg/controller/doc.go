@@ -26,7 +26,8 @@
 //   - internal/objects: the Kubernetes objects. Pod spec and node config, StatefulSet, Services,
 //     PodDisruptionBudget, ownership, the cluster index and the pod template cache.
 //   - internal/brokerpod: what a broker pod's own object says (ordinal, recorded broker ID,
-//     template hash, readiness); internal/trace: the Tracer and its log form.
+//     template hash, readiness); trace (public, so that test/history can implement it): the
+//     Tracer and its log form.
 //   - this package: the wiring (config.go, informers.go, controller.go: informers, queue,
 //     workers), one reconcile as a value (reconcile.go), and the table runner (runner.go), which
 //     reads a row and makes its calls and writes (owned.go, services.go, restartpod.go, ...).

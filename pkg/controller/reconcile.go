@@ -16,7 +16,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/trace"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 )
 
 // result says when to look at a key again regardless of events.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/trace"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"

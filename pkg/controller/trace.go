@@ -1,6 +1,6 @@
 package controller
 
-import "github.com/broker-operator/broker-operator/pkg/controller/internal/trace"
+import "github.com/broker-operator/broker-operator/pkg/controller/trace"
 
 // Tracer is told what each reconcile read and which irreversible calls it made, so that an
 // experiment can record the operator's history and check it offline (test/history implements

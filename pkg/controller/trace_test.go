@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 )
 
 // traceLog is a Tracer that writes down what it is told, one line per call.
@@ -32,13 +31,13 @@ func (l *traceLog) BeginReconcile(ctx context.Context, worker int, resource, nam
 	return context.WithValue(ctx, traceReconcileKey{}, worker)
 }
 
-func (l *traceLog) Read(ctx context.Context, resource, namespace, name string, uid types.UID, rv string, found bool, start time.Time) {
+func (l *traceLog) Read(ctx context.Context, o trace.Object, start time.Time) {
 	worker, _ := ctx.Value(traceReconcileKey{}).(int)
-	if start.IsZero() || time.Since(start) < 0 || found != (rv != "") || found != (uid != "") {
-		l.add("bad read %s start=%v uid=%q rv=%q found=%v", resource, start, uid, rv, found)
+	if start.IsZero() || time.Since(start) < 0 || o.Found != (o.ResourceVersion != "") || o.Found != (o.UID != "") {
+		l.add("bad read %s start=%v uid=%q rv=%q found=%v", o.Resource, start, o.UID, o.ResourceVersion, o.Found)
 		return
 	}
-	l.add("read worker=%d %s %s/%s found=%v", worker, resource, namespace, name, found)
+	l.add("read worker=%d %s %s/%s found=%v", worker, o.Resource, o.Namespace, o.Name, o.Found)
 }
 
 func (l *traceLog) AdminCall(ctx context.Context, call string, broker int32, start time.Time, err error) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
+
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -19,15 +21,16 @@ const (
 )
 
 // ReconcileHooks is what a controller calls so that a Recorder can attribute its reads and
-// admin calls to a worker and a reconcile. *Recorder implements it. The parameters are plain
-// types, so a controller can declare the same interface without importing this package.
+// admin calls to a worker and a reconcile. *Recorder implements it, and so implements the
+// controller's trace.Tracer (pkg/controller/trace, a leaf package of plain types): the
+// controller imports nothing of this package.
 type ReconcileHooks interface {
 	// BeginReconcile is called by a worker before its reconcile of the object resource
 	// namespace/name reads anything; the reconcile runs with the context it returns.
 	BeginReconcile(ctx context.Context, worker int, resource, namespace, name string) context.Context
-	// Read is called after each lister read the reconcile decides on, with the object's UID and
-	// resourceVersion (found false: not found) and the time the read started.
-	Read(ctx context.Context, resource, namespace, name string, uid types.UID, resourceVersion string, found bool, start time.Time)
+	// Read is called after each lister read the reconcile decides on, with the object as read
+	// (Found false: not found) and the time the read started.
+	Read(ctx context.Context, o trace.Object, start time.Time)
 	// AdminCall is called after each irreversible admin call (decommission, maintenance on,
 	// ...) with the time it started and the error it returned.
 	AdminCall(ctx context.Context, call string, broker int32, start time.Time, err error)
@@ -68,8 +71,8 @@ func ReconcileOf(ctx context.Context) (worker int, reconcile uint64, ok bool) {
 }
 
 // Read implements ReconcileHooks.
-func (r *Recorder) Read(ctx context.Context, resource, namespace, name string, uid types.UID, resourceVersion string, found bool, start time.Time) {
-	e := Event{Kind: KindRead, Key: Key{resource, namespace, name}, UID: string(uid), RV: resourceVersion, Found: found, Start: r.Since(start)}
+func (r *Recorder) Read(ctx context.Context, o trace.Object, start time.Time) {
+	e := Event{Kind: KindRead, Key: Key{o.Resource, o.Namespace, o.Name}, UID: string(o.UID), RV: o.ResourceVersion, Found: o.Found, Start: r.Since(start)}
 	r.appendIn(ctx, e)
 }
 

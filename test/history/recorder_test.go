@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
+
 	"github.com/broker-operator/broker-operator/test/history"
 )
 
@@ -22,7 +24,7 @@ func TestRecorderMergesConcurrentWorkers(t *testing.T) {
 		wg.Go(func() {
 			for n := range perWorker {
 				ctx := rec.BeginReconcile(context.Background(), w, "brokerclusters", "ns", "bc-1")
-				rec.Read(ctx, "brokerclusters", "ns", "bc-1", "u1", "10", true, time.Now())
+				rec.Read(ctx, trace.Object{Resource: "brokerclusters", Namespace: "ns", Name: "bc-1", UID: "u1", ResourceVersion: "10", Found: true}, time.Now())
 				rec.AdminCall(ctx, "decommission", int32(w*perWorker+n), time.Now(), nil) // each broker once
 			}
 		})
@@ -62,7 +64,7 @@ func TestRecorderAttributesByContext(t *testing.T) {
 	rec.Write(ctx, history.Event{Key: stsKey, Verb: "delete", Code: 200, Start: start})
 	rec.Gone(ctx, stsKey, "s1", "", start)
 	rec.AdminCall(ctx, "maintenance-on", 1, time.Now(), errors.New("boom"))
-	rec.Read(context.Background(), "statefulsets", "ns", "bc-1", "", "", false, time.Now())
+	rec.Read(context.Background(), trace.Object{Resource: "statefulsets", Namespace: "ns", Name: "bc-1", UID: "", ResourceVersion: "", Found: false}, time.Now())
 	rec.Deleted("statefulsets", "ns", "bc-1", "s1", "7")
 	rec.Leading(lease, "l-1")
 	got := map[history.Kind]history.Event{}
@@ -86,7 +88,7 @@ func TestRecorderAttributesByContext(t *testing.T) {
 func TestHistoryRoundTrips(t *testing.T) {
 	rec := history.NewRecorder("operator-1")
 	ctx := rec.BeginReconcile(context.Background(), 1, "brokerclusters", "ns", "bc-1")
-	rec.Read(ctx, "brokerclusters", "ns", "bc-1", "u1", "10", true, time.Now())
+	rec.Read(ctx, trace.Object{Resource: "brokerclusters", Namespace: "ns", Name: "bc-1", UID: "u1", ResourceVersion: "10", Found: true}, time.Now())
 	rec.Write(ctx, history.Event{Key: bcKey, Verb: "patch", Precondition: "10", UID: "u1", RV: "11", Code: 200, AuditID: "a-1", Start: rec.Now()})
 	rec.Deleted("statefulsets", "ns", "bc-1", "s1", "7")
 	rec.Leading(lease, "")
@@ -169,7 +171,7 @@ func BenchmarkRecorderRead(b *testing.B) {
 	ctx := rec.BeginReconcile(context.Background(), 1, "brokerclusters", "ns", "bc-1")
 	b.ReportAllocs()
 	for b.Loop() {
-		rec.Read(ctx, "brokerclusters", "ns", "bc-1", "u1", "12345", true, time.Now())
+		rec.Read(ctx, trace.Object{Resource: "brokerclusters", Namespace: "ns", Name: "bc-1", UID: "u1", ResourceVersion: "12345", Found: true}, time.Now())
 	}
 }
 
@@ -185,7 +187,7 @@ func BenchmarkRecorderReadParallel(b *testing.B) {
 		ctx := rec.BeginReconcile(context.Background(), worker, "brokerclusters", "ns", "bc-1")
 		mu.Unlock()
 		for pb.Next() {
-			rec.Read(ctx, "brokerclusters", "ns", "bc-1", "u1", "12345", true, time.Now())
+			rec.Read(ctx, trace.Object{Resource: "brokerclusters", Namespace: "ns", Name: "bc-1", UID: "u1", ResourceVersion: "12345", Found: true}, time.Now())
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/history"
 )
@@ -76,7 +77,7 @@ func doIn(t *testing.T, ctx context.Context, client *http.Client, method, url st
 // reads records, in reconcile ctx, one read per resourceVersion given ("" for not found).
 func reads(hist *history.Recorder, ctx context.Context, resource, name string, rvs ...string) {
 	for _, rv := range rvs {
-		hist.Read(ctx, resource, "ns", name, types.UID("u-"+name), rv, rv != "", time.Now())
+		hist.Read(ctx, trace.Object{Resource: resource, Namespace: "ns", Name: name, UID: types.UID("u-" + name), ResourceVersion: rv, Found: rv != ""}, time.Now())
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/trace"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 )
 
 // Config is what the brokers' view needs from the controller.

@@ -10,7 +10,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/trace"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 )
 
 // readHealth asks the brokers for GET /v1/cluster/health_overview.

@@ -22,9 +22,9 @@ type Tracer interface {
 	// BeginReconcile is called by worker before a reconcile of resource namespace/name reads
 	// anything; the reconcile runs with the context it returns.
 	BeginReconcile(ctx context.Context, worker int, resource, namespace, name string) context.Context
-	// Read is called after each read the reconcile decides on, with the object's UID and
-	// resourceVersion (found false: not found) and the time the read started.
-	Read(ctx context.Context, resource, namespace, name string, uid types.UID, resourceVersion string, found bool, start time.Time)
+	// Read is called after each read the reconcile decides on, with the object as read (Found
+	// false: not found) and the time the read started.
+	Read(ctx context.Context, o Object, start time.Time)
 	// AdminCall is called after each irreversible call (decommission, recommission,
 	// maintenance-on, delete-pod) with the broker's ordinal, the time it started and its error.
 	AdminCall(ctx context.Context, call string, broker int32, start time.Time, err error)
@@ -77,7 +77,7 @@ func (h Hooks) Read(ctx context.Context, o Object, start time.Time) {
 		h.ReadHook(o.Resource, o.Namespace, o.Name, o.ResourceVersion)
 	}
 	if h.Tracer != nil {
-		h.Tracer.Read(ctx, o.Resource, o.Namespace, o.Name, o.UID, o.ResourceVersion, o.Found, start)
+		h.Tracer.Read(ctx, o, start)
 	}
 }
 
@@ -135,13 +135,13 @@ func (l *logTracer) BeginReconcile(ctx context.Context, worker int, resource, na
 	return context.WithValue(ctx, logTraceKey{}, ref)
 }
 
-func (l *logTracer) Read(ctx context.Context, resource, namespace, name string, uid types.UID, resourceVersion string, found bool, start time.Time) {
+func (l *logTracer) Read(ctx context.Context, o Object, start time.Time) {
 	ref, ok := ctx.Value(logTraceKey{}).(*logTraceRef)
 	if !ok {
 		return
 	}
-	klog.FromContext(ctx).V(4).Info("Traced read", "worker", ref.worker, "reconcile", ref.id, "resource", resource,
-		"object", klog.KRef(namespace, name), "uid", string(uid), "resourceVersion", resourceVersion, "found", found,
+	klog.FromContext(ctx).V(4).Info("Traced read", "worker", ref.worker, "reconcile", ref.id, "resource", o.Resource,
+		"object", klog.KRef(o.Namespace, o.Name), "uid", string(o.UID), "resourceVersion", o.ResourceVersion, "found", o.Found,
 		"start", traceClock(start), "end", traceClock(time.Now()))
 }
 
