@@ -1,8 +1,7 @@
 package controller
 
 import (
-	"errors"
-
+	"github.com/broker-operator/broker-operator/internal/promreg"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,12 +62,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"namespace", "name"}),
 	}
 	if reg != nil {
-		m.reconciles = register(reg, m.reconciles)
-		m.reconcileDuration = register(reg, m.reconcileDuration)
-		m.decisions = register(reg, m.decisions)
-		m.guardFired = register(reg, m.guardFired)
-		m.ghostBrokers = register(reg, m.ghostBrokers)
-		m.adminRequests = register(reg, m.adminRequests)
+		m.reconciles = promreg.Register(reg, m.reconciles)
+		m.reconcileDuration = promreg.Register(reg, m.reconcileDuration)
+		m.decisions = promreg.Register(reg, m.decisions)
+		m.guardFired = promreg.Register(reg, m.guardFired)
+		m.ghostBrokers = promreg.Register(reg, m.ghostBrokers)
+		m.adminRequests = promreg.Register(reg, m.adminRequests)
 	}
 	// Export zeros, so that rates start at 0 instead of appearing with the first event.
 	for _, r := range []string{resultSuccess, resultRequeue, resultError} {
@@ -82,19 +81,4 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	brokers.ExportZeros(m.adminRequests)
 	return m
-}
-
-// register registers c, or returns the collector already registered under its name.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
-	}
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
-		if existing, ok := already.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	panic(err)
 }
