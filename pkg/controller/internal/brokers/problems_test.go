@@ -3,35 +3,21 @@ package brokers
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/wordstest"
 )
-
-// codeWords finds what only a reader of the source understands: the state machine's letters
-// (C, D, B, R) standing alone, comparisons, and formatting mistakes.
-var codeWords = regexp.MustCompile(`\b[A-Z]\b|[<>≥≤]|%!|current \d+, desired`)
-
-func checkWords(t *testing.T, what, text string) {
-	t.Helper()
-	if text == "" {
-		t.Errorf("%s: no message", what)
-	}
-	if m := codeWords.FindString(text); m != "" {
-		t.Errorf("%s: %q uses %q", what, text, m)
-	}
-}
 
 // Admin problems and a stalled drain say what they mean in words.
 func TestAdminMessagesAreInWords(t *testing.T) {
-	checkWords(t, "admin API", ExplainWait(step.Step{Kind: step.WaitForAdminAPI, Reason: step.AdminSilent}, admin.ErrUnavailable).Reason)
-	checkWords(t, "admin problem", func() string { _, m := Problem(errors.New("connection refused")); return m }())
-	checkWords(t, "admin problem logged elsewhere", func() string { _, m := Problem(nil); return m }())
+	wordstest.Check(t, "admin API", ExplainWait(step.Step{Kind: step.WaitForAdminAPI, Reason: step.AdminSilent}, admin.ErrUnavailable).Reason)
+	wordstest.Check(t, "admin problem", func() string { _, m := Problem(errors.New("connection refused")); return m }())
+	wordstest.Check(t, "admin problem logged elsewhere", func() string { _, m := Problem(nil); return m }())
 	drain := &drainReport{status: admin.DecommissionStatus{ReplicasLeft: 3, MovingPartitions: 1, AllocationFailures: []string{"kafka/t/0"}}, stalled: true}
-	checkWords(t, "stalled drain", drain.describe(104))
+	wordstest.Check(t, "stalled drain", drain.describe(104))
 }
 
 // A TLS handshake refused for its certificates is a setting to fix, named as such, not "the
@@ -49,5 +35,5 @@ func TestRefusedCertificateIsNotReportedAsAnOutage(t *testing.T) {
 	if s.Reason == step.AdminSilent || !strings.Contains(s.Reason, "TLS handshake") {
 		t.Errorf("the waiting step says %q, want the TLS handshake named", s.Reason)
 	}
-	checkWords(t, "refused certificate", s.Reason)
+	wordstest.Check(t, "refused certificate", s.Reason)
 }

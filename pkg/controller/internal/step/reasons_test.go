@@ -1,30 +1,17 @@
 package step
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/wordstest"
 )
-
-// codeWords finds what only a reader of the source understands: the state machine's letters
-// (C, D, B, R) standing alone, comparisons, and formatting mistakes.
-var codeWords = regexp.MustCompile(`\b[A-Z]\b|[<>≥≤]|%!|current \d+, desired`)
-
-func checkWords(t *testing.T, what, text string) {
-	t.Helper()
-	if text == "" {
-		t.Errorf("%s: no message", what)
-	}
-	if m := codeWords.FindString(text); m != "" {
-		t.Errorf("%s: %q uses %q", what, text, m)
-	}
-}
 
 // storyObservation is a cluster of 5 brokers, pods example-0 to example-4, every field set, so
 // that each row's reason has all it could name.
@@ -59,9 +46,9 @@ func TestReasonsAreInWords(t *testing.T) {
 				continue
 			}
 			what := table.name + " " + row.State + ": " + row.When
-			checkWords(t, what+" (When)", row.When)
+			wordstest.Check(t, what+" (When)", row.When)
 			reason := table.reason(row, o)
-			checkWords(t, what, reason)
+			wordstest.Check(t, what, reason)
 			if reason == row.When {
 				t.Errorf("%s: %s has no sentence of its own, only the When column", what, row.Then)
 			}
@@ -86,14 +73,14 @@ func TestMessagesAreInWords(t *testing.T) {
 		current, decommissioning, lc := Change(bc, s, o, true)
 		st := NextStatus(bc, s, Write{Current: current, Decommissioning: decommissioning, ReadyReplicas: 3, Lifecycle: lc, Admin: problem}, time.Now())
 		for _, c := range st.Conditions {
-			checkWords(t, string(kind)+" "+c.Type, c.Message)
+			wordstest.Check(t, string(kind)+" "+c.Type, c.Message)
 		}
-		checkWords(t, string(kind)+" held back", Subject(s))
+		wordstest.Check(t, string(kind)+" held back", Subject(s))
 	}
-	checkWords(t, "scaling up", scalingCondition("example", Step{}, 2, 4, nil).Message)
-	checkWords(t, "recommissioning", scalingCondition("example", Step{}, 3, 3, ptr.To[int32](102)).Message)
+	wordstest.Check(t, "scaling up", scalingCondition("example", Step{}, 2, 4, nil).Message)
+	wordstest.Check(t, "recommissioning", scalingCondition("example", Step{}, 3, 3, ptr.To[int32](102)).Message)
 	for _, f := range []Fact{FactHealthGate, FactOthersUp, FactPodReady, FactNoOtherDrain, FactBrokerLeft} {
-		checkWords(t, "fact "+string(f), (&FactError{Fact: f, Why: "broker 101 is down"}).Error())
+		wordstest.Check(t, "fact "+string(f), (&FactError{Fact: f, Why: "broker 101 is down"}).Error())
 	}
 }
 
