@@ -41,13 +41,13 @@ type entry struct {
 	// Writers' bookkeeping, under Overlay.mu; readers never look at it.
 	// stalled is set once the entry has outlived the TTL.
 	stalled bool
-	// queued, pendingPrev and pendingNext place the entry in the queue of Overlay.pending;
-	// lateIndex is its place in that index's heap of late entries, or -1.
-	queued                   bool
-	pendingPrev, pendingNext *entry
-	lateIndex                int
-	// older and newer link the entries in the order they were recorded (Overlay.aging).
-	older, newer *entry
+	// queue is the entry's place in the queue of Overlay.pending; lateIndex its place in that
+	// index's heap of late entries, or -1.
+	queue     entryLinks
+	lateIndex int
+	// aging is the entry's place in the list of entries in the order they were recorded
+	// (Overlay.aging).
+	aging entryLinks
 }
 
 func (e *entry) tombstone() bool { return e.obj == nil }

@@ -116,12 +116,12 @@ func (o *Overlay) resetLocked(p string, now time.Time) {
 		o.metrics.entries.Sub(float64(len(all)))
 	}
 	for _, e := range all {
-		e.queued, e.pendingPrev, e.pendingNext, e.lateIndex = false, nil, nil, -1
+		e.queue, e.aging, e.lateIndex = entryLinks{}, entryLinks{}, -1
 		o.forgetLocked(e, now)
 		o.countEviction(e, EvictReset, now)
 	}
 	o.pending.clear()
-	o.aging = agingList{}
+	o.aging = entryList[agingLinks]{}
 }
 
 // evictionReason says why the event m ends entry e, or "" when e must stay.

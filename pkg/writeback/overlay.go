@@ -54,7 +54,7 @@ type Overlay struct {
 	// pending orders the entries with comparable resourceVersions for eviction by progress.
 	pending pendingIndex
 	// aging links the entries in the order they were recorded, for the stall check.
-	aging agingList
+	aging entryList[agingLinks]
 	// progress is the highest resourceVersion the informer's store has reported.
 	progress string
 	// stalled counts the entries that outlived the TTL.
@@ -135,7 +135,7 @@ func (o *Overlay) putLocked(e *entry, now time.Time) {
 	if e.rvComparable {
 		o.pending.push(e)
 	}
-	o.aging.push(e)
+	o.aging.pushBack(e)
 	if old != nil {
 		o.untrackLocked(old, now)
 	} else if o.metrics != nil {

@@ -28,10 +28,9 @@ func (o *Overlay) progressOf() string { return o.inner.LastStoreSyncResourceVers
 // holds one entry per key at most, however many writes come while the informer makes no
 // progress.
 type pendingIndex struct {
-	// head and tail are the ends of the queue, linked by entry.pendingPrev and pendingNext.
-	head, tail *entry
-	late       lateHeap
-	n          int
+	queue entryList[queueLinks]
+	late  lateHeap
+	n     int
 }
 
 func (p *pendingIndex) len() int { return p.n }
@@ -39,30 +38,24 @@ func (p *pendingIndex) len() int { return p.n }
 // push files e, which must have a comparable resourceVersion.
 func (p *pendingIndex) push(e *entry) {
 	p.n++
-	if p.tail != nil {
-		if c, _ := compareRV(e.rv, p.tail.rv); c < 0 {
+	if last := p.queue.last; last != nil {
+		if c, _ := compareRV(e.rv, last.rv); c < 0 {
 			heap.Push(&p.late, e)
 			return
 		}
 	}
-	e.queued = true
-	e.pendingPrev, e.pendingNext = p.tail, nil
-	if p.tail != nil {
-		p.tail.pendingNext = e
-	} else {
-		p.head = e
-	}
-	p.tail = e
+	p.queue.pushBack(e)
 }
 
 // oldest returns the entry with the lowest resourceVersion, or nil.
 func (p *pendingIndex) oldest() *entry {
+	first := p.queue.first
 	if len(p.late) == 0 {
-		return p.head
+		return first
 	}
-	if p.head != nil {
-		if c, _ := compareRV(p.head.rv, p.late[0].rv); c < 0 {
-			return p.head
+	if first != nil {
+		if c, _ := compareRV(first.rv, p.late[0].rv); c < 0 {
+			return first
 		}
 	}
 	return p.late[0]
@@ -70,25 +63,12 @@ func (p *pendingIndex) oldest() *entry {
 
 // remove takes e out; it does nothing for an entry not in the index.
 func (p *pendingIndex) remove(e *entry) {
-	switch {
-	case e.lateIndex >= 0:
+	if e.lateIndex >= 0 {
 		heap.Remove(&p.late, e.lateIndex)
-	case e.queued:
-		if e.pendingPrev != nil {
-			e.pendingPrev.pendingNext = e.pendingNext
-		} else {
-			p.head = e.pendingNext
-		}
-		if e.pendingNext != nil {
-			e.pendingNext.pendingPrev = e.pendingPrev
-		} else {
-			p.tail = e.pendingPrev
-		}
-		e.queued, e.pendingPrev, e.pendingNext = false, nil, nil
-	default:
-		return
+		p.n--
+	} else if p.queue.remove(e) {
+		p.n--
 	}
-	p.n--
 }
 
 // clear empties the index, for entries that are dropped all at once.

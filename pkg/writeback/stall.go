@@ -13,7 +13,7 @@ import "time"
 // Sweep; reads never look at the clock. Callers hold o.mu.
 func (o *Overlay) sweepLocked(now time.Time) {
 	for {
-		e := o.aging.oldest
+		e := o.aging.first
 		if e == nil || now.Before(e.expires) {
 			return
 		}
@@ -39,38 +39,4 @@ func (o *Overlay) forgetLocked(e *entry, now time.Time) {
 		o.metrics.stalled.Dec()
 	}
 	o.logLocked(0, "Write-back: the informer caught up with a write after a stall", "key", e.key, "resourceVersion", e.rv, "held", now.Sub(e.recorded))
-}
-
-// agingList links entries in the order they were recorded, so that the stall check looks only
-// at the oldest, and an entry that leaves is unlinked at once.
-type agingList struct {
-	oldest, newest *entry
-}
-
-func (l *agingList) push(e *entry) {
-	e.older, e.newer = l.newest, nil
-	if l.newest != nil {
-		l.newest.newer = e
-	} else {
-		l.oldest = e
-	}
-	l.newest = e
-}
-
-// remove unlinks e; it does nothing for an entry not in the list.
-func (l *agingList) remove(e *entry) {
-	if e.older == nil && e.newer == nil && l.oldest != e {
-		return
-	}
-	if e.older != nil {
-		e.older.newer = e.newer
-	} else {
-		l.oldest = e.newer
-	}
-	if e.newer != nil {
-		e.newer.older = e.older
-	} else {
-		l.newest = e.older
-	}
-	e.older, e.newer = nil, nil
 }
