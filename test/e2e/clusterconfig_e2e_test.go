@@ -30,12 +30,12 @@ import (
 // ordinal first, never two in maintenance or away at once, until none reports restart: true.
 func TestClusterPropertyNeedingARestartRollsOneBrokerAtATime(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "props"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
 	before := podUIDs(t, ns, name)
 
@@ -70,15 +70,15 @@ func TestClusterPropertyNeedingARestartRollsOneBrokerAtATime(t *testing.T) {
 // event carry its answer, and neither property changes on the brokers; no broker restarts.
 func TestInvalidClusterPropertyIsReportedAndNotApplied(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "badprops"
-	bc := brokerCluster(ns, name, 3)
+	bc := env.BrokerCluster(ns, name, 3)
 	bc.Spec.ClusterConfig = map[string]string{"auto_create_topics_enabled": "true"}
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	awaitConverged(t, ns, name, 3)
+	env.AwaitConverged(t, ns, name, 3)
 	awaitConfigApplied(t, ns, name)
 	before := podUIDs(t, ns, name)
 
@@ -116,7 +116,7 @@ func setClusterConfig(t *testing.T, ns, name string, props map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +136,7 @@ func awaitConfigApplied(t *testing.T, ns, name string) *v1alpha1.BrokerCluster {
 // defaults.
 func simClusterConfig(t *testing.T, ns, name string) map[string]json.RawMessage {
 	t.Helper()
-	cc, err := admin.NewClusterConfigClient(env.sim.Cluster(ns, name).Config(1))
+	cc, err := admin.NewClusterConfigClient(env.Sim.Cluster(ns, name).Config(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func simClusterConfig(t *testing.T, ns, name string) map[string]json.RawMessage 
 // configWrites counts the accepted PUT /v1/cluster_config calls that reached a cluster.
 func configWrites(ns, name string) int {
 	n := 0
-	for _, c := range env.sim.Cluster(ns, name).Calls() {
+	for _, c := range env.Sim.Cluster(ns, name).Calls() {
 		if c.Method == http.MethodPut && strings.HasSuffix(c.Path, "/v1/cluster_config") && c.Status == http.StatusOK {
 			n++
 		}
@@ -171,7 +171,7 @@ func awaitEventMessage(t *testing.T, ns, name, reason, typ, text string) {
 func awaitEventWhere(t *testing.T, ns, what string, match func(corev1.Event) bool) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		events, err := env.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		events, err := env.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
@@ -185,7 +185,7 @@ func awaitEventWhere(t *testing.T, ns, what string, match func(corev1.Event) boo
 // podUIDs maps a cluster's pod names to their UIDs.
 func podUIDs(t *testing.T, ns, name string) map[string]types.UID {
 	t.Helper()
-	list, err := env.kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelInstance + "=" + name})
+	list, err := env.Kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelInstance + "=" + name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,14 +200,14 @@ func podUIDs(t *testing.T, ns, name string) map[string]types.UID {
 // property the operator sets itself, and accepts any other name: Redpanda judges those.
 func TestOperatorOwnedClusterPropertyRefused(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	clusters := env.brokers.BrokersV1alpha1().BrokerClusters(ns)
-	bc := brokerCluster(ns, "owned", 3)
+	ns := env.NewNamespace(t)
+	clusters := env.Brokers.BrokersV1alpha1().BrokerClusters(ns)
+	bc := env.BrokerCluster(ns, "owned", 3)
 	bc.Spec.ClusterConfig = map[string]string{"superusers": `["someone"]`}
 	_, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{})
 	expectInvalid(t, "create with superusers in spec.clusterConfig", err, "are set by the operator from spec.adminAPI.auth")
 
-	bc = brokerCluster(ns, "other", 3)
+	bc = env.BrokerCluster(ns, "other", 3)
 	bc.Spec.ClusterConfig = map[string]string{"no_such_property": "1"}
 	if _, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Errorf("create with a property the CRD does not know: %v", err)

@@ -44,7 +44,7 @@ import (
 // hex dump shows them). Any hit fails the test, naming where and what, never the secret.
 func TestNoCredentialAtV10(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const (
 		name = "creds"
 		user = "operator-superuser"
@@ -58,7 +58,7 @@ func TestNoCredentialAtV10(t *testing.T) {
 
 	// The brokers trust the self-signed client certificate alone: every answered call proves the
 	// operator presented it.
-	cluster, err := env.sim.NewCluster(ns, name, admintest.Security{Username: user, Password: password, TLS: true, ClientCAPEM: certPEM})
+	cluster, err := env.Sim.NewCluster(ns, name, admintest.Security{Username: user, Password: password, TLS: true, ClientCAPEM: certPEM})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,21 +66,21 @@ func TestNoCredentialAtV10(t *testing.T) {
 	statuses := recordClusterObjects(t, ns, name)
 	op := startOperator(t, ns, "a", "-v=10", "--metrics-bind-address=127.0.0.1:0")
 	createSecret(t, ns, name+"-tls", map[string][]byte{
-		admin.SecretKeyCACert: env.sim.CACertPEM(), admin.SecretKeyTLSCert: certPEM, admin.SecretKeyTLSKey: keyPEM,
+		admin.SecretKeyCACert: env.Sim.CACertPEM(), admin.SecretKeyTLSCert: certPEM, admin.SecretKeyTLSKey: keyPEM,
 	})
 	createSecret(t, ns, name+"-superuser", map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte(password)})
-	bc := brokerCluster(ns, name, 3)
+	bc := env.BrokerCluster(ns, name, 3)
 	bc.Spec.AdminAPI.TLS = &v1alpha1.AdminAPITLS{SecretName: name + "-tls"}
 	bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: name + "-superuser"}
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 	setImage(t, ns, name, "registry.invalid/broker:2")
-	awaitRolledOut(t, ns, name, 2, "registry.invalid/broker:2")
+	awaitImageRolledOut(t, ns, name, 2, "registry.invalid/broker:2")
 
 	// The run must have used the credentials, or finding none of them proves nothing.
 	if got := adminCalls(ns, name, "decommission"); !slices.Equal(got, []int{ids[2]}) {
@@ -150,7 +150,7 @@ func checkCredentialSearch(t *testing.T, secrets *credentialSearch, user string,
 			t.Fatalf("control: the search does not find %s in a hex dump", f.form)
 		}
 	}
-	public := slices.Concat([]byte(user), env.sim.CACertPEM(), certPEM, []byte(base64.StdEncoding.EncodeToString(certPEM)))
+	public := slices.Concat([]byte(user), env.Sim.CACertPEM(), certPEM, []byte(base64.StdEncoding.EncodeToString(certPEM)))
 	if hits := secrets.find(public); len(hits) > 0 {
 		t.Fatalf("control: the search takes public data for %s", hits[0].form)
 	}
@@ -252,7 +252,7 @@ func haystacks(t *testing.T, ns string, op *operator, statuses *clusterObjects, 
 	}
 	out := []haystack{{"the operator's log", log}, {"/metrics", metrics}}
 	for _, namespace := range []string{ns, brokersim.OperatorNamespace} {
-		events, err := env.kube.CoreV1().Events(namespace).List(t.Context(), metav1.ListOptions{})
+		events, err := env.Kube.CoreV1().Events(namespace).List(t.Context(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,11 +270,11 @@ func haystacks(t *testing.T, ns string, op *operator, statuses *clusterObjects, 
 	for i, doc := range docs {
 		out = append(out, haystack{fmt.Sprintf("BrokerCluster version %d seen by the watch", i+1), doc})
 	}
-	sets, err := env.kube.AppsV1().StatefulSets(ns).List(t.Context(), metav1.ListOptions{})
+	sets, err := env.Kube.AppsV1().StatefulSets(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, err := env.kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
+	pods, err := env.Kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

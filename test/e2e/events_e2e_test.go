@@ -34,26 +34,26 @@ var pollReasons = []string{"WaitForDrain", "WaitForLeadershipDrain", "WaitForRes
 // RESTARTING and STEP columns.
 func TestEventsTellTheStory(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const name = "story"
 	events := recordEvents(t, ns, name)
 	op := startOperator(t, ns, "a")
-	createCluster(t, ns, name, 5, time.Second) // a drain lasts about five polls of 200ms
-	awaitConverged(t, ns, name, 5)
-	ids := nodeIDs(t, ns, name, 5)
+	env.CreateCluster(t, ns, name, 5, time.Second) // a drain lasts about five polls of 200ms
+	env.AwaitConverged(t, ns, name, 5)
+	ids := env.NodeIDs(t, ns, name, 5)
 
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
-	env.sim.Cluster(ns, name).SetMaintenanceDrainTime(2 * time.Second)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
+	env.Sim.Cluster(ns, name).SetMaintenanceDrainTime(2 * time.Second)
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	columns := awaitKubectlRestarting(t, ns, name)
 	if columns["RESTARTING"] != name+"-1" || columns["STEP"] != "Draining" {
 		t.Errorf("kubectl get bc while the first broker restarts: RESTARTING %q, STEP %q, want %s-1 and Draining",
 			columns["RESTARTING"], columns["STEP"], name)
 	}
-	awaitRolledOut(t, ns, name, 2, "registry.invalid/broker:2")
-	scale(t, ns, name, 4)
-	awaitConverged(t, ns, name, 4)
+	awaitImageRolledOut(t, ns, name, 2, "registry.invalid/broker:2")
+	env.Scale(t, ns, name, 4)
+	env.AwaitConverged(t, ns, name, 4)
 
 	want := wantStory(name, ids)
 	story := events.awaitStory(t, len(want))
@@ -202,7 +202,7 @@ type eventLog struct {
 func recordEvents(t *testing.T, ns, name string) *eventLog {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	client := env.kube.CoreV1().Events(ns)
+	client := env.Kube.CoreV1().Events(ns)
 	initial, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		cancel()

@@ -48,8 +48,8 @@ func TestDocumentedExampleAccepted(t *testing.T) {
 	if k == nil || k.External == nil || k.TLS == nil || k.External.TLS == nil || k.SASL == nil || len(bc.Spec.ClusterConfig) == 0 {
 		t.Fatalf("the README's example lacks an external listener, Kafka TLS, SASL or cluster properties: %+v", bc.Spec)
 	}
-	bc.Namespace = newNamespace(t)
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(bc.Namespace).Create(t.Context(), &bc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+	bc.Namespace = env.NewNamespace(t)
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(bc.Namespace).Create(t.Context(), &bc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatalf("the apiserver refused the README's example: %v", err)
 	}
 }

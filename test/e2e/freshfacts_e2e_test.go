@@ -28,14 +28,14 @@ import (
 // finishes, one broker at a time.
 func TestRolloutWaitsForABrokerThatWentDownBeforeMaintenance(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "freshfacts"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
-	sim := env.sim.Cluster(ns, name)
+	sim := env.Sim.Cluster(ns, name)
 	// Every PUT fails until the broker is down, so the first maintenance call that could
 	// succeed comes after it went down.
 	sim.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut})
@@ -68,7 +68,7 @@ func TestRolloutWaitsForABrokerThatWentDownBeforeMaintenance(t *testing.T) {
 	}
 
 	sim.Join(1)
-	awaitRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
+	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
 	want := []string{
 		fmt.Sprintf("on %d", ids[2]), fmt.Sprintf("off %d", ids[2]),
 		fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("off %d", ids[1]),
@@ -93,7 +93,7 @@ func awaitFailedMaintenanceCall(t *testing.T, ns, name string, id int) {
 	t.Helper()
 	path := fmt.Sprintf("/v1/brokers/%d/maintenance", id)
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return slices.ContainsFunc(env.sim.Cluster(ns, name).Calls(), func(c admintest.Call) bool {
+		return slices.ContainsFunc(env.Sim.Cluster(ns, name).Calls(), func(c admintest.Call) bool {
 			return c.Method == http.MethodPut && c.Path == path && c.Status == http.StatusServiceUnavailable
 		}), nil
 	})
@@ -107,7 +107,7 @@ func awaitFailedMaintenanceCall(t *testing.T, ns, name string, id int) {
 func awaitHealthCheckSince(t *testing.T, ns, name string, mark int) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		calls := env.sim.Cluster(ns, name).Calls()
+		calls := env.Sim.Cluster(ns, name).Calls()
 		return len(calls) > mark && slices.ContainsFunc(calls[mark:], func(c admintest.Call) bool {
 			return strings.HasSuffix(c.Path, "/v1/cluster/health_overview")
 		}), nil
@@ -120,7 +120,7 @@ func awaitHealthCheckSince(t *testing.T, ns, name string, mark int) {
 // healthCheckedBefore reports whether a health_overview call came before the first
 // maintenance call.
 func healthCheckedBefore(ns, name string) bool {
-	for _, c := range env.sim.Cluster(ns, name).Calls() {
+	for _, c := range env.Sim.Cluster(ns, name).Calls() {
 		switch {
 		case strings.HasSuffix(c.Path, "/v1/cluster/health_overview"):
 			return true

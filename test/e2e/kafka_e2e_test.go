@@ -31,11 +31,11 @@ func nextNodePortBase() int32 { return 31000 + 10*nodePortBlocks.Add(1) }
 // createNodePortCluster creates a cluster with an external NodePort listener from basePort.
 func createNodePortCluster(t *testing.T, ns, name string, replicas, basePort int32, drainTime time.Duration) {
 	t.Helper()
-	env.sim.Cluster(ns, name).SetDrainTime(drainTime)
-	bc := brokerCluster(ns, name, replicas)
+	env.Sim.Cluster(ns, name).SetDrainTime(drainTime)
+	bc := env.BrokerCluster(ns, name, replicas)
 	bc.Spec.Kafka = &v1alpha1.KafkaSpec{External: &v1alpha1.ExternalListener{
 		Type: v1alpha1.ExternalNodePort, NodePort: &v1alpha1.NodePortListener{BasePort: basePort}}}
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BrokerCluster %s/%s: %v", ns, name, err)
 	}
 }
@@ -44,16 +44,16 @@ func createNodePortCluster(t *testing.T, ns, name string, replicas, basePort int
 // its pod, on basePort + ordinal, and its pod is told to advertise its node's IP with that port.
 func TestExternalNodePortListener(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "external"
 	base := nextNodePortBase()
 	createNodePortCluster(t, ns, name, 3, base, time.Second)
-	awaitConverged(t, ns, name, 3)
+	env.AwaitConverged(t, ns, name, 3)
 
 	for ordinal := range 3 {
 		pod := fmt.Sprintf("%s-%d", name, ordinal)
-		svc, err := env.kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, int32(ordinal)), metav1.GetOptions{})
+		svc, err := env.Kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, int32(ordinal)), metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("broker %d's external Service: %v", ordinal, err)
 		}
@@ -98,7 +98,7 @@ func awaitPodAnnotation(t *testing.T, ns, pod, key string) *corev1.Pod {
 	var p *corev1.Pod
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
 		var err error
-		p, err = env.kube.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		p, err = env.Kube.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 		return err == nil && p.Annotations[key] != "", nil
 	})
 	if err != nil {
@@ -112,29 +112,29 @@ func awaitPodAnnotation(t *testing.T, ns, pod, key string) *corev1.Pod {
 // stay.
 func TestScaleDownRemovesTheExternalServiceAfterTheBrokerLeft(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "extscale"
 	createNodePortCluster(t, ns, name, 3, nextNodePortBase(), 2*time.Second)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	gone := watchServiceDeletions(t, ns, func() string { return string(brokerStatus(ns, name, ids[2])) })
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	gone := watchServiceDeletions(t, ns, func() string { return string(env.BrokerStatus(ns, name, ids[2])) })
 
-	scale(t, ns, name, 2)
-	if id := awaitDraining(t, ns, name); int(id) != ids[2] {
+	env.Scale(t, ns, name, 2)
+	if id := env.AwaitDraining(t, ns, name); int(id) != ids[2] {
 		t.Fatalf("broker %d decommissioning, want %d", id, ids[2])
 	}
-	if _, err := env.kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, 2), metav1.GetOptions{}); err != nil {
+	if _, err := env.Kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, 2), metav1.GetOptions{}); err != nil {
 		t.Errorf("the Service of the broker being drained: %v; it must stay until the broker has left", err)
 	}
-	awaitConverged(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 
 	deleted := gone.await(t, brokerconfig.ExternalServiceName(name, 2))
 	if deleted.brokerStatus == string(admin.MembershipActive) || deleted.brokerStatus == string(admin.MembershipDraining) {
 		t.Errorf("the Service of broker %d was deleted while the broker was %s", ids[2], deleted.brokerStatus)
 	}
 	for ordinal := range 2 {
-		if _, err := env.kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, int32(ordinal)), metav1.GetOptions{}); err != nil {
+		if _, err := env.Kube.CoreV1().Services(ns).Get(t.Context(), brokerconfig.ExternalServiceName(name, int32(ordinal)), metav1.GetOptions{}); err != nil {
 			t.Errorf("the Service of broker %d, which stays: %v", ordinal, err)
 		}
 	}
@@ -156,7 +156,7 @@ type serviceDeletions struct {
 // reports it.
 func watchServiceDeletions(t *testing.T, ns string, status func() string) *serviceDeletions {
 	t.Helper()
-	w, err := env.kube.CoreV1().Services(ns).Watch(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelListener + "=external"})
+	w, err := env.Kube.CoreV1().Services(ns).Watch(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelListener + "=external"})
 	if err != nil {
 		t.Fatalf("watch Services: %v", err)
 	}

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/broker-operator/broker-operator/test/brokersim"
 )
@@ -22,22 +20,22 @@ const leaderLine = `"Started leading"`
 // takes the Lease over and carries on scaling.
 func TestLeaderFailover(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	replicas := []*operator{startOperator(t, ns, "a"), startOperator(t, ns, "b")}
 	const name = "failover"
-	createCluster(t, ns, name, 3, 500*time.Millisecond)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, 500*time.Millisecond)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
 
-	leader, standby := awaitLeader(t, replicas)
+	leader, standby := awaitLeadingReplica(t, replicas)
 	holder := leaseHolder(t, ns)
 	if holder == "" {
 		t.Fatal("the Lease has no holder while an operator leads")
 	}
 	leader.kill(t)
 
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 	if !standby.logContains(leaderLine) {
 		t.Errorf("%s never logged that it started leading", standby)
 	}
@@ -51,8 +49,8 @@ func TestLeaderFailover(t *testing.T) {
 	checkNoForbidden(t)
 }
 
-// awaitLeader waits until exactly one of the replicas says it leads.
-func awaitLeader(t *testing.T, replicas []*operator) (leader, standby *operator) {
+// awaitLeadingReplica waits until exactly one of the replicas says, in its log, that it leads.
+func awaitLeadingReplica(t *testing.T, replicas []*operator) (leader, standby *operator) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(context.Context) (bool, error) {
 		a, b := replicas[0].logContains(leaderLine), replicas[1].logContains(leaderLine)
@@ -72,11 +70,13 @@ func awaitLeader(t *testing.T, replicas []*operator) (leader, standby *operator)
 	return leader, standby
 }
 
-func leaseHolder(t *testing.T, leaseName string) string {
+// leaseHolder is the holder identity of the Lease the operators of namespace ns elect their
+// leader with (operatorFlags), "" when none holds it.
+func leaseHolder(t *testing.T, ns string) string {
 	t.Helper()
-	lease, err := env.kube.CoordinationV1().Leases(brokersim.OperatorNamespace).Get(t.Context(), leaseName, metav1.GetOptions{})
+	holder, _, err := env.LeaseHolder(t.Context(), brokersim.OperatorNamespace, ns)
 	if err != nil {
-		t.Fatalf("read the Lease: %v", err)
+		t.Fatal(err)
 	}
-	return ptr.Deref(lease.Spec.HolderIdentity, "")
+	return holder
 }

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,8 +13,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	"github.com/broker-operator/broker-operator/test/brokerenv"
 	"github.com/broker-operator/broker-operator/test/brokersim"
 	"github.com/broker-operator/broker-operator/test/framework"
 )
@@ -23,11 +22,8 @@ import (
 // suite is what every scenario shares: one control plane with deploy/'s CRD and RBAC installed,
 // one broker simulator fed by the real Pods, and the operator binary.
 type suite struct {
+	*brokerenv.Env
 	cp       *framework.ControlPlane
-	kube     kubernetes.Interface
-	brokers  versioned.Interface
-	sim      *admintest.Server
-	pods     *brokersim.PodSync
 	repoRoot string
 	// operatorBinary is built from this checkout for the run.
 	operatorBinary string
@@ -58,13 +54,7 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	env = s
-	code := m.Run()
-	if code == 0 {
-		if err := s.checkNoForbiddenRequests(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
+	code := brokerenv.RunAndCheck(m, s.checkNoForbiddenRequests)
 	cancel()
 	stop(code != 0)
 	return code
@@ -73,12 +63,8 @@ func runSuite(m *testing.M) int {
 // setUp builds the operator and starts everything. stop undoes whatever was started, keeping
 // the control plane's logs when asked.
 func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) {
-	var undo []func(keepLogs bool)
-	stop = func(keepLogs bool) {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i](keepLogs)
-		}
-	}
+	undo := &brokerenv.Undo{}
+	stop = undo.Run
 	ctx, cancel := context.WithTimeout(ctx, setupLimit)
 	defer cancel()
 
@@ -90,7 +76,7 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 	if err != nil {
 		return nil, stop, err
 	}
-	undo = append(undo, func(bool) { os.RemoveAll(binDir) })
+	undo.Push(func(bool) { os.RemoveAll(binDir) })
 	s.operatorBinary = filepath.Join(binDir, "broker-operator")
 	args := []string{"build", "-o", s.operatorBinary}
 	if raceEnabled {
@@ -106,7 +92,7 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 	if err != nil {
 		return nil, stop, err
 	}
-	undo = append(undo, func(keepLogs bool) {
+	undo.Push(func(keepLogs bool) {
 		if keepLogs {
 			_ = s.cp.StopKeepingLogs()
 			fmt.Fprintln(os.Stderr, "control plane logs kept in", s.cp.LogDir)
@@ -114,9 +100,6 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 		}
 		_ = s.cp.Stop()
 	})
-	s.kube = kubernetes.NewForConfigOrDie(s.cp.AdminConfig())
-	s.brokers = versioned.NewForConfigOrDie(s.cp.AdminConfig())
-
 	if err := brokersim.Install(ctx, s.repoRoot, s.cp.KubeconfigPath); err != nil {
 		return nil, stop, err
 	}
@@ -125,42 +108,20 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 		return nil, stop, err
 	}
 
-	s.sim, err = admintest.Start(admintest.Options{})
+	s.Env, err = brokerenv.Start(brokerenv.Config{
+		Kube:            kubernetes.NewForConfigOrDie(s.cp.AdminConfig()),
+		Brokers:         versioned.NewForConfigOrDie(s.cp.AdminConfig()),
+		Kubeconfig:      s.cp.KubeconfigPath,
+		NamespacePrefix: "e2e-",
+	})
 	if err != nil {
 		return nil, stop, err
 	}
-	undo = append(undo, func(bool) { s.sim.Close() })
-	// The watches outlive setUp's deadline.
-	s.pods, err = brokersim.StartPodSync(context.Background(), s.kube, s.sim, "")
-	if err != nil {
-		return nil, stop, err
-	}
-	undo = append(undo, func(bool) { s.pods.Stop() })
-	volumes, err := brokersim.StartVolumeBinder(context.Background(), s.kube, "")
-	if err != nil {
-		return nil, stop, err
-	}
-	undo = append(undo, func(bool) { volumes.Stop() })
+	undo.Push(func(bool) { s.Env.Stop() })
 	return s, stop, nil
 }
 
-// checkNoForbiddenRequests fails if the operator's ServiceAccount was refused anything: a
-// controller often only logs a Forbidden answer, so the apiserver's audit log is the judge.
+// checkNoForbiddenRequests fails if the operator's ServiceAccount was refused anything.
 func (s *suite) checkNoForbiddenRequests() error {
-	forbidden, err := s.cp.ForbiddenRequests()
-	if err != nil {
-		return fmt.Errorf("read the audit log: %w", err)
-	}
-	var errs []error
-	for _, r := range forbidden {
-		if r.User == operatorUser {
-			errs = append(errs, errors.New(r.String()))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("RBAC refused the operator (deploy/rbac lacks a rule, or the operator asks for too much):\n%w", errors.Join(errs...))
-	}
-	return nil
+	return brokerenv.CheckNoForbiddenRequests(s.cp, brokerenv.OperatorUser)
 }
-
-const operatorUser = "system:serviceaccount:" + brokersim.OperatorNamespace + ":" + brokersim.OperatorServiceAccount

@@ -15,7 +15,7 @@ import (
 // example BrokerCluster.
 func TestDeployManifestsApply(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	deploy := filepath.Join(env.repoRoot, "deploy")
 	for _, args := range [][]string{
 		{"apply", "--server-side", "--dry-run=server", "-k", deploy},

@@ -43,7 +43,7 @@ func operatorFlags(ns string) []string {
 		"--leader-elect-retry-period=500ms",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-		"--admin-address-template=" + env.sim.BrokerAddressTemplate(),
+		"--admin-address-template=" + env.Sim.BrokerAddressTemplate(),
 		"--admin-timeout=5s",
 		"--drain-poll-interval=200ms",
 		"-v=4",

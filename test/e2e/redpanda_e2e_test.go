@@ -25,14 +25,14 @@ import (
 // its node_config, and a scale-down still decommissions every broker before its pod goes.
 func TestScaleDownWhenAddressesNeverNamePods(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const name = "loopback"
-	env.sim.Cluster(ns, name).SetAdvertiseLoopback(true)
+	env.Sim.Cluster(ns, name).SetAdvertiseLoopback(true)
 	startOperator(t, ns, "a")
-	createCluster(t, ns, name, 4, 500*time.Millisecond)
-	awaitConverged(t, ns, name, 4)
-	ids := nodeIDs(t, ns, name, 4)
-	client, err := admin.NewClient(env.sim.Cluster(ns, name).Config(4))
+	env.CreateCluster(t, ns, name, 4, 500*time.Millisecond)
+	env.AwaitConverged(t, ns, name, 4)
+	ids := env.NodeIDs(t, ns, name, 4)
+	client, err := admin.NewClient(env.Sim.Cluster(ns, name).Config(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestScaleDownWhenAddressesNeverNamePods(t *testing.T) {
 		}
 	}
 
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 	if got, want := adminCalls(ns, name, "decommission"), []int{ids[3], ids[2]}; !slices.Equal(got, want) {
 		t.Errorf("decommission calls for brokers %v, want %v (ordinals 3 and 2, once each)", got, want)
 	}
 	var early []string
-	for _, l := range env.sim.LeftBeforeDecommission() {
+	for _, l := range env.Sim.LeftBeforeDecommission() {
 		if strings.HasPrefix(l, ns+"/"+name+":") {
 			early = append(early, l)
 		}
@@ -70,33 +70,33 @@ func TestScaleDownWhenAddressesNeverNamePods(t *testing.T) {
 // scales down as any other, and the password appears nowhere in the operator's log.
 func TestSecuredAdminAPI(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const (
 		name     = "secured"
 		user     = "operator-superuser"
 		password = "e2e-pw-1b8d0f-never-logged"
 	)
-	cluster, err := env.sim.NewCluster(ns, name, admintest.Security{Username: user, Password: password, TLS: true})
+	cluster, err := env.Sim.NewCluster(ns, name, admintest.Security{Username: user, Password: password, TLS: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cluster.SetDrainTime(300 * time.Millisecond)
 	op := startOperator(t, ns, "a")
-	createSecret(t, ns, name+"-ca", map[string][]byte{admin.SecretKeyCACert: env.sim.CACertPEM()})
+	createSecret(t, ns, name+"-ca", map[string][]byte{admin.SecretKeyCACert: env.Sim.CACertPEM()})
 
-	bc := brokerCluster(ns, name, 3)
+	bc := env.BrokerCluster(ns, name, 3)
 	bc.Spec.AdminAPI.TLS = &v1alpha1.AdminAPITLS{SecretName: name + "-ca"}
 	bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: name + "-superuser"}
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	awaitDegraded(t, ns, name, "AdminAPISecretMissing", name+"-superuser")
 
 	createSecret(t, ns, name+"-superuser", map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte(password)})
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 	if got := adminCalls(ns, name, "decommission"); !slices.Equal(got, []int{ids[2]}) {
 		t.Errorf("decommission calls for brokers %v, want [%d]", got, ids[2])
 	}
@@ -118,30 +118,30 @@ func TestSecuredAdminAPI(t *testing.T) {
 // event; raising replicas back recommissions the broker.
 func TestStuckDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const name = "stuck"
-	env.sim.Cluster(ns, name).SetReplicationFactor(3)
+	env.Sim.Cluster(ns, name).SetReplicationFactor(3)
 	startOperator(t, ns, "a")
-	createCluster(t, ns, name, 3, 500*time.Millisecond)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, 500*time.Millisecond)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
 
-	scale(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
 	cond := awaitDegraded(t, ns, name, "DrainStalled", "allocation failures")
 	if !strings.Contains(cond.Message, "raise spec.replicas") {
 		t.Errorf("Degraded message %q does not say how to recover", cond.Message)
 	}
 	awaitEvent(t, ns, name, "DrainStalled")
 
-	scale(t, ns, name, 3)
-	bc := awaitConverged(t, ns, name, 3)
+	env.Scale(t, ns, name, 3)
+	bc := env.AwaitConverged(t, ns, name, 3)
 	if c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionDegraded); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Degraded %+v after the scale-up, want False", c)
 	}
 	if got := adminCalls(ns, name, "recommission"); !slices.Equal(got, []int{ids[2]}) {
 		t.Errorf("recommission calls for brokers %v, want [%d]", got, ids[2])
 	}
-	if got := nodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
+	if got := env.NodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
 		t.Errorf("brokers %v after the recovery, want %v: the drained broker keeps its pod and ID", got, ids)
 	}
 	checkBrokersSafe(t, ns, name)
@@ -151,7 +151,7 @@ func TestStuckDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 func createSecret(t *testing.T, ns, name string, data map[string][]byte) {
 	t.Helper()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
-	if _, err := env.kube.CoreV1().Secrets(ns).Create(t.Context(), secret, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Kube.CoreV1().Secrets(ns).Create(t.Context(), secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -162,7 +162,7 @@ func awaitDegraded(t *testing.T, ns, name, reason, text string) metav1.Condition
 	t.Helper()
 	var last metav1.Condition
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		bc, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
+		bc, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}

@@ -24,7 +24,7 @@ func checkRolledOneAtATime(t *testing.T, ns, name string, ids []int, pods *podLo
 		t.Errorf("two brokers in maintenance at once: %v", o)
 	}
 	checkPodsRolledHighestFirst(t, name, len(ids), pods)
-	if got := nodeIDs(t, ns, name, len(ids)); !slices.Equal(got, ids) {
+	if got := env.NodeIDs(t, ns, name, len(ids)); !slices.Equal(got, ids) {
 		t.Errorf("brokers after the restarts %v, want the same %v", got, ids)
 	}
 }

@@ -30,12 +30,12 @@ import (
 // simulator's call log and the pods' watch events show.
 func TestImageChangeRollsOneBrokerAtATime(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "rollout"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
 
 	setImage(t, ns, name, "registry.invalid/broker:2")
@@ -43,7 +43,7 @@ func TestImageChangeRollsOneBrokerAtATime(t *testing.T) {
 	if got := fmt.Sprint(row["Step"]); got != string(v1alpha1.RestartDraining) && got != string(v1alpha1.RestartRestarting) {
 		t.Errorf("Step column shows %q during the rollout", got)
 	}
-	awaitRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
+	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
 
 	checkRolledOneAtATime(t, ns, name, ids, pods)
 	final := tableRow(t, ns, name)
@@ -61,18 +61,18 @@ func TestImageChangeRollsOneBrokerAtATime(t *testing.T) {
 // exactly once and never two at a time.
 func TestOperatorKilledMidRolloutResumes(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	first := startOperator(t, ns, "first")
 	const name = "resume"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
 
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	awaitStatus(t, ns, name, "a restart under way", func(bc *v1alpha1.BrokerCluster) bool { return bc.Status.Restart != nil })
 	first.kill(t)
 	startOperator(t, ns, "second")
-	awaitRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
+	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:2")
 
 	if o := maintenanceOverlaps(ns, name); len(o) > 0 {
 		t.Errorf("two brokers in maintenance at once: %v", o)
@@ -86,15 +86,15 @@ func TestOperatorKilledMidRolloutResumes(t *testing.T) {
 // decommissioned, and Degraded says which broker is down. Once it is back, the scale-down goes on.
 func TestScaleDownWithADownBrokerWaits(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "gate"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	env.sim.Cluster(ns, name).Down(0)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	env.Sim.Cluster(ns, name).Down(0)
 
-	scale(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
 	bc := awaitStatus(t, ns, name, "Degraded ClusterUnhealthy", func(bc *v1alpha1.BrokerCluster) bool {
 		c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionDegraded)
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controller.ReasonClusterUnhealthy
@@ -105,8 +105,8 @@ func TestScaleDownWithADownBrokerWaits(t *testing.T) {
 	if got := adminCalls(ns, name, "decommission"); len(got) > 0 || bc.Status.DecommissioningBroker != nil {
 		t.Fatalf("decommissioned %v while broker %d was down", got, ids[0])
 	}
-	env.sim.Cluster(ns, name).Join(0)
-	awaitConverged(t, ns, name, 2)
+	env.Sim.Cluster(ns, name).Join(0)
+	env.AwaitConverged(t, ns, name, 2)
 	if got := adminCalls(ns, name, "decommission"); !slices.Equal(got, []int{ids[2]}) {
 		t.Errorf("decommission calls %v, want [%d]", got, ids[2])
 	}
@@ -119,43 +119,43 @@ func TestScaleDownWithADownBrokerWaits(t *testing.T) {
 // that joins.
 func TestScaleDownThenUpStartsAFreshBroker(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "volumes"
-	createCluster(t, ns, name, 3, time.Second)
-	awaitConverged(t, ns, name, 3)
-	old := nodeIDs(t, ns, name, 3)
+	env.CreateCluster(t, ns, name, 3, time.Second)
+	env.AwaitConverged(t, ns, name, 3)
+	old := env.NodeIDs(t, ns, name, 3)
 	claim := "datadir-" + name + "-2"
-	before, err := env.kube.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
+	before, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	scale(t, ns, name, 2)
-	awaitConverged(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		c, err := env.kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, claim, metav1.GetOptions{})
+		c, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, claim, metav1.GetOptions{})
 		return apierrors.IsNotFound(err) || (err == nil && (c.UID != before.UID || c.DeletionTimestamp != nil)), nil
 	})
 	if err != nil {
 		t.Fatalf("claim %s of the decommissioned broker was not deleted: %v", claim, err)
 	}
 
-	scale(t, ns, name, 3)
-	awaitConverged(t, ns, name, 3)
-	after, err := env.kube.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
+	env.Scale(t, ns, name, 3)
+	env.AwaitConverged(t, ns, name, 3)
+	after, err := env.Kube.CoreV1().PersistentVolumeClaims(ns).Get(t.Context(), claim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.UID == before.UID {
 		t.Errorf("claim %s was reused", claim)
 	}
-	now := nodeIDs(t, ns, name, 3)
+	now := env.NodeIDs(t, ns, name, 3)
 	if now[2] == old[2] {
 		t.Errorf("ordinal 2 runs broker %d again; want a fresh broker", now[2])
 	}
-	if brokerStatus(ns, name, now[2]) != "active" {
-		t.Errorf("the fresh broker %d is %q, want active", now[2], brokerStatus(ns, name, now[2]))
+	if env.BrokerStatus(ns, name, now[2]) != "active" {
+		t.Errorf("the fresh broker %d is %q, want active", now[2], env.BrokerStatus(ns, name, now[2]))
 	}
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
@@ -166,15 +166,15 @@ func TestScaleDownThenUpStartsAFreshBroker(t *testing.T) {
 // decommission it.
 func TestGhostBrokerIsReported(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "ghosts"
-	createCluster(t, ns, name, 2, time.Second)
-	awaitConverged(t, ns, name, 2)
-	ghost := env.sim.Cluster(ns, name).Join(9)
-	env.sim.Cluster(ns, name).Down(9)
+	env.CreateCluster(t, ns, name, 2, time.Second)
+	env.AwaitConverged(t, ns, name, 2)
+	ghost := env.Sim.Cluster(ns, name).Join(9)
+	env.Sim.Cluster(ns, name).Down(9)
 
-	scale(t, ns, name, 3) // a new pod: the operator asks the admin API
+	env.Scale(t, ns, name, 3) // a new pod: the operator asks the admin API
 	bc := awaitStatus(t, ns, name, "ghost broker reported", func(bc *v1alpha1.BrokerCluster) bool {
 		return slices.Equal(bc.Status.GhostBrokers, []int32{int32(ghost)})
 	})
@@ -194,7 +194,7 @@ func TestGhostBrokerIsReported(t *testing.T) {
 func setImage(t *testing.T, ns, name, image string) {
 	t.Helper()
 	patch := fmt.Appendf(nil, `{"spec":{"image":%q}}`, image)
-	if _, err := env.brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -205,7 +205,7 @@ func awaitStatus(t *testing.T, ns, name, what string, ok func(*v1alpha1.BrokerCl
 	var bc *v1alpha1.BrokerCluster
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
 		var err error
-		bc, err = env.brokers.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
+		bc, err = env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Get(ctx, name, metav1.GetOptions{})
 		return err == nil && ok(bc), nil
 	})
 	if err != nil {
@@ -214,15 +214,15 @@ func awaitStatus(t *testing.T, ns, name, what string, ok func(*v1alpha1.BrokerCl
 	return bc
 }
 
-// awaitRolledOut waits until every pod runs image, status shows them all updated with no
+// awaitImageRolledOut waits until every pod runs image, status shows them all updated with no
 // restart under way, and the cluster is converged.
-func awaitRolledOut(t *testing.T, ns, name string, replicas int32, image string) {
+func awaitImageRolledOut(t *testing.T, ns, name string, replicas int32, image string) {
 	t.Helper()
 	awaitStatus(t, ns, name, "the rollout to finish", func(bc *v1alpha1.BrokerCluster) bool {
 		if bc.Status.Restart != nil || bc.Status.UpdatedReplicas != replicas || bc.Status.ObservedGeneration != bc.Generation {
 			return false
 		}
-		pods, err := env.kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelInstance + "=" + name})
+		pods, err := env.Kube.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controller.LabelInstance + "=" + name})
 		if err != nil || len(pods.Items) != int(replicas) {
 			return false
 		}
@@ -233,13 +233,13 @@ func awaitRolledOut(t *testing.T, ns, name string, replicas int32, image string)
 		}
 		return true
 	})
-	awaitConverged(t, ns, name, replicas)
+	env.AwaitConverged(t, ns, name, replicas)
 }
 
 // maintenanceCalls lists the accepted maintenance calls of a cluster as "on ID" or "off ID".
 func maintenanceCalls(ns, name string) []string {
 	var out []string
-	for _, c := range env.sim.Cluster(ns, name).Calls() {
+	for _, c := range env.Sim.Cluster(ns, name).Calls() {
 		if !strings.HasSuffix(c.Path, "/maintenance") || c.Status != http.StatusOK {
 			continue
 		}
@@ -259,7 +259,7 @@ func maintenanceCalls(ns, name string) []string {
 func maintenanceOverlaps(ns, name string) []string {
 	var out []string
 	on := map[int]bool{}
-	for _, c := range env.sim.Cluster(ns, name).Calls() {
+	for _, c := range env.Sim.Cluster(ns, name).Calls() {
 		if !strings.HasSuffix(c.Path, "/maintenance") || c.Method == http.MethodGet || c.Status == 0 {
 			continue
 		}
@@ -297,7 +297,7 @@ type podLog struct {
 func recordPods(t *testing.T, ns, name string) *podLog {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	client := env.kube.CoreV1().Pods(ns)
+	client := env.Kube.CoreV1().Pods(ns)
 	selector := controller.LabelInstance + "=" + name
 	initial, err := client.List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {

@@ -19,21 +19,21 @@ import (
 // left, and status and the printer columns tell the story.
 func TestScaleDownDecommissionsHighestFirst(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "scaledown"
-	createCluster(t, ns, name, 5, time.Second)
-	awaitConverged(t, ns, name, 5)
-	ids := nodeIDs(t, ns, name, 5)
+	env.CreateCluster(t, ns, name, 5, time.Second)
+	env.AwaitConverged(t, ns, name, 5)
+	ids := env.NodeIDs(t, ns, name, 5)
 	steps := recordStatusSteps(t, ns, name)
 
-	scale(t, ns, name, 2)
+	env.Scale(t, ns, name, 2)
 	// While a broker drains, the Decommissioning column names it.
 	row := awaitTableRow(t, ns, name, func(r map[string]any) bool { return r["Decommissioning"] != nil })
 	if got := fmt.Sprint(row["Decommissioning"]); !slices.Contains([]string{fmt.Sprint(ids[4]), fmt.Sprint(ids[3]), fmt.Sprint(ids[2])}, got) {
 		t.Errorf("Decommissioning column shows %s during the scale-down, want one of brokers %v", got, ids[2:])
 	}
-	awaitConverged(t, ns, name, 2)
+	env.AwaitConverged(t, ns, name, 2)
 
 	if got, want := adminCalls(ns, name, "decommission"), []int{ids[4], ids[3], ids[2]}; !slices.Equal(got, want) {
 		t.Errorf("decommission calls for brokers %v, want %v (ordinals 4, 3, 2, once each)", got, want)
@@ -68,23 +68,23 @@ func TestScaleDownDecommissionsHighestFirst(t *testing.T) {
 // broker is recommissioned, keeps its Pod and its node ID, and nothing else is decommissioned.
 func TestScaleUpDuringDrainRecommissions(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	startOperator(t, ns, "a")
 	const name = "recommission"
-	createCluster(t, ns, name, 3, time.Hour) // the drain never ends on its own
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	pod2, err := env.kube.CoreV1().Pods(ns).Get(t.Context(), name+"-2", metav1.GetOptions{})
+	env.CreateCluster(t, ns, name, 3, time.Hour) // the drain never ends on its own
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	pod2, err := env.Kube.CoreV1().Pods(ns).Get(t.Context(), name+"-2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	scale(t, ns, name, 2)
-	if draining := awaitDraining(t, ns, name); int(draining) != ids[2] {
+	env.Scale(t, ns, name, 2)
+	if draining := env.AwaitDraining(t, ns, name); int(draining) != ids[2] {
 		t.Fatalf("broker %d is being decommissioned, want %d (ordinal 2)", draining, ids[2])
 	}
-	scale(t, ns, name, 3)
-	awaitConverged(t, ns, name, 3)
+	env.Scale(t, ns, name, 3)
+	env.AwaitConverged(t, ns, name, 3)
 
 	if got := adminCalls(ns, name, "recommission"); !slices.Equal(got, []int{ids[2]}) {
 		t.Errorf("recommission calls for brokers %v, want [%d]", got, ids[2])
@@ -92,10 +92,10 @@ func TestScaleUpDuringDrainRecommissions(t *testing.T) {
 	if got := adminCalls(ns, name, "decommission"); !slices.Equal(got, []int{ids[2]}) {
 		t.Errorf("decommission calls for brokers %v, want [%d]", got, ids[2])
 	}
-	if got := nodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
+	if got := env.NodeIDs(t, ns, name, 3); !slices.Equal(got, ids) {
 		t.Errorf("brokers after the recommission %v, want the same brokers %v", got, ids)
 	}
-	now, err := env.kube.CoreV1().Pods(ns).Get(t.Context(), name+"-2", metav1.GetOptions{})
+	now, err := env.Kube.CoreV1().Pods(ns).Get(t.Context(), name+"-2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func awaitTableRow(t *testing.T, ns, name string, ok func(map[string]any) bool) 
 }
 
 func fetchTableRow(ctx context.Context, ns, name string) (map[string]any, error) {
-	raw, err := env.brokers.BrokersV1alpha1().RESTClient().Get().
+	raw, err := env.Brokers.BrokersV1alpha1().RESTClient().Get().
 		Namespace(ns).Resource("brokerclusters").Name(name).
 		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").
 		Do(ctx).Raw()

@@ -19,8 +19,8 @@ import (
 // own messages, on create, on update and through the scale subresource.
 func TestBadSpecsRejected(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	clusters := env.brokers.BrokersV1alpha1().BrokerClusters(ns)
+	ns := env.NewNamespace(t)
+	clusters := env.Brokers.BrokersV1alpha1().BrokerClusters(ns)
 
 	for _, tc := range []struct {
 		name   string
@@ -42,13 +42,13 @@ func TestBadSpecsRejected(t *testing.T) {
 			s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
 		}, "spec.kafka.sasl needs spec.adminAPI.auth"},
 	} {
-		bc := brokerCluster(ns, "bad", 3)
+		bc := env.BrokerCluster(ns, "bad", 3)
 		tc.mutate(&bc.Spec)
 		_, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{})
 		expectInvalid(t, "create with "+tc.name, err, tc.want)
 	}
 
-	if _, err := clusters.Create(t.Context(), brokerCluster(ns, "good", 3), metav1.CreateOptions{}); err != nil {
+	if _, err := clusters.Create(t.Context(), env.BrokerCluster(ns, "good", 3), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create a valid BrokerCluster: %v", err)
 	}
 	for _, tc := range []struct {

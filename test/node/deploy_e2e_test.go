@@ -36,7 +36,7 @@ func (s *suite) deploy(ctx context.Context) error {
 		return err
 	}
 	repo, tag := splitImage(s.image)
-	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(overlay(base, repo, tag, s.sim.BrokerAddressTemplate())), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(overlay(base, repo, tag, s.Sim.BrokerAddressTemplate())), 0o644); err != nil {
 		return err
 	}
 	if _, err := brokersim.Kubectl(ctx, s.node.KubeconfigPath, "apply", "--server-side", "--field-manager=node-e2e", "-k", dir); err != nil {

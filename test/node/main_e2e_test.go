@@ -19,18 +19,15 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
-	"github.com/broker-operator/broker-operator/test/brokersim"
+	"github.com/broker-operator/broker-operator/test/brokerenv"
 	"github.com/broker-operator/broker-operator/test/framework"
 )
 
 // suite is what every test shares: one real node with the operator deployed from deploy/, and
 // the broker simulator fed by the broker Pods.
 type suite struct {
+	*brokerenv.Env
 	node     *framework.RealNode
-	kube     kubernetes.Interface
-	brokers  versioned.Interface
-	sim      *admintest.Server
-	pods     *brokersim.PodSync
 	repoRoot string
 	// image is the operator image's name, as make image wrote it into the tar.
 	image string
@@ -71,13 +68,7 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	env = s
-	code := m.Run()
-	if code == 0 {
-		if err := s.checkNoForbiddenRequests(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
+	code := brokerenv.RunAndCheck(m, s.checkNoForbiddenRequests)
 	stop(code != 0)
 	return code
 }
@@ -92,12 +83,8 @@ func requireNode(t *testing.T) *suite {
 }
 
 func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) {
-	var undo []func(keepLogs bool)
-	stop = func(keepLogs bool) {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i](keepLogs)
-		}
-	}
+	undo := &brokerenv.Undo{}
+	stop = undo.Run
 	ctx, cancel := context.WithTimeout(ctx, setupLimit)
 	defer cancel()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
@@ -121,7 +108,7 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 	if err != nil {
 		return nil, stop, err
 	}
-	undo = append(undo, func(keepLogs bool) {
+	undo.Push(func(keepLogs bool) {
 		if keepLogs {
 			_ = s.node.StopKeepingLogs()
 			logf("real node logs kept in %s", s.node.LogDir)
@@ -131,24 +118,23 @@ func setUp(ctx context.Context) (s *suite, stop func(keepLogs bool), err error) 
 			logf("stop the real node: %v", err)
 		}
 	})
-	s.kube = kubernetes.NewForConfigOrDie(s.node.AdminConfig())
-	s.brokers = versioned.NewForConfigOrDie(s.node.AdminConfig())
-
-	// The operator's Pods reach the simulated brokers on the node address, inside this namespace.
-	s.sim, err = admintest.Start(admintest.Options{Host: framework.RealNodeIP})
+	s.Env, err = brokerenv.Start(brokerenv.Config{
+		Kube:       kubernetes.NewForConfigOrDie(s.node.AdminConfig()),
+		Brokers:    versioned.NewForConfigOrDie(s.node.AdminConfig()),
+		Kubeconfig: s.node.KubeconfigPath,
+		// The operator's Pods reach the simulated brokers on the node address, inside this
+		// network namespace.
+		SimOptions:      admintest.Options{Host: framework.RealNodeIP},
+		NamespacePrefix: "node-e2e-",
+		// A test's namespace stays until the node goes: the operator watches every namespace,
+		// and its writes into a terminating one would be refused with 403, which the suite's
+		// final RBAC check cannot tell from a missing rule.
+		KeepNamespaces: true,
+	})
 	if err != nil {
 		return nil, stop, err
 	}
-	undo = append(undo, func(bool) { s.sim.Close() })
-	if s.pods, err = brokersim.StartPodSync(context.Background(), s.kube, s.sim, ""); err != nil {
-		return nil, stop, err
-	}
-	undo = append(undo, func(bool) { s.pods.Stop() })
-	volumes, err := brokersim.StartVolumeBinder(context.Background(), s.kube, "")
-	if err != nil {
-		return nil, stop, err
-	}
-	undo = append(undo, func(bool) { volumes.Stop() })
+	undo.Push(func(bool) { s.Env.Stop() })
 
 	started := time.Now()
 	if err := s.deploy(ctx); err != nil {
@@ -194,22 +180,8 @@ func imageName(path string) (string, error) {
 	}
 }
 
-// checkNoForbiddenRequests fails if RBAC refused the operator's ServiceAccount anything.
+// checkNoForbiddenRequests fails if RBAC refused the operator's ServiceAccount, deploy/'s or the
+// chart's, anything.
 func (s *suite) checkNoForbiddenRequests() error {
-	forbidden, err := s.node.ForbiddenRequests()
-	if err != nil {
-		return fmt.Errorf("read the audit log: %w", err)
-	}
-	var errs []error
-	for _, r := range forbidden {
-		if r.User == operatorUser || r.User == chartUser {
-			errs = append(errs, errors.New(r.String()))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("RBAC refused the operator's Pods:\n%w", errors.Join(errs...))
-	}
-	return nil
+	return brokerenv.CheckNoForbiddenRequests(s.node.ControlPlane, brokerenv.OperatorUser, chartUser)
 }
-
-const operatorUser = "system:serviceaccount:" + brokersim.OperatorNamespace + ":" + brokersim.OperatorServiceAccount

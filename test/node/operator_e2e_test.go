@@ -27,9 +27,9 @@ import (
 // as the image's non-root user with a read-only root filesystem.
 func TestReplicasRunReadyUnderRestrictedPodSecurity(t *testing.T) {
 	s := requireNode(t)
-	pods := awaitRolledOut(t, kustomized)
+	pods := awaitOperatorRolledOut(t, kustomized)
 
-	ns, err := s.kube.CoreV1().Namespaces().Get(t.Context(), operatorNamespace, metav1.GetOptions{})
+	ns, err := s.Kube.CoreV1().Namespaces().Get(t.Context(), operatorNamespace, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestReplicasRunReadyUnderRestrictedPodSecurity(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "baseline", Namespace: operatorNamespace},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: s.image}}},
 	}
-	_, err = s.kube.CoreV1().Pods(operatorNamespace).Create(t.Context(), baseline, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	_, err = s.Kube.CoreV1().Pods(operatorNamespace).Create(t.Context(), baseline, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `violates PodSecurity "restricted`) {
 		t.Errorf("a Pod without the restricted security settings was not refused in %s: %v", operatorNamespace, err)
 	}
@@ -99,8 +99,8 @@ func rootReadOnly(t *testing.T, pid int) bool {
 // the Pods learnt from POD_NAMESPACE, and only the leader's log says it leads.
 func TestOneReplicaLeads(t *testing.T) {
 	requireNode(t)
-	pods := awaitRolledOut(t, kustomized)
-	leader, standby := awaitLeader(t, pods)
+	pods := awaitOperatorRolledOut(t, kustomized)
+	leader, standby := awaitLeaderPod(t, pods)
 	if logs := kubectl(t, "-n", operatorNamespace, "logs", standby.Name); strings.Contains(logs, `"Started leading"`) {
 		t.Errorf("standby %s says it leads too:\n%s", standby.Name, logs)
 	}
@@ -111,8 +111,8 @@ func TestOneReplicaLeads(t *testing.T) {
 // kubelet: its start-up line with the version, and the leader's line.
 func TestOperatorLogsComeFromKubectlLogs(t *testing.T) {
 	requireNode(t)
-	pods := awaitRolledOut(t, kustomized)
-	leader, standby := awaitLeader(t, pods)
+	pods := awaitOperatorRolledOut(t, kustomized)
+	leader, standby := awaitLeaderPod(t, pods)
 	for _, p := range []corev1.Pod{leader, standby} {
 		awaitLog(t, p.Name, `"Starting" version="broker-operator `)
 	}
@@ -137,14 +137,14 @@ func awaitLog(t *testing.T, pod, text string) {
 // decommissions each surplus broker once, highest ordinal first, before its Pod goes.
 func TestScaleDownDecommissionsFromPods(t *testing.T) {
 	requireNode(t)
-	awaitLeader(t, awaitRolledOut(t, kustomized))
-	ns := newNamespace(t)
+	awaitLeaderPod(t, awaitOperatorRolledOut(t, kustomized))
+	ns := env.NewNamespace(t)
 	const name = "scaledown"
-	createCluster(t, ns, name, 3, 500*time.Millisecond)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	scale(t, ns, name, 1)
-	awaitConverged(t, ns, name, 1)
+	env.CreateCluster(t, ns, name, 3, 500*time.Millisecond)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	env.Scale(t, ns, name, 1)
+	env.AwaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[2], ids[1]})
 }
 
@@ -152,10 +152,10 @@ func TestScaleDownDecommissionsFromPods(t *testing.T) {
 // on their metrics port, at the Pod IP; the leader's metrics count its reconciles.
 func TestMetricsAndReadyzAnswerOnPodPorts(t *testing.T) {
 	requireNode(t)
-	leader, standby := awaitLeader(t, awaitRolledOut(t, kustomized))
-	ns := newNamespace(t)
-	createCluster(t, ns, "metrics", 1, 0)
-	awaitConverged(t, ns, "metrics", 1)
+	leader, standby := awaitLeaderPod(t, awaitOperatorRolledOut(t, kustomized))
+	ns := env.NewNamespace(t)
+	env.CreateCluster(t, ns, "metrics", 1, 0)
+	env.AwaitConverged(t, ns, "metrics", 1)
 	for _, p := range []corev1.Pod{leader, standby} {
 		if code, body := podGet(t, p, "health", "/readyz"); code != 200 {
 			t.Errorf("pod %s /readyz answered %d: %s", p.Name, code, body)
@@ -175,17 +175,17 @@ func TestMetricsAndReadyzAnswerOnPodPorts(t *testing.T) {
 // duration, finishes the scale-down, and no broker is decommissioned twice.
 func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	s := requireNode(t)
-	leader, _ := awaitLeader(t, awaitRolledOut(t, kustomized))
-	ns := newNamespace(t)
+	leader, _ := awaitLeaderPod(t, awaitOperatorRolledOut(t, kustomized))
+	ns := env.NewNamespace(t)
 	const name = "handover"
-	createCluster(t, ns, name, 4, 3*time.Second)
-	awaitConverged(t, ns, name, 4)
-	ids := nodeIDs(t, ns, name, 4)
-	scale(t, ns, name, 1)
-	awaitDraining(t, ns, name)
+	env.CreateCluster(t, ns, name, 4, 3*time.Second)
+	env.AwaitConverged(t, ns, name, 4)
+	ids := env.NodeIDs(t, ns, name, 4)
+	env.Scale(t, ns, name, 1)
+	env.AwaitDraining(t, ns, name)
 
 	deleted := time.Now()
-	if err := s.kube.CoreV1().Pods(operatorNamespace).Delete(t.Context(), leader.Name, metav1.DeleteOptions{}); err != nil {
+	if err := s.Kube.CoreV1().Pods(operatorNamespace).Delete(t.Context(), leader.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var (
@@ -195,7 +195,7 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	)
 	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, convergeLimit, true, func(ctx context.Context) (bool, error) {
 		var err error
-		holder, duration, err = leaseHolder(ctx, operatorNamespace)
+		holder, duration, err = leaderPod(ctx, operatorNamespace)
 		took = time.Since(deleted)
 		return err == nil && holder != leader.Name, nil
 	})
@@ -206,12 +206,12 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 	if duration == 0 || took > duration {
 		t.Errorf("hand-over took %s, want within the lease duration %s", took, duration)
 	}
-	if _, err := s.kube.CoreV1().Pods(operatorNamespace).Get(t.Context(), holder, metav1.GetOptions{}); err != nil {
+	if _, err := s.Kube.CoreV1().Pods(operatorNamespace).Get(t.Context(), holder, metav1.GetOptions{}); err != nil {
 		t.Errorf("the new leader %s is not a Pod of the Deployment: %v", holder, err)
 	}
-	awaitConverged(t, ns, name, 1)
+	env.AwaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[3], ids[2], ids[1]})
-	awaitRolledOut(t, kustomized)
+	awaitOperatorRolledOut(t, kustomized)
 }
 
 // TestRollingUpdateDecommissionsOnce rolls the operator's Deployment to a new image tag while a
@@ -220,27 +220,27 @@ func TestLeaderPodDeletedHandsOver(t *testing.T) {
 // suite's image when it ends, which the other tests expect under -count.
 func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 	s := requireNode(t)
-	before := awaitRolledOut(t, kustomized)
+	before := awaitOperatorRolledOut(t, kustomized)
 	repo, _ := splitImage(s.image)
 	next := repo + ":rollout-" + fmt.Sprint(time.Now().Unix())
 	if err := s.node.TagImage(t.Context(), s.image, next); err != nil {
 		t.Fatal(err)
 	}
 	s.aliases = append(s.aliases, next)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const name = "rollout"
-	createCluster(t, ns, name, 4, 2*time.Second)
-	awaitConverged(t, ns, name, 4)
-	ids := nodeIDs(t, ns, name, 4)
-	scale(t, ns, name, 1)
-	awaitDraining(t, ns, name)
+	env.CreateCluster(t, ns, name, 4, 2*time.Second)
+	env.AwaitConverged(t, ns, name, 4)
+	ids := env.NodeIDs(t, ns, name, 4)
+	env.Scale(t, ns, name, 1)
+	env.AwaitDraining(t, ns, name)
 
 	kubectl(t, "-n", operatorNamespace, "set", "image", "deployment/"+operatorDeployment, operatorContainer+"="+next)
 	defer func() {
 		kubectl(t, "-n", operatorNamespace, "set", "image", "deployment/"+operatorDeployment, operatorContainer+"="+s.image)
-		awaitRolledOut(t, kustomized)
+		awaitOperatorRolledOut(t, kustomized)
 	}()
-	after := awaitRolledOut(t, kustomized)
+	after := awaitOperatorRolledOut(t, kustomized)
 	for _, p := range after {
 		for _, old := range before {
 			if p.Name == old.Name {
@@ -251,7 +251,7 @@ func TestRollingUpdateDecommissionsOnce(t *testing.T) {
 			t.Errorf("pod %s runs %s after the rollout, want %s", p.Name, got, next)
 		}
 	}
-	awaitLeader(t, after)
-	awaitConverged(t, ns, name, 1)
+	awaitLeaderPod(t, after)
+	env.AwaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[3], ids[2], ids[1]})
 }

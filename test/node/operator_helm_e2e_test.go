@@ -43,13 +43,13 @@ func TestChartInstallRunsOnTheNode(t *testing.T) {
 	awaitNoOperatorPods(t, operatorNamespace)
 
 	// The namespace stays after the test (see newNamespace): a run under -count finds it.
-	_, err := s.kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chartNamespace}}, metav1.CreateOptions{})
+	_, err := s.Kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: chartNamespace}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	kubectl(t, "label", "--overwrite", "namespace", chartNamespace, "pod-security.kubernetes.io/enforce=restricted")
 	repo, tag := splitImage(s.image)
-	extraArgs, err := json.Marshal([]string{"--admin-address-template=" + s.sim.BrokerAddressTemplate(), "--drain-poll-interval=200ms"})
+	extraArgs, err := json.Marshal([]string{"--admin-address-template=" + s.Sim.BrokerAddressTemplate(), "--drain-poll-interval=200ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,21 +59,21 @@ func TestChartInstallRunsOnTheNode(t *testing.T) {
 		"--set-json", "extraArgs="+string(extraArgs),
 		"--wait", "--timeout", rolloutTimeout)
 
-	pods := awaitRolledOut(t, install{chartNamespace, chartFullname})
+	pods := awaitOperatorRolledOut(t, install{chartNamespace, chartFullname})
 	for _, p := range pods {
 		if p.Spec.NodeName != framework.RealNodeName {
 			t.Errorf("pod %s runs on node %q, want %s", p.Name, p.Spec.NodeName, framework.RealNodeName)
 		}
 	}
-	awaitLeader(t, pods)
+	awaitLeaderPod(t, pods)
 
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t)
 	const name = "chart"
-	createCluster(t, ns, name, 3, 500*time.Millisecond)
-	awaitConverged(t, ns, name, 3)
-	ids := nodeIDs(t, ns, name, 3)
-	scale(t, ns, name, 1)
-	awaitConverged(t, ns, name, 1)
+	env.CreateCluster(t, ns, name, 3, 500*time.Millisecond)
+	env.AwaitConverged(t, ns, name, 3)
+	ids := env.NodeIDs(t, ns, name, 3)
+	env.Scale(t, ns, name, 1)
+	env.AwaitConverged(t, ns, name, 1)
 	checkDecommissionedOnce(t, ns, name, []int{ids[2], ids[1]})
 }
 
@@ -82,7 +82,7 @@ func TestChartInstallRunsOnTheNode(t *testing.T) {
 // would be refused, which the suite's final RBAC check counts.
 func restoreKustomized(t *testing.T, s *suite, helm string) {
 	t.Helper()
-	_, err := s.kube.AppsV1().Deployments(chartNamespace).Get(t.Context(), chartFullname, metav1.GetOptions{})
+	_, err := s.Kube.AppsV1().Deployments(chartNamespace).Get(t.Context(), chartFullname, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		kubectl(t, "-n", chartNamespace, "scale", "deployment/"+chartFullname, "--replicas=0")
@@ -92,14 +92,14 @@ func restoreKustomized(t *testing.T, s *suite, helm string) {
 		t.Fatal(err)
 	}
 	kubectl(t, "-n", operatorNamespace, "scale", "deployment/"+operatorDeployment, "--replicas=2")
-	awaitRolledOut(t, kustomized)
+	awaitOperatorRolledOut(t, kustomized)
 }
 
 // awaitNoOperatorPods waits until no operator Pod is left in namespace, terminating or not.
 func awaitNoOperatorPods(t *testing.T, namespace string) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), poll, convergeLimit, true, func(ctx context.Context) (bool, error) {
-		pods, err := env.kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
+		pods, err := env.Kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: operatorSelector})
 		return err == nil && len(pods.Items) == 0, nil
 	})
 	if err != nil {
