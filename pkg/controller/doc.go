@@ -116,6 +116,14 @@
 // first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
+// A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
+// CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
+// InvalidImageName, or the pod unschedulable) is deleted by its UID when it was made from an
+// older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
+// any healthy broker restarts, and a restart's own new pod likewise once the template changes
+// again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why
+// (WaitForStuckPod). A restart whose pod someone else deleted while it drained goes on with the
+// pod that replaced it (AdoptReplacedPod).
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //

@@ -108,6 +108,8 @@ type harness struct {
 	onReconcileActions func([]k8stesting.Action)
 	// auth: bringUp names testAuthSecret in spec.adminAPI.auth.
 	auth bool
+	// badImage, when set, is an image no pod can pull (failPulls).
+	badImage string
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {

@@ -23,6 +23,9 @@ func (h *harness) playStatefulSet() {
 	if err := playStatefulSet(h.ctx, h.kube, testName, h.cluster); err != nil {
 		h.t.Fatal(err)
 	}
+	if h.badImage != "" {
+		h.failPulls()
+	}
 }
 
 // playStatefulSet plays the StatefulSet controller and kubelet for one cluster; see

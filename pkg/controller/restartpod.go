@@ -4,36 +4,57 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+	"github.com/broker-operator/broker-operator/pkg/controller/trace"
 )
 
-// The rollout's one Kubernetes write: the restart's pod delete. Which pod restarts next, and
-// when, is internal/step/rollout.go.
+// The rollout's one Kubernetes write: a broker pod's delete, by its UID. Which pod restarts
+// next, and when, is internal/step/rollout.go.
 
 // deleteRestartingPod deletes the pod recorded in status.restart, by its recorded UID: a pod
 // that is already gone, or replaced by one with another UID, is left alone.
 func (r *reconcile) deleteRestartingPod(ctx context.Context) error {
-	hooks, nc, bc := r.c.hooks(), r.nc, r.bc
-	rs := bc.Status.Restart
+	rs := r.bc.Status.Restart
 	if rs == nil || rs.PodUID == "" {
 		return nil
 	}
-	uid := types.UID(rs.PodUID)
-	start := hooks.Start()
-	err := nc.pods(bc.Namespace).Delete(ctx, rs.Pod, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	hooks.Call(ctx, trace.DeletePod, rs.NodeID, start, err)
-	switch {
-	case err == nil:
-		// The step that called (RestartPod, RestartSingleBroker, DeletePod) tells it as an event.
-		klog.FromContext(ctx).V(2).Info("Deleted the restarting pod", "pod", rs.Pod, "uid", rs.PodUID, "broker", rs.NodeID)
-		return nil
-	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-		klog.FromContext(ctx).V(2).Info("Restarting pod already gone", "pod", rs.Pod, "uid", rs.PodUID)
+	return r.deletePod(ctx, step.PodRef{Name: rs.Pod, UID: rs.PodUID}, rs.NodeID)
+}
+
+// deleteStuckPod deletes a pod that cannot come up by itself (step.ReplaceStuckPod), by its
+// UID, so that the StatefulSet makes it again from the current template.
+func (r *reconcile) deleteStuckPod(ctx context.Context, s step.Step) error {
+	if s.Pod == nil {
 		return nil
 	}
-	return fmt.Errorf("delete pod %s/%s to restart broker %d: %w", bc.Namespace, rs.Pod, rs.NodeID, err)
+	broker := int32(-1)
+	if s.Broker != nil {
+		broker = *s.Broker
+	}
+	return r.deletePod(ctx, *s.Pod, broker)
+}
+
+// deletePod deletes pod with its UID as a precondition: a pod already gone, or replaced by one
+// with another UID, is left alone.
+func (r *reconcile) deletePod(ctx context.Context, pod step.PodRef, broker int32) error {
+	hooks, ns := r.c.hooks(), r.bc.Namespace
+	uid := types.UID(pod.UID)
+	start := hooks.Start()
+	err := r.nc.pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	hooks.Call(ctx, trace.DeletePod, broker, start, err)
+	switch {
+	case err == nil:
+		// The step that called tells it as an event.
+		klog.FromContext(ctx).V(2).Info("Deleted a broker pod", "pod", pod.Name, "uid", pod.UID, "broker", broker)
+		return nil
+	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+		klog.FromContext(ctx).V(2).Info("Broker pod already gone", "pod", pod.Name, "uid", pod.UID)
+		return nil
+	}
+	return fmt.Errorf("delete pod %s/%s of broker %d: %w", ns, pod.Name, broker, err)
 }

@@ -90,6 +90,8 @@ func (r *reconcile) makeCall(ctx context.Context, s step.Step, call step.Call) e
 		return r.c.brokers.SetMaintenance(ctx, r.bc, *s.Broker, false)
 	case step.CallDeletePod:
 		return r.deleteRestartingPod(ctx)
+	case step.CallDeleteStuckPod:
+		return r.deleteStuckPod(ctx, s)
 	}
 	return nil
 }

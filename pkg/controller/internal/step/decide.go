@@ -122,6 +122,32 @@ type Rollout struct {
 	// Revision is the current template's hash; Updated counts the pods below C made from it.
 	Revision string
 	Updated  int32
+	// Stuck are the pods below C that cannot come up by themselves (brokerpod.Stuck), highest
+	// ordinal first.
+	Stuck []StuckPod
+	// NotReadyPod is the highest-ordinal pod below C that is missing or not Ready, and NotReady
+	// says why, from its own status; both empty when every pod is Ready.
+	NotReadyPod, NotReady string
+}
+
+// StuckPod is a pod that cannot come up by itself: a container waiting in CrashLoopBackOff,
+// ImagePullBackOff, ErrImagePull, CreateContainerConfigError or InvalidImageName, or the pod
+// unschedulable.
+type StuckPod struct {
+	Ordinal  int32
+	Pod, UID string
+	// Why says what keeps it from coming up, from its own status.
+	Why string
+	// Outdated: made from another template than the current one, which may let it start.
+	Outdated bool
+	// NodeID is the broker ID recorded on the pod, when IDKnown.
+	NodeID  int32
+	IDKnown bool
+}
+
+// PodRef names one pod by name and UID, for a step that deletes a pod other than R's.
+type PodRef struct {
+	Name, UID string
 }
 
 // step is one decision.
@@ -133,6 +159,8 @@ type Step struct {
 	Reason string
 	// Restart is the record a step that starts a broker's restart writes to status.restart.
 	Restart *v1alpha1.BrokerRestart
+	// Pod is the pod a ReplaceStuckPod step deletes.
+	Pod *PodRef
 }
 
 // transition is one row of the table: in State, when When holds, take Then.

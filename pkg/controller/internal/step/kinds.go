@@ -33,6 +33,15 @@ const (
 	SuspendRestart         Kind = "SuspendRestart"
 	WaitForRestart         Kind = "WaitForRestart"
 	FinishRestart          Kind = "FinishRestart"
+	// AdoptReplacedPod: R's pod was deleted by someone else (a drain, kubectl delete) while
+	// its leadership drained; the restart goes on with the pod that replaces it.
+	AdoptReplacedPod Kind = "AdoptReplacedPod"
+	// ReplaceStuckPod deletes an outdated pod that cannot come up by itself, so that the
+	// StatefulSet makes it again from the current template.
+	ReplaceStuckPod Kind = "ReplaceStuckPod"
+	// WaitForStuckPod: a pod cannot come up by itself and nothing the operator may do helps;
+	// Degraded (BrokerPodCannotStart) names the pod and why.
+	WaitForStuckPod Kind = "WaitForStuckPod"
 )
 
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
@@ -46,5 +55,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, DecommissionGhostBroker,
 }

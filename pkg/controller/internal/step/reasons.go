@@ -126,7 +126,15 @@ func restartReason(t Transition, o Observation) string {
 		if o.Rollout.OldPodDeleting {
 			return fmt.Sprintf("waiting while pod %s is deleted to restart %s", r.Pod, b)
 		}
-		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member", b)
+		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member%s", b, notReadyClause(o))
+	case AdoptReplacedPod:
+		return fmt.Sprintf("pod %s of %s was deleted by someone else while its leadership moved away: the restart goes on with the pod that replaces it, maintenance mode as it is until the broker is back; %s", r.Pod, b, updated)
+	case ReplaceStuckPod:
+		p, _ := stuckRestart(o)
+		return fmt.Sprintf("replacing the new pod of %s, which cannot start (%s), now that the pod template has changed again; %s", b, p.Why, updated)
+	case WaitForStuckPod:
+		p, _ := stuckRestart(o)
+		return fmt.Sprintf("the restart of %s waits: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
 	case FinishRestart:
 		return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished; %s", b, updated)
 	}
@@ -142,7 +150,7 @@ func rolloutReason(t Transition, o Observation) string {
 		return fmt.Sprintf("cannot tell which broker to restart next (%s): %s", updated, AdminSilent)
 	case WaitForReadyBrokers:
 		if !o.Rollout.AllReady {
-			return fmt.Sprintf("the rollout waits until every broker's pod is Ready (%s)", updated)
+			return fmt.Sprintf("the rollout waits until every broker's pod is Ready, pod %s first (%s)", o.Rollout.NotReadyPod, updated)
 		}
 		return fmt.Sprintf("the rollout waits until %s is an active member (%s)", next, updated)
 	case WaitForHealthyCluster:
@@ -153,6 +161,15 @@ func rolloutReason(t Transition, o Observation) string {
 		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
 	case StartRestart:
 		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s", next, updated)
+	case ReplaceStuckPod:
+		p, _ := stuckOutdated(o)
+		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
+	case WaitForStuckPod:
+		var p StuckPod
+		if len(o.Rollout.Stuck) > 0 {
+			p = o.Rollout.Stuck[0]
+		}
+		return fmt.Sprintf("%s; it runs the current pod template, so the operator cannot replace it with a better one: fix the spec (image, resources, Secrets) or the nodes", p.Why)
 	}
 	return t.When
 }
@@ -167,8 +184,10 @@ func Subject(s Step) string {
 	switch s.Kind {
 	case StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission, Recommission, CancelDecommission:
 		return "the decommission of " + b
-	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart:
+	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod:
 		return "the restart of " + b
+	case ReplaceStuckPod:
+		return "the replacement of a pod that cannot start"
 	case ScaleUp:
 		return "the scale-up"
 	}
@@ -192,4 +211,12 @@ func OptionalID(p *int32) string {
 		return "none"
 	}
 	return strconv.Itoa(int(*p))
+}
+
+// notReadyClause names the pod a wait is for and why it is not Ready, from its own status.
+func notReadyClause(o Observation) string {
+	if o.Rollout.NotReady == "" {
+		return ""
+	}
+	return ": " + o.Rollout.NotReady
 }

@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -43,12 +44,38 @@ func restartFactsHold(o Observation) bool {
 	return (o.SkipHealthGate || (o.Health.Healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady
 }
 
+// stuckRestart is R's new pod when it cannot come up by itself.
+func stuckRestart(o Observation) (StuckPod, bool) {
+	for _, p := range o.Rollout.Stuck {
+		if o.Rollout.OldPodGone && p.Ordinal == o.Rollout.Restart.Ordinal {
+			return p, true
+		}
+	}
+	return StuckPod{}, false
+}
+
+// stuckOutdated is the highest-ordinal outdated pod that cannot come up by itself.
+func stuckOutdated(o Observation) (StuckPod, bool) {
+	for _, p := range o.Rollout.Stuck {
+		if p.Outdated {
+			return p, true
+		}
+	}
+	return StuckPod{}, false
+}
+
 // restartTransitions: R is set. The first row that matches wins.
 var restartTransitions = []Transition{
 	{"Restarting", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == MaintenanceUnknown) ||
 			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known)
 	}, WaitForAdminAPI},
+	// A drain (kubectl drain, a node upgrade) or a person deleted the pod while its leadership
+	// moved away: the restart goes on with the pod that replaces it, as if the operator had
+	// deleted it, and its maintenance mode stays as it is until the broker is back.
+	{"Draining", "its pod was deleted by someone else", func(o Observation) bool {
+		return draining(o) && (o.Rollout.OldPodGone || o.Rollout.OldPodDeleting)
+	}, AdoptReplacedPod},
 	{"Draining", "a fact the restart relies on does not hold; maintenance mode is off", func(o Observation) bool {
 		return draining(o) && o.Rollout.Maintenance == MaintenanceOff && !restartFactsHold(o)
 	}, WaitForHealthyCluster},
@@ -67,16 +94,36 @@ var restartTransitions = []Transition{
 		return !o.Rollout.OldPodGone && !restartFactsHold(o)
 	}, SuspendRestart},
 	{"Restarting", "the old pod is still there", func(o Observation) bool { return !o.Rollout.OldPodGone }, DeletePod},
+	{"Restarting", "the new pod cannot start, and the template changed since it was made", func(o Observation) bool {
+		p, stuck := stuckRestart(o)
+		return !o.Rollout.Back && stuck && p.Outdated
+	}, ReplaceStuckPod},
+	{"Restarting", "the new pod cannot start", func(o Observation) bool {
+		_, stuck := stuckRestart(o)
+		return !o.Rollout.Back && stuck
+	}, WaitForStuckPod},
 	{"Restarting", "the new pod is not Ready or the broker is not back", func(o Observation) bool { return !o.Rollout.Back }, WaitForRestart},
 	{"Restarting", "the broker is back", func(Observation) bool { return true }, FinishRestart},
 }
 
 // rolloutTransitions: no broker is being restarted and C = D. The first row that matches wins.
 var rolloutTransitions = []Transition{
+	{"Steady", "every pod is up to date, and one cannot start", func(o Observation) bool {
+		return o.Rollout.Outdated == 0 && len(o.Rollout.Stuck) > 0
+	}, WaitForStuckPod},
 	{"Steady", "every pod is up to date", func(o Observation) bool { return o.Rollout.Outdated == 0 }, None},
 	{"RollingOut", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || o.Rollout.Next.Status == MemberUnknown
 	}, WaitForAdminAPI},
+	// An outdated pod that cannot come up by itself is already unavailable: it is replaced at
+	// once, before any healthy broker restarts, without waiting for it to become Ready.
+	{"RollingOut", "an outdated pod cannot start", func(o Observation) bool {
+		_, stuck := stuckOutdated(o)
+		return stuck
+	}, ReplaceStuckPod},
+	{"RollingOut", "a pod on the current template cannot start", func(o Observation) bool {
+		return len(o.Rollout.Stuck) > 0
+	}, WaitForStuckPod},
 	{"RollingOut", "a broker's pod is not Ready", func(o Observation) bool { return !o.Rollout.AllReady }, WaitForReadyBrokers},
 	{"RollingOut", "the health gate is closed", gateClosed, WaitForHealthyCluster},
 	{"RollingOut", "the next broker's ID is not known", func(o Observation) bool { return !o.Rollout.Next.IDKnown }, WaitForBrokerID},
@@ -107,6 +154,20 @@ func decideRollout(o Observation, table []Transition) Step {
 				s.Broker = &id
 			}
 			s.Reason = rolloutReason(t, o)
+		}
+		if t.Then == ReplaceStuckPod {
+			p, _ := stuckOutdated(o)
+			if o.Rollout.Restart != nil {
+				p, _ = stuckRestart(o)
+			}
+			s.Pod = &PodRef{Name: p.Pod, UID: p.UID}
+			if o.Rollout.Restart == nil { // a restart's own pod: its broker is R's
+				s.Broker = nil
+				if p.IDKnown {
+					id := p.NodeID
+					s.Broker = &id
+				}
+			}
 		}
 		switch t.Then {
 		case StartRestart, RestartSingleBroker:
@@ -151,9 +212,17 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		p := pods[ordinal]
 		if p == nil || !brokerpod.IsReady(p) {
 			r.AllReady = false
+			if r.NotReady == "" {
+				r.NotReadyPod, r.NotReady = fmt.Sprintf("%s-%d", bc.Name, ordinal), notReady(bc.Name, ordinal, p)
+			}
 		}
 		if p == nil || p.DeletionTimestamp != nil {
 			continue // the StatefulSet makes its replacement from the current template
+		}
+		if why, stuck := brokerpod.Stuck(p); stuck {
+			id, known := brokerpod.NodeID(p)
+			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
+				Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
 		}
 		if brokerpod.Revision(p) == revision {
 			r.Updated++
@@ -174,4 +243,35 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		r.Back = r.OldPodGone && p != nil && brokerpod.IsReady(p)
 	}
 	return r
+}
+
+// notReady says why the pod at ordinal is not Ready, from its own status.
+func notReady(cluster string, ordinal int, p *corev1.Pod) string {
+	switch {
+	case p == nil:
+		return fmt.Sprintf("pod %s-%d does not exist yet", cluster, ordinal)
+	case p.DeletionTimestamp != nil:
+		return fmt.Sprintf("pod %s is being deleted", p.Name)
+	}
+	if why, stuck := brokerpod.Stuck(p); stuck {
+		return why
+	}
+	if p.Status.Phase == corev1.PodPending {
+		return fmt.Sprintf("pod %s is Pending (%s)", p.Name, podConditions(p))
+	}
+	return fmt.Sprintf("pod %s is %s and not Ready yet", p.Name, p.Status.Phase)
+}
+
+// podConditions lists a pod's conditions that are not True, for a Pending pod.
+func podConditions(p *corev1.Pod) string {
+	var out []string
+	for _, c := range p.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			out = append(out, fmt.Sprintf("%s %s", c.Type, c.Reason))
+		}
+	}
+	if len(out) == 0 {
+		return "not scheduled yet"
+	}
+	return strings.Join(out, ", ")
 }

@@ -3,7 +3,11 @@ package step
 import (
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -84,6 +88,39 @@ func TestDecideRollout(t *testing.T) {
 		{"draining, health not known: wait for the admin API",
 			Observation{Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceDrained})}, WaitForAdminAPI, ptr.To[int32](102)},
 
+		// Someone else deleted the pod while its leadership drained: the restart goes on with the
+		// pod that replaces it, maintenance mode untouched (no SuspendRestart, no "not Ready").
+		{"draining, pod deleted by someone else",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceDrained, OldPodGone: true})}, AdoptReplacedPod, ptr.To[int32](102)},
+		{"draining, pod being deleted by someone else",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceDraining, OldPodDeleting: true, OthersUp: true}}, AdoptReplacedPod, ptr.To[int32](102)},
+		{"draining and suspended, pod replaced meanwhile",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceOff, OldPodGone: true})}, AdoptReplacedPod, ptr.To[int32](102)},
+
+		// Pods that cannot come up by themselves.
+		{"restarting, the new pod cannot start on the current template: wait, naming it",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Stuck: []StuckPod{{Ordinal: 2, Pod: "redpanda-2", UID: "u-new", Why: "image cannot be pulled"}}})}, WaitForStuckPod, ptr.To[int32](102)},
+		{"restarting, the new pod cannot start and the template changed again: replace it",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Stuck: []StuckPod{{Ordinal: 2, Pod: "redpanda-2", UID: "u-new", Why: "image cannot be pulled", Outdated: true}}})}, ReplaceStuckPod, ptr.To[int32](102)},
+		{"restarting, another pod stuck: not this restart's to heal",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Stuck: []StuckPod{{Ordinal: 0, Pod: "redpanda-0", Outdated: true}}})}, WaitForRestart, ptr.To[int32](102)},
+		{"rollout, an outdated pod cannot start: replaced before the healthy ones",
+			Observation{Health: sick, Desired: 3, Current: 3, Rollout: func() Rollout {
+				r := pending(Rollout{})
+				r.AllReady, r.Stuck = false, []StuckPod{{Ordinal: 0, Pod: "redpanda-0", UID: "u0", Outdated: true, NodeID: 100, IDKnown: true}}
+				return r
+			}()}, ReplaceStuckPod, ptr.To[int32](100)},
+		{"rollout, a pod on the current template cannot start: wait, naming it",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: func() Rollout {
+				r := pending(Rollout{})
+				r.AllReady, r.Stuck = false, []StuckPod{{Ordinal: 0, Pod: "redpanda-0", UID: "u0"}}
+				return r
+			}()}, WaitForStuckPod, ptr.To[int32](102)},
+		{"steady, a pod cannot be scheduled: wait, naming it",
+			Observation{Desired: 3, Current: 3, Rollout: Rollout{Stuck: []StuckPod{{Ordinal: 2, Pod: "redpanda-2", Why: "pod redpanda-2 cannot be scheduled: 0/3 nodes are available"}}}}, WaitForStuckPod, nil},
+		{"rollout, a pod merely slow: wait, never replaced",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: func() Rollout { r := pending(Rollout{}); r.AllReady = false; return r }()}, WaitForReadyBrokers, ptr.To[int32](102)},
+
 		// The order of scaling and rollout.
 		{"scale-down requested mid-restart: the restart finishes first",
 			Observation{Desired: 2, Current: 3, Health: ok, Victim: next, AdminCheck: true, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceDraining})}, WaitForLeadershipDrain, ptr.To[int32](102)},
@@ -109,6 +146,30 @@ func TestDecideRollout(t *testing.T) {
 				t.Fatal("decision without a reason")
 			}
 		})
+	}
+}
+
+// A stuck pod is replaced by its own UID, and the wait names the pod and why.
+func TestStuckPodsAreNamedAndReplacedByUID(t *testing.T) {
+	stuck := StuckPod{Ordinal: 0, Pod: "redpanda-0", UID: "u0", Why: "image redpanda:v9 of pod redpanda-0 cannot be pulled (ImagePullBackOff): not found", Outdated: true}
+	o := Observation{Cluster: "redpanda", Desired: 3, Current: 3, Health: Health{Known: true}, Rollout: Rollout{Outdated: 2, Stuck: []StuckPod{stuck},
+		Next: Victim{Ordinal: 2, ID: 102, IDKnown: true, Status: MemberActive}, NextPod: "redpanda-2", NextPodUID: "u2"}}
+	s := Decide(o)
+	if s.Kind != ReplaceStuckPod || s.Pod == nil || *s.Pod != (PodRef{Name: "redpanda-0", UID: "u0"}) {
+		t.Fatalf("decide = %s deleting %+v, want %s of redpanda-0 by its UID", s.Kind, s.Pod, ReplaceStuckPod)
+	}
+	if !strings.Contains(s.Reason, stuck.Why) {
+		t.Errorf("reason %q does not say why the pod cannot start", s.Reason)
+	}
+	o.Rollout.Stuck[0].Outdated = false
+	s = Decide(o)
+	st := NextStatus(&v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{Replicas: 3}, Status: v1alpha1.BrokerClusterStatus{CurrentReplicas: 3}}, s, Write{Current: 3}, time.Now())
+	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
+	if s.Kind != WaitForStuckPod || degraded == nil || degraded.Status != metav1.ConditionTrue || degraded.Reason != ReasonBrokerPodCannotStart || !strings.Contains(degraded.Message, stuck.Why) {
+		t.Fatalf("decide = %s, Degraded %+v; want %s with Degraded %s naming the pod and why", s.Kind, degraded, WaitForStuckPod, ReasonBrokerPodCannotStart)
+	}
+	if EventType(s.Kind) != corev1.EventTypeWarning {
+		t.Error("a pod that cannot start is not told as a Warning")
 	}
 }
 
@@ -154,17 +215,19 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 										for _, st := range []v1alpha1.RestartStep{v1alpha1.RestartDraining, v1alpha1.RestartRestarting} {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
-													o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
-														Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
-															OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
-															Next: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}}}
-													if name == "restart" {
-														o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st}
-													}
-													for i, tr := range table {
-														if tr.match(o) {
-															seen[i] = true
-															break
+													for _, stuck := range [][]StuckPod{nil, {{Ordinal: current - 1, Outdated: true}}, {{Ordinal: current - 1}}} {
+														o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
+															Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
+																OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
+																Next: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, Stuck: stuck}}
+														if name == "restart" {
+															o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st, Ordinal: current - 1}
+														}
+														for i, tr := range table {
+															if tr.match(o) {
+																seen[i] = true
+																break
+															}
 														}
 													}
 												}

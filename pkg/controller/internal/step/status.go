@@ -33,10 +33,13 @@ const (
 	ReasonBrokerIDUnknown    = "BrokerIDUnknown"
 	ReasonAsExpected         = "AsExpected"
 	ReasonClusterUnhealthy   = "ClusterUnhealthy"
-	ReasonRollingOut         = "RollingOut"
-	ReasonAllUpdated         = "AllUpdated"
-	ReasonGhostBrokersFound  = "GhostBrokersFound"
-	ReasonNoGhostBrokers     = "NoGhostBrokers"
+	// ReasonBrokerPodCannotStart: a broker's pod cannot come up by itself (an image that cannot
+	// be pulled, a crash loop, unschedulable) and the operator cannot replace it.
+	ReasonBrokerPodCannotStart = "BrokerPodCannotStart"
+	ReasonRollingOut           = "RollingOut"
+	ReasonAllUpdated           = "AllUpdated"
+	ReasonGhostBrokersFound    = "GhostBrokersFound"
+	ReasonNoGhostBrokers       = "NoGhostBrokers"
 	// ReasonDrainStalled: a decommission has made no progress for several polls, or Redpanda
 	// reports partitions it cannot place (internal/brokers/drain.go).
 	ReasonDrainStalled = "DrainStalled"
@@ -133,6 +136,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	}
 	if s.Kind == WaitForHealthyCluster {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonClusterUnhealthy, s.Reason
+	}
+	if s.Kind == WaitForStuckPod {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
 	}
 	return degraded
 }
@@ -255,7 +261,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
@@ -291,7 +297,7 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 		decommissioning = nil
 	case StartRestart, RestartSingleBroker:
 		lc.Restart = s.Restart
-	case RestartPod, SuspendRestart:
+	case RestartPod, SuspendRestart, AdoptReplacedPod:
 		r := *bc.Status.Restart
 		r.Step = v1alpha1.RestartRestarting
 		if s.Kind == SuspendRestart {

@@ -50,7 +50,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
 		// EnableMaintenance; RestartPod, RestartSingleBroker or DeletePod, which were told.
 		return false
-	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster:
+	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod:
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
 	case WaitForRemovedPod:
 		return messageChanged(before, after, v1alpha1.ConditionScaling)
@@ -58,7 +58,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		return messageChanged(before, after, v1alpha1.ConditionRestarting)
 	case ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission,
 		Recommission, CancelDecommission, StartRestart, RestartSingleBroker, EnableMaintenance,
-		RestartPod, DeletePod, SuspendRestart, FinishRestart:
+		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod:
 		return true
 	}
 	// A step this list does not name is news when it changes the story status tells.
@@ -107,6 +107,7 @@ var endedWaits = map[string]struct {
 }{
 	ReasonClusterUnhealthy:     {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
 	ReasonBrokerIDUnknown:      {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
+	ReasonBrokerPodCannotStart: {WaitForStuckPod, "no longer waiting for a broker pod that could not start"},
 	ReasonDrainStalled:         {WaitForDrain, "the drain is no longer stalled"},
 	ReasonAdminAPIUnavailable:  {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
 	ReasonAdminAPIUnauthorized: {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},

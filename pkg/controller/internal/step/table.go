@@ -38,6 +38,9 @@ import "fmt"
 //	SuspendRestart           R.step := Draining (yes)        maintenance off     after   yes   -            -
 //	WaitForRestart           -                               -                   -       yes   -            -
 //	FinishRestart            R := nil (yes)                  maintenance off     before  yes   -            -
+//	AdoptReplacedPod         R.step := Restarting (yes)      -                   -       yes   -            -
+//	ReplaceStuckPod          -                               delete pod (UID)    before  yes   call         others up, no other drain
+//	WaitForStuckPod          Degraded (BrokerPodCannotStart) -                   -       yes   -            -
 //
 // A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
 // and relies on "no other drain" (the ghost itself keeps the health gate closed).
@@ -79,6 +82,8 @@ const (
 	CallMaintenanceOn
 	CallMaintenanceOff
 	CallDeletePod
+	// CallDeleteStuckPod deletes the step's Pod by its UID.
+	CallDeleteStuckPod
 )
 
 // callOrder says whether a step's call comes before its status write (which then records its
@@ -151,6 +156,12 @@ var Rows = map[Kind]Row{
 	WaitForRestart:         {Polls: true},
 	// A stale R must not clear the record of the next broker's restart.
 	FinishRestart: {Precondition: true, Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
+	// The pod it replaced was deleted by someone else: nothing to call, R.step := Restarting.
+	AdoptReplacedPod: {Precondition: true, Polls: true},
+	// The pod is already unavailable, so deleting it takes nothing more away; the others must
+	// be up and none draining, as for any restart.
+	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactOthersUp, FactNoOtherDrain}},
+	WaitForStuckPod: {Polls: true},
 	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
 	// decided, after that step's own call; the ghost itself keeps the health gate closed.
 	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},

@@ -1,0 +1,116 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+)
+
+// failPulls does what the kubelet does with a pod whose image cannot be pulled: its container
+// waits in ImagePullBackOff, the pod is not Ready, and its broker does not run.
+func (h *harness) failPulls() {
+	h.t.Helper()
+	for _, p := range h.pods() {
+		if p.Spec.Containers[0].Image != h.badImage || !brokerpod.IsReady(&p) {
+			continue
+		}
+		ordinal, _ := brokerpod.Ordinal(&p, testName)
+		p.Status = corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: p.Spec.Containers[0].Name, Image: h.badImage,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}},
+		}}}
+		if _, err := h.kube.CoreV1().Pods(testNamespace).UpdateStatus(h.ctx, &p, metav1.UpdateOptions{}); err != nil {
+			h.t.Fatal(err)
+		}
+		h.cluster.Down(ordinal)
+	}
+}
+
+// An image that cannot be pulled stops the rollout at its first broker, with a condition and one
+// Warning event that name the pod and the image; setting the image back heals the cluster with
+// no manual step, never two brokers unavailable.
+func TestABadImageWaitsNamingThePodAndItsFixHeals(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	good := h.stored().Spec.Image
+	h.events()
+	h.badImage = "redpanda:v99.9.9"
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = h.badImage })
+	var degraded *metav1.Condition
+	for range 15 {
+		h.reconcileAfterPoll()
+		degraded = meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded)
+		if degraded != nil && degraded.Reason == step.ReasonBrokerPodCannotStart {
+			break
+		}
+	}
+	if degraded == nil || degraded.Status != metav1.ConditionTrue || degraded.Reason != step.ReasonBrokerPodCannotStart ||
+		!strings.Contains(degraded.Message, "redpanda-2") || !strings.Contains(degraded.Message, h.badImage) {
+		t.Fatalf("Degraded %+v, want %s naming pod redpanda-2 and the image", degraded, step.ReasonBrokerPodCannotStart)
+	}
+	deletes := len(h.podDeletes())
+	for range 3 { // waiting: nothing else is restarted, and the wait is told once
+		h.reconcileAfterPoll()
+	}
+	if n := len(h.podDeletes()); n != deletes || deletes != 1 {
+		t.Fatalf("%d pod deletes while the image cannot be pulled, want the first broker's alone", n)
+	}
+	if got := strings.Count(strings.Join(h.events(), "\n"), "Warning WaitForStuckPod"); got != 1 {
+		t.Errorf("%d Warning WaitForStuckPod events, want 1", got)
+	}
+
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = good })
+	h.rollOut(30, good)
+	if o := h.sim.Overlaps(); len(o) > 0 {
+		t.Errorf("two brokers unavailable at once: %v", o)
+	}
+	if !strings.Contains(strings.Join(h.events(), "\n"), "ReplaceStuckPod") {
+		t.Error("the stuck pod was not replaced by the operator")
+	}
+	if d := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded); d == nil || d.Status != metav1.ConditionFalse {
+		t.Errorf("Degraded %+v after the fix, want False", d)
+	}
+}
+
+// A restart whose pod someone else deletes while its leadership drains (kubectl drain, kubectl
+// delete pod) goes on with the pod that replaces it, maintenance mode on until its broker is
+// back, and the rollout finishes.
+func TestARestartWhosePodIsDeletedBySomeoneElseGoesOn(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.cluster.SetMaintenanceDrainTime(pollInterval * 3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
+	for range 10 {
+		h.reconcileAfterPoll()
+		if r := h.stored().Status.Restart; r != nil && r.Step == v1alpha1.RestartDraining {
+			break
+		}
+	}
+	r := h.stored().Status.Restart
+	if r == nil || r.Step != v1alpha1.RestartDraining {
+		t.Fatalf("restart %+v, want one draining its leadership", r)
+	}
+	// The apiserver has the delete before the broker stops: a pod's deletionTimestamp is set
+	// before its kubelet stops the container.
+	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, r.Pod, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncInformers()
+	h.cluster.Down(int(r.Ordinal))
+	h.events()
+	h.rollOut(30, "redpanda:v25.2.1")
+	events := strings.Join(h.events(), "\n")
+	if !strings.Contains(events, "AdoptReplacedPod") || strings.Contains(events, "SuspendRestart") {
+		t.Errorf("events %s\nwant the restart to adopt the replaced pod, never suspended", events)
+	}
+	if o := h.overlappingMaintenance(); len(o) > 0 {
+		t.Errorf("maintenance overlaps: %v", o)
+	}
+}
