@@ -126,3 +126,27 @@ func TestNodeConfigDecodesNodeIDAndAddresses(t *testing.T) {
 		}
 	}
 }
+
+func TestPostRestartProbeDecodesLoadReclaimed(t *testing.T) {
+	for body, want := range map[string]int{`{"load_reclaimed_pc":0}`: 0, `{"load_reclaimed_pc":73}`: 73, `{"load_reclaimed_pc":100}`: 100} {
+		rec, url := newBroker(t, http.StatusOK, body)
+		pc, err := mustClient(t, Config{URLs: []string{url}}).PostRestartProbe(context.Background(), 0)
+		if err != nil || pc != want {
+			t.Errorf("%s: %d, %v; want %d", body, pc, err, want)
+		}
+		if r := rec.last(); r.Method != http.MethodGet || r.URL.Path != "/v1/broker/post_restart_probe" {
+			t.Errorf("sent %s %s, want GET /v1/broker/post_restart_probe", r.Method, r.URL.Path)
+		}
+	}
+	for _, body := range []string{`{}`, `{"load_reclaimed_pc":101}`, `{"load_reclaimed_pc":-1}`, `[]`} {
+		_, url := newBroker(t, http.StatusOK, body)
+		if _, err := mustClient(t, Config{URLs: []string{url}}).PostRestartProbe(context.Background(), 0); err == nil {
+			t.Errorf("%s: accepted", body)
+		}
+	}
+	// A broker before Redpanda 25.1 has no such route: seastar's 404.
+	_, url := newBroker(t, http.StatusNotFound, `{"message":"Not found","code":404}`)
+	if _, err := mustClient(t, Config{URLs: []string{url}}).PostRestartProbe(context.Background(), 0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("404: %v, want ErrNotFound", err)
+	}
+}

@@ -231,6 +231,22 @@ func (c *httpClient) NodeConfig(ctx context.Context, ordinal int) (NodeConfig, e
 	return nc, err
 }
 
+func (c *httpClient) PostRestartProbe(ctx context.Context, ordinal int) (int, error) {
+	op := fmt.Sprintf("post-restart probe of broker URL %d", ordinal)
+	if ordinal < 0 || ordinal >= len(c.bases) {
+		return 0, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
+	}
+	var pc int
+	err := c.do(ctx, call{
+		op: op, method: http.MethodGet, path: "/v1/broker/post_restart_probe", nodeID: -1, only: c.bases[ordinal],
+		decode: func(body io.Reader) (err error) {
+			pc, err = decodePostRestartProbe(body, c.maxBody)
+			return err
+		},
+	})
+	return pc, err
+}
+
 func brokerPath(nodeID int, action string) string {
 	return "/v1/brokers/" + strconv.Itoa(nodeID) + "/" + action
 }

@@ -348,3 +348,29 @@ func snippet(b []byte, n int) string {
 	}
 	return s[:cut] + "..."
 }
+
+// decodePostRestartProbe reads load_reclaimed_pc from a post_restart_probe answer
+// (redpanda-data/redpanda src/v/redpanda/admin/api-doc/broker.json; common-go rpadmin
+// PostRestartCheckResult): a percentage, 0 to 100.
+func decodePostRestartProbe(r io.Reader, limit int64) (int, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return 0, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return 0, err
+	}
+	var w struct {
+		LoadReclaimed *int64 `json:"load_reclaimed_pc"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return 0, fmt.Errorf("decoding post-restart probe: %w", err)
+	}
+	if w.LoadReclaimed == nil {
+		return 0, errors.New("post-restart probe: load_reclaimed_pc is not set")
+	}
+	if *w.LoadReclaimed < 0 || *w.LoadReclaimed > 100 {
+		return 0, fmt.Errorf("post-restart probe: load_reclaimed_pc %d out of range", *w.LoadReclaimed)
+	}
+	return int(*w.LoadReclaimed), nil
+}

@@ -119,4 +119,10 @@ type Client interface {
 	// NodeConfig asks the broker at Config.URLs[ordinal], and only that one, for its own node
 	// configuration: which node ID runs there. It never fails over to another broker.
 	NodeConfig(ctx context.Context, ordinal int) (NodeConfig, error)
+	// PostRestartProbe asks the broker at Config.URLs[ordinal], and only that one, how much of its
+	// load it has reclaimed since it last started: load_reclaimed_pc, the share (0 to 100) of the
+	// in-sync replicas it hosts that have caught up (GET /v1/broker/post_restart_probe, Redpanda
+	// 25.1 and later; redpanda-data/common-go rpadmin/api_broker.go, PostRestartProbe).
+	// ErrNotFound: the broker predates the probe.
+	PostRestartProbe(ctx context.Context, ordinal int) (int, error)
 }

@@ -116,6 +116,11 @@
 // first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
+// Once a restarted broker is back, its restart finishes only when its own post_restart_probe
+// shows spec.rollout.recoveredPercent of its load reclaimed (WaitForRecovery,
+// internal/brokers/recovery.go; a 404, Redpanda before 25.1, falls back to being back, any other
+// failure keeps waiting), and Degraded BrokerRecoveryStalled names it once
+// spec.rollout.recoveryTimeout has passed.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
 // InvalidImageName, or the pod unschedulable) is deleted by its UID when it was made from an

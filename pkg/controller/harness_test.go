@@ -61,6 +61,8 @@ type harnessOptions struct {
 	// drainTime is how long the simulator's drains take on its fake clock; zero finishes a
 	// drain the next time anything looks at the cluster.
 	drainTime time.Duration
+	// version is the Redpanda version the simulated brokers run; empty: the simulator's default.
+	version string
 	// auth makes the simulator require basic auth, and bringUp name the Secret that holds it
 	// (testAuthSecret, created by newHarness) in spec.adminAPI.auth.
 	auth bool
@@ -141,7 +143,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 			return writebacktest.NewDelayingWatch(w, opts.delay, nil)
 		})))
 	}
-	simOpts := admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime}
+	simOpts := admintest.Options{Clock: h.simClock, DrainTime: opts.drainTime, Version: opts.version}
 	if opts.auth {
 		h.auth = true
 		simOpts.Username, simOpts.Password = testUsername, testPassword

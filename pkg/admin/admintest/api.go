@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
@@ -95,6 +96,8 @@ func (c *Cluster) handle(req request, method string) reply {
 			status = "booting"
 		}
 		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
+	case req.rest == "/v1/broker/post_restart_probe" && method == http.MethodGet:
+		return c.postRestartProbe(req.ordinal)
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
@@ -466,4 +469,37 @@ func writeReply(w http.ResponseWriter, r reply) {
 	}
 	w.WriteHeader(r.status)
 	_, _ = w.Write(data)
+}
+
+// postRestartProbe answers GET /v1/broker/post_restart_probe for the broker the addressed pod
+// runs: {"load_reclaimed_pc": N}, the share of the in-sync replicas it hosts that have caught up
+// since it started (redpanda-data/redpanda src/v/redpanda/admin/api-doc/broker.json; common-go
+// rpadmin/api_broker.go, PostRestartCheckResult). The route exists from Redpanda 25.1 (rpadmin:
+// "Added in Redpanda 25.1"); an older broker answers seastar's 404 for a route it does not have,
+// which is how Redpanda's operator tells it to fall back (operator/CHANGELOG.md, v26.2.1).
+func (c *Cluster) postRestartProbe(ordinal int) reply {
+	m := c.byOrdinal[ordinal]
+	if m == nil || !versionAtLeast(m.version, 25, 1) {
+		return errorReply(http.StatusNotFound, "Not found")
+	}
+	pc := 100
+	if elapsed := c.s.clock.Now().Sub(m.restartedAt); c.recoveryTime > 0 && !m.restartedAt.IsZero() && elapsed < c.recoveryTime {
+		pc = int(elapsed * 100 / c.recoveryTime)
+	}
+	return reply{status: http.StatusOK, body: map[string]int{"load_reclaimed_pc": pc}}
+}
+
+// versionAtLeast reports whether a Redpanda version ("v25.1.2", "25.1.2") is major.minor or
+// later; one that does not parse is not.
+func versionAtLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	gotMajor, err1 := strconv.Atoi(parts[0])
+	gotMinor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return gotMajor > major || (gotMajor == major && gotMinor >= minor)
 }

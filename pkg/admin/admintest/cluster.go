@@ -33,6 +33,8 @@ type Cluster struct {
 	rf int
 	// maintenanceDrainTime is how long leadership takes to drain off a broker in maintenance.
 	maintenanceDrainTime time.Duration
+	// recoveryTime is how long a restarted broker takes to reclaim its load (postRestartProbe).
+	recoveryTime time.Duration
 	// healthReportMissing makes the brokers answer as while the health report cannot be had.
 	healthReportMissing bool
 	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
@@ -64,6 +66,8 @@ type member struct {
 	maintenanceStart time.Time
 	// version is the Redpanda version the broker runs; volume names its data (may be empty).
 	version, volume string
+	// restartedAt is when the broker last came back after a restart (a Join of a member).
+	restartedAt time.Time
 }
 
 // BrokerState is a snapshot of one broker, for tests.
@@ -98,6 +102,7 @@ func (c *Cluster) Join(ordinal int) int {
 	volume := c.podVolume[ordinal]
 	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
 		m.version = version
+		m.restartedAt = c.s.clock.Now()
 		c.configRestarted(m.nodeID)
 		return m.nodeID
 	}
@@ -168,6 +173,15 @@ func (c *Cluster) SetMaintenanceDrainTime(d time.Duration) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.maintenanceDrainTime = d
+}
+
+// SetRecoveryTime sets how long a restarted broker takes to reclaim its load after it comes back
+// (Join of a member): its post_restart_probe reports load_reclaimed_pc growing evenly from 0 to 100
+// over d on the simulator's clock. Zero (the default) reclaims it at once.
+func (c *Cluster) SetRecoveryTime(d time.Duration) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.recoveryTime = d
 }
 
 // SetControllerLeader moves controller leadership to the broker the pod with this ordinal runs

@@ -49,6 +49,9 @@
 //     invalid state transition for a second), enabling again and disabling when off succeed.
 //   - GET /v1/node_config: the node ID of the broker the addressed pod runs (null when it runs
 //     none), advertised_rpc_api, data_directory.
+//   - GET /v1/broker/post_restart_probe: load_reclaimed_pc of the broker the addressed pod runs,
+//     100 unless Cluster.SetRecoveryTime makes a restarted broker reclaim its load evenly over a
+//     time; 404 "Not found" from a broker older than v25.1, which has no such route.
 //   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
 //     lowest alive member unless Cluster.SetControllerLeader chose another; -1 and
 //     "no_elected_controller" when none), leaderless partitions

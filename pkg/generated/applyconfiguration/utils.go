@@ -66,6 +66,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.RackAwarenessSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RejectedProperty"):
 		return &brokersv1alpha1.RejectedPropertyApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RolloutSpec"):
+		return &brokersv1alpha1.RolloutSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 

@@ -51,6 +51,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":          schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":          schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
@@ -636,6 +637,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"rollout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Rollout tunes how a rolling restart judges that a restarted broker has recovered.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec"),
+						},
+					},
 					"decommissionGhostBrokers": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin API lists as active but not alive that no pod of this cluster runs. Off by default: a ghost may be a broker whose pod is only briefly gone, and the operator only reports it.",
@@ -675,7 +682,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
 	}
 }
 
@@ -1292,6 +1299,34 @@ func schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref common.ReferenceCallb
 				Required: []string{"name", "reason"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RolloutSpec tunes the rolling restart.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"recoveredPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "RecoveredPercent is the load a restarted broker must have reclaimed, as Redpanda's GET /v1/broker/post_restart_probe reports it (load_reclaimed_pc: the share of the in-sync replicas it hosts that have caught up, Redpanda 25.1 and later), before its restart finishes and the next broker restarts. 100 waits for full recovery, as Redpanda's operator does by default (--post-restart-caught-up-percent). Brokers older than 25.1 have no probe: the restart finishes once the broker is back.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"recoveryTimeout": {
+						SchemaProps: spec.SchemaProps{
+							Description: "RecoveryTimeout is how long a restarted broker may take to reach RecoveredPercent before the cluster is Degraded (BrokerRecoveryStalled) naming the broker and its percentage. The restart keeps waiting: the next broker never restarts before this one has recovered.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName()},
 	}
 }
 

@@ -87,6 +87,10 @@ type BrokerClusterSpec struct {
 	// +optional
 	UnsafeSkipHealthGate bool `json:"unsafeSkipHealthGate,omitempty"`
 
+	// Rollout tunes how a rolling restart judges that a restarted broker has recovered.
+	// +optional
+	Rollout *RolloutSpec `json:"rollout,omitempty"`
+
 	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
@@ -478,6 +482,27 @@ type RejectedProperty struct {
 	Name string `json:"name"`
 	// Reason is Redpanda's message, for example "Unknown property".
 	Reason string `json:"reason"`
+}
+
+// RolloutSpec tunes the rolling restart.
+type RolloutSpec struct {
+	// RecoveredPercent is the load a restarted broker must have reclaimed, as Redpanda's
+	// GET /v1/broker/post_restart_probe reports it (load_reclaimed_pc: the share of the in-sync
+	// replicas it hosts that have caught up, Redpanda 25.1 and later), before its restart
+	// finishes and the next broker restarts. 100 waits for full recovery, as Redpanda's operator
+	// does by default (--post-restart-caught-up-percent). Brokers older than 25.1 have no probe:
+	// the restart finishes once the broker is back.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=100
+	// +optional
+	RecoveredPercent int32 `json:"recoveredPercent,omitempty"`
+	// RecoveryTimeout is how long a restarted broker may take to reach RecoveredPercent before
+	// the cluster is Degraded (BrokerRecoveryStalled) naming the broker and its percentage. The
+	// restart keeps waiting: the next broker never restarts before this one has recovered.
+	// +kubebuilder:default="30m"
+	// +optional
+	RecoveryTimeout *metav1.Duration `json:"recoveryTimeout,omitempty"`
 }
 
 // BrokerRestart is the progress of one broker's restart in a rollout.

@@ -36,14 +36,20 @@ type Admin struct {
 	cfg     Config
 	clients *adminClients
 	drains  *drainTracker
+	// recoveries times each cluster's restarted broker until it has reclaimed its load.
+	recoveries *recoveryTracker
 }
 
 // New returns the brokers' view.
 func New(cfg Config) *Admin {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
 	return &Admin{
-		cfg:     cfg,
-		clients: &adminClients{template: cfg.Addresses, config: cfg.Client, clients: map[string]cachedAdminClient{}, requests: cfg.Requests},
-		drains:  &drainTracker{drains: map[string]*drainProgress{}},
+		cfg:        cfg,
+		clients:    &adminClients{template: cfg.Addresses, config: cfg.Client, clients: map[string]cachedAdminClient{}, requests: cfg.Requests},
+		drains:     &drainTracker{drains: map[string]*drainProgress{}},
+		recoveries: &recoveryTracker{since: map[string]recoveryWait{}},
 	}
 }
 
@@ -51,6 +57,7 @@ func New(cfg Config) *Admin {
 func (a *Admin) Forget(key string) {
 	a.clients.forget(key)
 	a.drains.forget(key)
+	a.recoveries.forget(key)
 }
 
 // Knows reports whether anything is kept for the cluster key (its admin client).

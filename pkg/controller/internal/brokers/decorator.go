@@ -104,3 +104,7 @@ func (d decoratedAdmin) DisableMaintenance(ctx context.Context, nodeID int) erro
 func (d decoratedAdmin) NodeConfig(ctx context.Context, ordinal int) (admin.NodeConfig, error) {
 	return decorate(ctx, d, "node_config", func(ctx context.Context) (admin.NodeConfig, error) { return d.inner.NodeConfig(ctx, ordinal) })
 }
+
+func (d decoratedAdmin) PostRestartProbe(ctx context.Context, ordinal int) (int, error) {
+	return decorate(ctx, d, "post_restart_probe", func(ctx context.Context) (int, error) { return d.inner.PostRestartProbe(ctx, ordinal) })
+}

@@ -41,6 +41,7 @@ func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods ma
 		o.AdminUnavailable = true
 		return &view, err
 	}
+	a.observeRecovery(ctx, client, bc, o)
 	return &view, nil
 }
 

@@ -2,6 +2,7 @@ package step
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -122,6 +123,8 @@ type Rollout struct {
 	// Revision is the current template's hash; Updated counts the pods below C made from it.
 	Revision string
 	Updated  int32
+	// Recovery is what R's broker, once back, says of its recovery (post_restart_probe).
+	Recovery Recovery
 	// Stuck are the pods below C that cannot come up by themselves (brokerpod.Stuck), highest
 	// ordinal first.
 	Stuck []StuckPod
@@ -129,6 +132,32 @@ type Rollout struct {
 	// says why, from its own status; both empty when every pod is Ready.
 	NotReadyPod, NotReady string
 }
+
+// Recovery is what a restarted broker's own GET /v1/broker/post_restart_probe says: how much of
+// its load it has reclaimed (load_reclaimed_pc, the share of the in-sync replicas it hosts that
+// have caught up). A restart finishes only once it reaches Wanted, as Redpanda's operator waits
+// (redpanda-data/redpanda-operator operator/internal/probes/broker.go,
+// DefaultPostRestartCaughtUpPercent).
+type Recovery struct {
+	// Asked: the probe was asked (R's broker is back).
+	Asked bool
+	// NoProbe: the broker answered 404, it predates the probe (Redpanda before 25.1); being back
+	// is then enough, as before.
+	NoProbe bool
+	// Reclaimed is load_reclaimed_pc, -1 when the probe did not answer (Problem says why): the
+	// restart then waits, as Redpanda's operator fails closed.
+	Reclaimed int
+	Problem   string
+	// Wanted is spec.rollout.recoveredPercent.
+	Wanted int
+	// Waited is how long the broker has been back without reaching Wanted; Overdue once that is
+	// longer than Timeout (spec.rollout.recoveryTimeout).
+	Waited, Timeout time.Duration
+	Overdue         bool
+}
+
+// Done reports whether the restart may finish as far as recovery goes.
+func (r Recovery) Done() bool { return !r.Asked || r.NoProbe || r.Reclaimed >= r.Wanted }
 
 // StuckPod is a pod that cannot come up by itself: a container waiting in CrashLoopBackOff,
 // ImagePullBackOff, ErrImagePull, CreateContainerConfigError or InvalidImageName, or the pod
@@ -161,6 +190,9 @@ type Step struct {
 	Restart *v1alpha1.BrokerRestart
 	// Pod is the pod a ReplaceStuckPod step deletes.
 	Pod *PodRef
+	// Overdue: a wait that has lasted longer than it should (WaitForRecovery past
+	// spec.rollout.recoveryTimeout); the cluster is Degraded while it lasts.
+	Overdue bool
 }
 
 // transition is one row of the table: in State, when When holds, take Then.

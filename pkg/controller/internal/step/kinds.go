@@ -42,6 +42,9 @@ const (
 	// WaitForStuckPod: a pod cannot come up by itself and nothing the operator may do helps;
 	// Degraded (BrokerPodCannotStart) names the pod and why.
 	WaitForStuckPod Kind = "WaitForStuckPod"
+	// WaitForRecovery: R's broker is back but has not reclaimed its load yet
+	// (post_restart_probe); the next broker waits for it.
+	WaitForRecovery Kind = "WaitForRecovery"
 )
 
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
@@ -55,5 +58,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, DecommissionGhostBroker,
 }

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -136,7 +137,20 @@ func restartReason(t Transition, o Observation) string {
 		p, _ := stuckRestart(o)
 		return fmt.Sprintf("the restart of %s waits: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
 	case FinishRestart:
+		if o.Rollout.Recovery.NoProbe {
+			return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished (it has no post-restart probe, Redpanda before 25.1, so being back is enough); %s", b, updated)
+		}
 		return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished; %s", b, updated)
+	case WaitForRecovery:
+		rc := o.Rollout.Recovery
+		if rc.Reclaimed < 0 {
+			return fmt.Sprintf("waiting until %s has reclaimed its load after its restart: its post-restart probe did not answer (%s), so the next broker waits", b, rc.Problem)
+		}
+		msg := fmt.Sprintf("waiting until %s has reclaimed its load after its restart: %d%% of its in-sync replicas have caught up, %d%% wanted (spec.rollout.recoveredPercent)", b, rc.Reclaimed, rc.Wanted)
+		if rc.Overdue {
+			msg += fmt.Sprintf(", for %s now, longer than spec.rollout.recoveryTimeout (%s); the next broker still waits for it", rc.Waited.Round(time.Second), rc.Timeout)
+		}
+		return msg
 	}
 	return t.When
 }
@@ -184,7 +198,7 @@ func Subject(s Step) string {
 	switch s.Kind {
 	case StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission, Recommission, CancelDecommission:
 		return "the decommission of " + b
-	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod:
+	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, WaitForRecovery:
 		return "the restart of " + b
 	case ReplaceStuckPod:
 		return "the replacement of a pod that cannot start"

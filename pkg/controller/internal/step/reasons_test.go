@@ -24,6 +24,7 @@ func storyObservation() Observation {
 			Restart:  &v1alpha1.BrokerRestart{Pod: "example-2", Ordinal: 2, NodeID: 102, Step: v1alpha1.RestartDraining, PodUID: "u2"},
 			Outdated: 2, Updated: 3, Revision: "r2", NextPod: "example-1", NextPodUID: "u1",
 			Next: Victim{Ordinal: 1, ID: 101, IDKnown: true, Status: MemberActive}, OldPodGone: true, NotReadyPod: "example-2",
+			Recovery: Recovery{Asked: true, Reclaimed: 40, Wanted: 100, Waited: 31 * time.Minute, Timeout: 30 * time.Minute, Overdue: true},
 			NotReady: "image redpanda:v99.9.9 of pod example-2 cannot be pulled (ImagePullBackOff): Back-off pulling image",
 			Stuck: []StuckPod{{Ordinal: 2, Pod: "example-2", UID: "u3", Outdated: true,
 				Why: "image redpanda:v99.9.9 of pod example-2 cannot be pulled (ImagePullBackOff): Back-off pulling image"}},

@@ -103,6 +103,9 @@ var restartTransitions = []Transition{
 		return !o.Rollout.Back && stuck
 	}, WaitForStuckPod},
 	{"Restarting", "the new pod is not Ready or the broker is not back", func(o Observation) bool { return !o.Rollout.Back }, WaitForRestart},
+	// The broker is back; the next restart waits until it leads its share again (redpanda-data/
+	// redpanda-operator issue 1873: brokers rolled while each still replayed its log).
+	{"Restarting", "the broker is back, but has not reclaimed its load", func(o Observation) bool { return !o.Rollout.Recovery.Done() }, WaitForRecovery},
 	{"Restarting", "the broker is back", func(Observation) bool { return true }, FinishRestart},
 }
 
@@ -155,6 +158,7 @@ func decideRollout(o Observation, table []Transition) Step {
 			}
 			s.Reason = rolloutReason(t, o)
 		}
+		s.Overdue = t.Then == WaitForRecovery && o.Rollout.Recovery.Overdue
 		if t.Then == ReplaceStuckPod {
 			p, _ := stuckOutdated(o)
 			if o.Rollout.Restart != nil {

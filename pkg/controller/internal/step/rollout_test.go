@@ -97,6 +97,16 @@ func TestDecideRollout(t *testing.T) {
 		{"draining and suspended, pod replaced meanwhile",
 			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartDraining), Maintenance: MaintenanceOff, OldPodGone: true})}, AdoptReplacedPod, ptr.To[int32](102)},
 
+		// Recovery before the next broker (post_restart_probe).
+		{"back, load not reclaimed yet: wait",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true, Recovery: Recovery{Asked: true, Reclaimed: 40, Wanted: 100}})}, WaitForRecovery, ptr.To[int32](102)},
+		{"back, the probe did not answer: wait (fail closed)",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true, Recovery: Recovery{Asked: true, Reclaimed: -1, Wanted: 100, Problem: "timeout"}})}, WaitForRecovery, ptr.To[int32](102)},
+		{"back, load reclaimed: finish",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true, Recovery: Recovery{Asked: true, Reclaimed: 90, Wanted: 90}})}, FinishRestart, ptr.To[int32](102)},
+		{"back, no probe before Redpanda 25.1: finish",
+			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Back: true, Recovery: Recovery{Asked: true, NoProbe: true, Reclaimed: -1, Wanted: 100}})}, FinishRestart, ptr.To[int32](102)},
+
 		// Pods that cannot come up by themselves.
 		{"restarting, the new pod cannot start on the current template: wait, naming it",
 			Observation{Health: ok, Desired: 3, Current: 3, Rollout: facts(Rollout{Restart: restart(v1alpha1.RestartRestarting), OldPodGone: true, Stuck: []StuckPod{{Ordinal: 2, Pod: "redpanda-2", UID: "u-new", Why: "image cannot be pulled"}}})}, WaitForStuckPod, ptr.To[int32](102)},
@@ -216,17 +226,20 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
 													for _, stuck := range [][]StuckPod{nil, {{Ordinal: current - 1, Outdated: true}}, {{Ordinal: current - 1}}} {
-														o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
-															Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
-																OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
-																Next: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, Stuck: stuck}}
-														if name == "restart" {
-															o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st, Ordinal: current - 1}
-														}
-														for i, tr := range table {
-															if tr.match(o) {
-																seen[i] = true
-																break
+														for _, reclaimed := range []int{50, 100} {
+															o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
+																Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
+																	OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
+																	Next: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, Stuck: stuck,
+																	Recovery: Recovery{Asked: back, Reclaimed: reclaimed, Wanted: 100}}}
+															if name == "restart" {
+																o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st, Ordinal: current - 1}
+															}
+															for i, tr := range table {
+																if tr.match(o) {
+																	seen[i] = true
+																	break
+																}
 															}
 														}
 													}
@@ -246,5 +259,27 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 				t.Errorf("%s row %d (%s: %s -> %s) never matches first", name, i, tr.State, tr.When, tr.Then)
 			}
 		}
+	}
+}
+
+// A broker that takes longer than spec.rollout.recoveryTimeout to reclaim its load makes the
+// cluster Degraded, naming the broker and its percentage; the next restart still waits.
+func TestAnOverdueRecoveryIsDegradedAndStillWaits(t *testing.T) {
+	r := &v1alpha1.BrokerRestart{Pod: "redpanda-2", Ordinal: 2, NodeID: 102, Step: v1alpha1.RestartRestarting, PodUID: "u2"}
+	o := Observation{Cluster: "redpanda", Desired: 3, Current: 3, Health: Health{Known: true}, Rollout: Rollout{Restart: r, OldPodGone: true, Back: true, OthersUp: true,
+		Recovery: Recovery{Asked: true, Reclaimed: 62, Wanted: 100, Waited: 31 * time.Minute, Timeout: 30 * time.Minute, Overdue: true}}}
+	s := Decide(o)
+	bc := &v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{Replicas: 3}, Status: v1alpha1.BrokerClusterStatus{CurrentReplicas: 3, Restart: r}}
+	st := NextStatus(bc, s, Write{Current: 3, Lifecycle: Lifecycle{Restart: r}}, time.Now())
+	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
+	if s.Kind != WaitForRecovery || degraded == nil || degraded.Reason != ReasonBrokerRecoveryStalled ||
+		!strings.Contains(degraded.Message, "broker 102") || !strings.Contains(degraded.Message, "62%") {
+		t.Fatalf("decide = %s, Degraded %+v; want %s naming broker 102 and 62%%", s.Kind, degraded, ReasonBrokerRecoveryStalled)
+	}
+	o.Rollout.Recovery.Overdue, o.Rollout.Recovery.Waited = false, time.Minute
+	s = Decide(o)
+	st = NextStatus(bc, s, Write{Current: 3, Lifecycle: Lifecycle{Restart: r}}, time.Now())
+	if d := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded); s.Kind != WaitForRecovery || d.Status != metav1.ConditionFalse {
+		t.Errorf("within the timeout: %s, Degraded %+v; want a quiet wait", s.Kind, d)
 	}
 }

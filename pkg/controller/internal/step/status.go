@@ -36,10 +36,13 @@ const (
 	// ReasonBrokerPodCannotStart: a broker's pod cannot come up by itself (an image that cannot
 	// be pulled, a crash loop, unschedulable) and the operator cannot replace it.
 	ReasonBrokerPodCannotStart = "BrokerPodCannotStart"
-	ReasonRollingOut           = "RollingOut"
-	ReasonAllUpdated           = "AllUpdated"
-	ReasonGhostBrokersFound    = "GhostBrokersFound"
-	ReasonNoGhostBrokers       = "NoGhostBrokers"
+	// ReasonBrokerRecoveryStalled: a restarted broker has not reclaimed its load within
+	// spec.rollout.recoveryTimeout; the rollout still waits for it.
+	ReasonBrokerRecoveryStalled = "BrokerRecoveryStalled"
+	ReasonRollingOut            = "RollingOut"
+	ReasonAllUpdated            = "AllUpdated"
+	ReasonGhostBrokersFound     = "GhostBrokersFound"
+	ReasonNoGhostBrokers        = "NoGhostBrokers"
 	// ReasonDrainStalled: a decommission has made no progress for several polls, or Redpanda
 	// reports partitions it cannot place (internal/brokers/drain.go).
 	ReasonDrainStalled = "DrainStalled"
@@ -136,6 +139,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	}
 	if s.Kind == WaitForHealthyCluster {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonClusterUnhealthy, s.Reason
+	}
+	if s.Kind == WaitForRecovery && s.Overdue {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
 	}
 	if s.Kind == WaitForStuckPod {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
@@ -261,7 +267,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

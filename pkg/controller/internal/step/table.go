@@ -41,6 +41,7 @@ import "fmt"
 //	AdoptReplacedPod         R.step := Restarting (yes)      -                   -       yes   -            -
 //	ReplaceStuckPod          -                               delete pod (UID)    before  yes   call         others up, no other drain
 //	WaitForStuckPod          Degraded (BrokerPodCannotStart) -                   -       yes   -            -
+//	WaitForRecovery          Degraded once overdue           -                   -       yes   -            -
 //
 // A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
 // and relies on "no other drain" (the ghost itself keeps the health gate closed).
@@ -162,6 +163,7 @@ var Rows = map[Kind]Row{
 	// be up and none draining, as for any restart.
 	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactOthersUp, FactNoOtherDrain}},
 	WaitForStuckPod: {Polls: true},
+	WaitForRecovery: {Polls: true},
 	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
 	// decided, after that step's own call; the ghost itself keeps the health gate closed.
 	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},

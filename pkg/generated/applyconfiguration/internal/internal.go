@@ -64,6 +64,8 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
+  scalar: string
 - name: FieldsV1.v1.meta.apis.pkg.apimachinery.k8s.io
   map:
     elementType:
@@ -335,6 +337,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: ResourceRequirements.v1.core.api.k8s.io
       default: {}
+    - name: rollout
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RolloutSpec
     - name: storage
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
@@ -567,6 +572,15 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RolloutSpec
+  map:
+    fields:
+    - name: recoveredPercent
+      type:
+        scalar: numeric
+    - name: recoveryTimeout
+      type:
+        namedType: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
   map:
     fields:

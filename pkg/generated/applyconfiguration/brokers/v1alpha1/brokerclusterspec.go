@@ -53,6 +53,8 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// decommission can make partitions unavailable. Everything else still happens one broker at
 	// a time.
 	UnsafeSkipHealthGate *bool `json:"unsafeSkipHealthGate,omitempty"`
+	// Rollout tunes how a rolling restart judges that a restarted broker has recovered.
+	Rollout *RolloutSpecApplyConfiguration `json:"rollout,omitempty"`
 	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
@@ -164,6 +166,14 @@ func (b *BrokerClusterSpecApplyConfiguration) WithTolerations(values ...*v1.Tole
 // If called multiple times, the UnsafeSkipHealthGate field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithUnsafeSkipHealthGate(value bool) *BrokerClusterSpecApplyConfiguration {
 	b.UnsafeSkipHealthGate = &value
+	return b
+}
+
+// WithRollout sets the Rollout field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Rollout field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithRollout(value *RolloutSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.Rollout = value
 	return b
 }
 
