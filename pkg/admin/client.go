@@ -247,6 +247,22 @@ func (c *httpClient) PostRestartProbe(ctx context.Context, ordinal int) (int, er
 	return pc, err
 }
 
+func (c *httpClient) PreRestartProbe(ctx context.Context, ordinal int) (RestartRisks, error) {
+	op := fmt.Sprintf("pre-restart probe of broker URL %d", ordinal)
+	if ordinal < 0 || ordinal >= len(c.bases) {
+		return RestartRisks{}, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
+	}
+	var risks RestartRisks
+	err := c.do(ctx, call{
+		op: op, method: http.MethodGet, path: "/v1/broker/pre_restart_probe", nodeID: -1, only: c.bases[ordinal],
+		decode: func(body io.Reader) (err error) {
+			risks, err = decodePreRestartProbe(body, c.maxBody)
+			return err
+		},
+	})
+	return risks, err
+}
+
 func brokerPath(nodeID int, action string) string {
 	return "/v1/brokers/" + strconv.Itoa(nodeID) + "/" + action
 }

@@ -374,3 +374,26 @@ func decodePostRestartProbe(r io.Reader, limit int64) (int, error) {
 	}
 	return int(*w.LoadReclaimed), nil
 }
+
+// decodePreRestartProbe reads the risks of a pre_restart_probe answer, {"risks": {...}}
+// (redpanda-data/redpanda src/v/redpanda/admin/api-doc/broker.json; common-go rpadmin
+// PreRestartCheckResult). An answer without risks is refused: it would read as no risk.
+func decodePreRestartProbe(r io.Reader, limit int64) (RestartRisks, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return RestartRisks{}, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return RestartRisks{}, err
+	}
+	var w struct {
+		Risks *RestartRisks `json:"risks"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return RestartRisks{}, fmt.Errorf("decoding pre-restart probe: %w", err)
+	}
+	if w.Risks == nil {
+		return RestartRisks{}, errors.New("pre-restart probe: risks is not set")
+	}
+	return *w.Risks, nil
+}

@@ -125,4 +125,24 @@ type Client interface {
 	// 25.1 and later; redpanda-data/common-go rpadmin/api_broker.go, PostRestartProbe).
 	// ErrNotFound: the broker predates the probe.
 	PostRestartProbe(ctx context.Context, ordinal int) (int, error)
+	// PreRestartProbe asks the broker at Config.URLs[ordinal], and only that one, what
+	// restarting it would risk, partition by partition (GET /v1/broker/pre_restart_probe,
+	// Redpanda 25.1 and later; common-go rpadmin/api_broker.go, RestartRisks).
+	// ErrNotFound: the broker predates the probe.
+	PreRestartProbe(ctx context.Context, ordinal int) (RestartRisks, error)
+}
+
+// RestartRisks are the partitions restarting one broker would affect, by risk, as its
+// pre_restart_probe names them (ns/topic/partition), each list capped by the broker (128 by
+// default). Redpanda's src/v/redpanda/admin/api-doc/broker.json defines the categories.
+type RestartRisks struct {
+	// RF1Offline: partitions of RF=1 topics whose only replica is on the broker; they are
+	// offline while it restarts.
+	RF1Offline []string `json:"rf1_offline"`
+	// FullAcksProduceUnavailable: partitions that may reject acks=all produce while it restarts.
+	FullAcksProduceUnavailable []string `json:"full_acks_produce_unavailable"`
+	// Unavailable: partitions that may reject both produce and consume while it restarts.
+	Unavailable []string `json:"unavailable"`
+	// Acks1DataLoss: partitions that may lose data produced with acks=1 if it restarts.
+	Acks1DataLoss []string `json:"acks1_data_loss"`
 }

@@ -116,6 +116,11 @@
 // first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
+// Before a restart (and right before its irreversible calls, FactRestartSafe) the broker's own
+// pre_restart_probe must name no partition at risk (internal/step/risk.go; RF=1 partitions only
+// with spec.rollout.blockRF1Offline); a broker whose restart would risk partitions is passed over
+// for the next outdated one (internal/brokers/observe.go), and a 404, Redpanda before 25.1,
+// falls back to the health gate.
 // Once a restarted broker is back, its restart finishes only when its own post_restart_probe
 // shows spec.rollout.recoveredPercent of its load reclaimed (WaitForRecovery,
 // internal/brokers/recovery.go; a 404, Redpanda before 25.1, falls back to being back, any other

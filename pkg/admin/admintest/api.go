@@ -96,6 +96,8 @@ func (c *Cluster) handle(req request, method string) reply {
 			status = "booting"
 		}
 		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
+	case req.rest == "/v1/broker/pre_restart_probe" && method == http.MethodGet:
+		return c.preRestartProbe(req.ordinal)
 	case req.rest == "/v1/broker/post_restart_probe" && method == http.MethodGet:
 		return c.postRestartProbe(req.ordinal)
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
@@ -502,4 +504,42 @@ func versionAtLeast(version string, major, minor int) bool {
 		return false
 	}
 	return gotMajor > major || (gotMajor == major && gotMinor >= minor)
+}
+
+// preRestartProbe answers GET /v1/broker/pre_restart_probe for the broker the addressed pod runs:
+// {"risks": {...}}, the partitions restarting it would affect, by risk (redpanda-data/redpanda
+// src/v/redpanda/admin/api-doc/broker.json; common-go rpadmin/api_broker.go, RestartRisks), from
+// Redpanda 25.1 on (404 before, as for postRestartProbe). It derives them from the simulator's
+// uniform partitions, each with a replica on rf brokers: at RF 1 every partition of the broker is
+// rf1_offline; at a higher factor, a partition whose replicas would keep no majority without it
+// (other brokers down) is unavailable, and then also full_acks_produce_unavailable. Tests add
+// what the model cannot show with Cluster.SetRestartRisks.
+func (c *Cluster) preRestartProbe(ordinal int) reply {
+	m := c.byOrdinal[ordinal]
+	if m == nil || !versionAtLeast(m.version, 25, 1) {
+		return errorReply(http.StatusNotFound, "Not found")
+	}
+	down := 0
+	for _, o := range c.brokersLocked() {
+		if o != m && o.status != admin.MembershipRemoved && !c.alive(o) {
+			down++
+		}
+	}
+	partitions := make([]string, c.s.opts.ReplicasPerBroker)
+	for p := range partitions {
+		partitions[p] = fmt.Sprintf("kafka/simulated/%d", p)
+	}
+	risks := admin.RestartRisks{RF1Offline: []string{}, FullAcksProduceUnavailable: []string{}, Unavailable: []string{}, Acks1DataLoss: []string{}}
+	switch {
+	case c.rf == 1:
+		risks.RF1Offline = partitions
+	case c.rf-1-min(down, c.rf-1) < c.rf/2+1:
+		risks.Unavailable, risks.FullAcksProduceUnavailable = partitions, partitions
+	}
+	extra := c.extraRisks[ordinal]
+	risks.RF1Offline = append(risks.RF1Offline, extra.RF1Offline...)
+	risks.FullAcksProduceUnavailable = append(risks.FullAcksProduceUnavailable, extra.FullAcksProduceUnavailable...)
+	risks.Unavailable = append(risks.Unavailable, extra.Unavailable...)
+	risks.Acks1DataLoss = append(risks.Acks1DataLoss, extra.Acks1DataLoss...)
+	return reply{status: http.StatusOK, body: map[string]any{"risks": risks}}
 }

@@ -35,6 +35,9 @@ type Cluster struct {
 	maintenanceDrainTime time.Duration
 	// recoveryTime is how long a restarted broker takes to reclaim its load (postRestartProbe).
 	recoveryTime time.Duration
+	// extraRisks are restart risks SetRestartRisks adds to what preRestartProbe derives, by
+	// ordinal.
+	extraRisks map[int]admin.RestartRisks
 	// healthReportMissing makes the brokers answer as while the health report cannot be had.
 	healthReportMissing bool
 	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
@@ -182,6 +185,19 @@ func (c *Cluster) SetRecoveryTime(d time.Duration) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.recoveryTime = d
+}
+
+// SetRestartRisks adds risks to what the pre_restart_probe of the broker the pod with this
+// ordinal runs derives from the cluster (preRestartProbe): the partitions a test names, such as
+// acks=1 data the broker leads and its followers have not replicated yet, which the simulator's
+// uniform partitions cannot show by themselves. The zero value removes them.
+func (c *Cluster) SetRestartRisks(ordinal int, risks admin.RestartRisks) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.extraRisks == nil {
+		c.extraRisks = map[int]admin.RestartRisks{}
+	}
+	c.extraRisks[ordinal] = risks
 }
 
 // SetControllerLeader moves controller leadership to the broker the pod with this ordinal runs

@@ -52,6 +52,10 @@
 //   - GET /v1/broker/post_restart_probe: load_reclaimed_pc of the broker the addressed pod runs,
 //     100 unless Cluster.SetRecoveryTime makes a restarted broker reclaim its load evenly over a
 //     time; 404 "Not found" from a broker older than v25.1, which has no such route.
+//   - GET /v1/broker/pre_restart_probe: the partitions restarting the addressed pod's broker
+//     would affect, by risk: at replication factor 1 all of them rf1_offline; above it, when
+//     other brokers are down so that no majority would remain, unavailable and
+//     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds. 404 before v25.1.
 //   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
 //     lowest alive member unless Cluster.SetControllerLeader chose another; -1 and
 //     "no_elected_controller" when none), leaderless partitions

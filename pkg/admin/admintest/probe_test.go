@@ -42,3 +42,39 @@ func TestPostRestartProbeFollowsRecoveryAndVersion(t *testing.T) {
 		t.Errorf("a v24.3 broker: %v, want ErrNotFound", err)
 	}
 }
+
+// The pre-restart probe answers for the broker asked: RF 1 partitions go offline with it, a
+// partition that would keep no majority is unavailable, and a test can add acks=1 risks.
+func TestPreRestartProbeDerivesRisksFromTheCluster(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{Version: "v25.1.2", ReplicasPerBroker: 2})
+	c := s.Cluster("ns", "c")
+	joinAll(c, 3)
+	cl := clientFor(t, c, 3)
+	ctx := context.Background()
+	c.SetReplicationFactor(3)
+	if r, err := cl.PreRestartProbe(ctx, 2); err != nil || len(r.Unavailable)+len(r.RF1Offline)+len(r.Acks1DataLoss)+len(r.FullAcksProduceUnavailable) != 0 {
+		t.Fatalf("RF 3, all up: %+v, %v; want no risk", r, err)
+	}
+	c.Down(0)
+	if r, _ := cl.PreRestartProbe(ctx, 2); len(r.Unavailable) != 2 || len(r.FullAcksProduceUnavailable) != 2 {
+		t.Errorf("RF 3, another broker down: %+v; want both partitions unavailable", r)
+	}
+	c.Join(0)
+	c.SetRestartRisks(1, admin.RestartRisks{Acks1DataLoss: []string{"kafka/orders/0"}})
+	if r, _ := cl.PreRestartProbe(ctx, 1); len(r.Acks1DataLoss) != 1 || r.Acks1DataLoss[0] != "kafka/orders/0" {
+		t.Errorf("added acks=1 risk: %+v", r)
+	}
+	if r, _ := cl.PreRestartProbe(ctx, 2); len(r.Acks1DataLoss) != 0 {
+		t.Errorf("the risk of broker 1 shows on broker 2: %+v", r)
+	}
+	c.SetReplicationFactor(1)
+	if r, _ := cl.PreRestartProbe(ctx, 2); len(r.RF1Offline) != 2 || len(r.Unavailable) != 0 {
+		t.Errorf("RF 1: %+v; want both partitions rf1_offline only", r)
+	}
+	c.SetPodVersion(2, "v24.3.9")
+	c.Down(2)
+	c.Join(2)
+	if _, err := cl.PreRestartProbe(ctx, 2); !errors.Is(err, admin.ErrNotFound) {
+		t.Errorf("a v24.3 broker: %v, want ErrNotFound", err)
+	}
+}

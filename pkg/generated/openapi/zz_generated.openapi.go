@@ -1322,6 +1322,13 @@ func schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref common.ReferenceCallback) 
 							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
 						},
 					},
+					"blockRF1Offline": {
+						SchemaProps: spec.SchemaProps{
+							Description: "BlockRF1Offline holds a restart back while its broker's pre-restart probe (Redpanda 25.1 and later) names partitions of RF=1 topics it is the only replica of. Off by default: an RF=1 topic has no redundancy to keep, so every restart of its broker takes it offline whatever the operator does, and waiting would stop the rollout for good; the restart's event names those partitions instead. Redpanda's operator treats them the same way.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
 				},
 			},
 		},

@@ -503,6 +503,13 @@ type RolloutSpec struct {
 	// +kubebuilder:default="30m"
 	// +optional
 	RecoveryTimeout *metav1.Duration `json:"recoveryTimeout,omitempty"`
+	// BlockRF1Offline holds a restart back while its broker's pre-restart probe (Redpanda 25.1
+	// and later) names partitions of RF=1 topics it is the only replica of. Off by default: an
+	// RF=1 topic has no redundancy to keep, so every restart of its broker takes it offline
+	// whatever the operator does, and waiting would stop the rollout for good; the restart's
+	// event names those partitions instead. Redpanda's operator treats them the same way.
+	// +optional
+	BlockRF1Offline bool `json:"blockRF1Offline,omitempty"`
 }
 
 // BrokerRestart is the progress of one broker's restart in a rollout.

@@ -108,3 +108,7 @@ func (d decoratedAdmin) NodeConfig(ctx context.Context, ordinal int) (admin.Node
 func (d decoratedAdmin) PostRestartProbe(ctx context.Context, ordinal int) (int, error) {
 	return decorate(ctx, d, "post_restart_probe", func(ctx context.Context) (int, error) { return d.inner.PostRestartProbe(ctx, ordinal) })
 }
+
+func (d decoratedAdmin) PreRestartProbe(ctx context.Context, ordinal int) (admin.RestartRisks, error) {
+	return decorate(ctx, d, "pre_restart_probe", func(ctx context.Context) (admin.RestartRisks, error) { return d.inner.PreRestartProbe(ctx, ordinal) })
+}

@@ -2,11 +2,13 @@ package brokers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
@@ -28,7 +30,9 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(facts, func(f step.Fact) bool { return f != step.FactHealthGate && f != step.FactPodReady }) {
+	if slices.ContainsFunc(facts, func(f step.Fact) bool {
+		return f != step.FactHealthGate && f != step.FactPodReady && f != step.FactRestartSafe
+	}) {
 		brokers, err := client.Brokers(ctx)
 		if err != nil {
 			return err
@@ -41,7 +45,21 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 			return err
 		}
 	}
-	if slices.Contains(facts, step.FactHealthGate) && !bc.Spec.UnsafeSkipHealthGate {
+	gate := slices.Contains(facts, step.FactHealthGate)
+	if slices.Contains(facts, step.FactRestartSafe) && !bc.Spec.UnsafeSkipHealthGate {
+		risk, err := readRisk(ctx, client, bc, restartOrdinal(bc, s))
+		if err != nil {
+			return err
+		}
+		if risk.Decides() {
+			if why := risk.Blocking(); why != "" {
+				return &step.FactError{Fact: step.FactRestartSafe, Why: "its pre-restart probe reports " + why}
+			}
+		} else {
+			gate = true // Redpanda before 25.1: the health gate decides, as before
+		}
+	}
+	if gate && !bc.Spec.UnsafeSkipHealthGate {
 		h, err := readHealth(ctx, client)
 		if err != nil {
 			return err
@@ -51,6 +69,40 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		}
 	}
 	return nil
+}
+
+// restartOrdinal is the pod ordinal of the broker a restart step acts on: the record it starts,
+// or status.restart.
+func restartOrdinal(bc *v1alpha1.BrokerCluster, s step.Step) int {
+	if s.Restart != nil {
+		return int(s.Restart.Ordinal)
+	}
+	if r := bc.Status.Restart; r != nil {
+		return int(r.Ordinal)
+	}
+	return -1
+}
+
+// readRisk asks the broker at ordinal for its pre_restart_probe (step.Risk); a 404 is a broker
+// older than Redpanda 25.1, which has none (NoProbe).
+func readRisk(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, ordinal int) (step.Risk, error) {
+	risk := step.Risk{Asked: true}
+	if spec := bc.Spec.Rollout; spec != nil {
+		risk.BlockRF1 = spec.BlockRF1Offline
+	}
+	if ordinal < 0 {
+		return risk, fmt.Errorf("pre-restart probe of %s/%s: no restart names a broker", bc.Namespace, bc.Name)
+	}
+	r, err := client.PreRestartProbe(ctx, ordinal)
+	switch {
+	case errors.Is(err, admin.ErrNotFound):
+		risk.NoProbe = true
+		return risk, nil
+	case err != nil:
+		return risk, err
+	}
+	risk.Unavailable, risk.Acks1DataLoss, risk.FullAcksProduceUnavailable, risk.RF1Offline = r.Unavailable, r.Acks1DataLoss, r.FullAcksProduceUnavailable, r.RF1Offline
+	return risk, nil
 }
 
 // checkPodReady reads the restart's pod from the apiserver, not from the cache.

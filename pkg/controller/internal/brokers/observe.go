@@ -2,6 +2,8 @@ package brokers
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -92,6 +94,53 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 		}
 		o.Health = h
 	}
+	view.observeRisk(ctx, client, bc, o)
 	o.Ghosts = FindGhosts(bc, *view, pods)
 	return nil
+}
+
+// observeRisk reads the pre_restart_probe the decision needs, when a restart may start or R's
+// pod has not been deleted yet (step.BehindHealthGate): R's broker's; or, between restarts, the
+// outdated brokers' in the rollout's order until one risks nothing, which becomes the next to
+// restart, the others passed over and named (Rollout.Held). A probe that does not answer leaves
+// the risk unknown: the health gate judges the decision, and the restart's fresh check asks again.
+func (view *View) observeRisk(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, o *step.Observation) {
+	if !step.BehindHealthGate(*o) || o.Decommissioning != nil {
+		return
+	}
+	read := func(ordinal int32) (step.Risk, bool) {
+		risk, err := readRisk(ctx, client, bc, int(ordinal))
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Pre-restart probe did not answer; the health gate judges", "ordinal", ordinal, "err", err)
+			return step.Risk{}, false
+		}
+		return risk, true
+	}
+	if r := o.Rollout.Restart; r != nil {
+		o.Rollout.Risk, _ = read(r.Ordinal)
+		return
+	}
+	if o.Current != o.Desired || len(o.Rollout.Order) == 0 {
+		return
+	}
+	var held []string
+	var first step.Risk
+	for i, p := range o.Rollout.Order {
+		risk, ok := read(p.Ordinal)
+		if i == 0 {
+			first = risk
+		}
+		if ok && risk.Decides() && risk.Blocking() != "" {
+			held = append(held, fmt.Sprintf("pod %s, whose pre-restart probe reports %s", p.Pod, risk.Blocking()))
+			continue
+		}
+		if i > 0 {
+			o.Rollout.Next = VictimOf(p.Ordinal, *view)
+			o.Rollout.NextPod, o.Rollout.NextPodUID = p.Pod, p.UID
+		}
+		o.Rollout.Risk, o.Rollout.Held = risk, strings.Join(held, "; ")
+		return
+	}
+	// Every outdated broker's restart would put partitions at risk: the first waits, and says why.
+	o.Rollout.Risk = first
 }

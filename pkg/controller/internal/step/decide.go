@@ -125,6 +125,15 @@ type Rollout struct {
 	Updated  int32
 	// Recovery is what R's broker, once back, says of its recovery (post_restart_probe).
 	Recovery Recovery
+	// Order are the outdated pods below C, in the order the rollout takes them: highest ordinal
+	// first. Next is the first of them whose restart risks nothing (risk.go), or the first.
+	Order []PodAt
+	// Held names the outdated brokers passed over because their restart would put partitions at
+	// risk, and why; empty when none was.
+	Held string
+	// Risk is what the pre_restart_probe of the broker about to restart (Next, or R's before
+	// its pod is deleted) says, when a step behind the gate may be next.
+	Risk Risk
 	// Stuck are the pods below C that cannot come up by themselves (brokerpod.Stuck), highest
 	// ordinal first.
 	Stuck []StuckPod
@@ -172,6 +181,12 @@ type StuckPod struct {
 	// NodeID is the broker ID recorded on the pod, when IDKnown.
 	NodeID  int32
 	IDKnown bool
+}
+
+// PodAt is one pod of the cluster: its ordinal, name and UID.
+type PodAt struct {
+	Ordinal  int32
+	Pod, UID string
 }
 
 // PodRef names one pod by name and UID, for a step that deletes a pod other than R's.

@@ -168,13 +168,16 @@ func rolloutReason(t Transition, o Observation) string {
 		}
 		return fmt.Sprintf("the rollout waits until %s is an active member (%s)", next, updated)
 	case WaitForHealthyCluster:
-		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, o.Health)
+		if o.Rollout.Risk.Decides() && !o.SkipHealthGate {
+			return fmt.Sprintf("restarting %s to apply a change that needs a restart waits (%s): %s", next, updated, restartGateProblem(o))
+		}
+		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, restartGateProblem(o))
 	case WaitForBrokerID:
 		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
 	case RestartSingleBroker:
-		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s", next, updated)
+		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s%s", next, updated, o.Rollout.Risk.RF1Notice())
 	case StartRestart:
-		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s", next, updated)
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s%s%s", next, updated, o.Rollout.Risk.RF1Notice(), heldClause(o))
 	case ReplaceStuckPod:
 		p, _ := stuckOutdated(o)
 		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
@@ -233,4 +236,12 @@ func notReadyClause(o Observation) string {
 		return ""
 	}
 	return ": " + o.Rollout.NotReady
+}
+
+// heldClause names the brokers the rollout passed over for the risks of their restarts.
+func heldClause(o Observation) string {
+	if o.Rollout.Held == "" {
+		return ""
+	}
+	return "; passed over for now: " + o.Rollout.Held
 }

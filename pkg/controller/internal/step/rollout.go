@@ -41,7 +41,7 @@ func beforeDelete(o Observation) bool {
 // restartFactsHold: what a restart's irreversible steps rely on holds (table.go): the health
 // gate is open, every other broker is up, and the pod is Ready.
 func restartFactsHold(o Observation) bool {
-	return (o.SkipHealthGate || (o.Health.Healthy() && o.Rollout.OthersUp)) && o.Rollout.PodReady
+	return (o.SkipHealthGate || (restartGateOpen(o) && o.Rollout.OthersUp)) && o.Rollout.PodReady
 }
 
 // stuckRestart is R's new pod when it cannot come up by itself.
@@ -68,7 +68,7 @@ func stuckOutdated(o Observation) (StuckPod, bool) {
 var restartTransitions = []Transition{
 	{"Restarting", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == MaintenanceUnknown) ||
-			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known)
+			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known && !o.Rollout.Risk.Decides())
 	}, WaitForAdminAPI},
 	// A drain (kubectl drain, a node upgrade) or a person deleted the pod while its leadership
 	// moved away: the restart goes on with the pod that replaces it, as if the operator had
@@ -128,7 +128,9 @@ var rolloutTransitions = []Transition{
 		return len(o.Rollout.Stuck) > 0
 	}, WaitForStuckPod},
 	{"RollingOut", "a broker's pod is not Ready", func(o Observation) bool { return !o.Rollout.AllReady }, WaitForReadyBrokers},
-	{"RollingOut", "the health gate is closed", gateClosed, WaitForHealthyCluster},
+	{"RollingOut", "restarting the next broker would put partitions at risk, or the health gate is closed", func(o Observation) bool {
+		return !restartGateOpen(o)
+	}, WaitForHealthyCluster},
 	{"RollingOut", "the next broker's ID is not known", func(o Observation) bool { return !o.Rollout.Next.IDKnown }, WaitForBrokerID},
 	{"RollingOut", "the next broker is not an active member", func(o Observation) bool {
 		return o.Rollout.Next.Status != MemberActive
@@ -193,8 +195,8 @@ func restartFactsReason(o Observation) string {
 	switch {
 	case o.Rollout.Restart != nil && !o.Rollout.PodReady:
 		return fmt.Sprintf("pod %s is not Ready", o.Rollout.Restart.Pod)
-	case !o.Health.Healthy():
-		return "the cluster is not healthy: " + o.Health.String()
+	case !restartGateOpen(o):
+		return restartGateProblem(o)
 	case !o.Rollout.OthersUp:
 		return "the admin API lists another broker as down"
 	}
@@ -235,6 +237,7 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 			}
 		}
 		r.Outdated++
+		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID)})
 		if r.NextPod == "" {
 			r.Next.Ordinal, r.NextPod, r.NextPodUID = int32(ordinal), p.Name, string(p.UID)
 		}

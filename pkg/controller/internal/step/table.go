@@ -61,6 +61,12 @@ const (
 	// factHealthGate: GET /v1/cluster/health_overview shows a healthy cluster (health.go), or
 	// spec.unsafeSkipHealthGate is set.
 	FactHealthGate Fact = "an open health gate"
+	// FactRestartSafe: the restarting broker's own GET /v1/broker/pre_restart_probe reports no
+	// partition it would make unavailable, lose acks=1 data on or stop acks=all produce on
+	// (nor, with spec.rollout.blockRF1Offline, take offline at RF=1: risk.go); a broker before
+	// Redpanda 25.1 (404) falls back to FactHealthGate. Waived, like the gate, by
+	// spec.unsafeSkipHealthGate.
+	FactRestartSafe Fact = "its restart putting no partition at risk"
 	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
 	// like the gate, by spec.unsafeSkipHealthGate).
 	FactOthersUp Fact = "every other broker up"
@@ -129,7 +135,7 @@ type Row struct {
 	ReportsDrain bool
 }
 
-var restartFacts = []Fact{FactHealthGate, FactOthersUp, FactPodReady}
+var restartFacts = []Fact{FactRestartSafe, FactOthersUp, FactPodReady}
 
 // steps is the step table; a step missing from it writes status and calls nothing.
 var Rows = map[Kind]Row{
@@ -148,7 +154,7 @@ var Rows = map[Kind]Row{
 	WaitForRemovedPod:      {Polls: true},
 	WaitForReadyBrokers:    {Polls: true},
 	StartRestart:           {Precondition: true, Call: CallMaintenanceOn, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
-	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactPodReady}},
+	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactRestartSafe, FactPodReady}},
 	EnableMaintenance:      {Call: CallMaintenanceOn, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
 	WaitForLeadershipDrain: {Polls: true},
 	RestartPod:             {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},

@@ -575,6 +575,9 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RolloutSpec
   map:
     fields:
+    - name: blockRF1Offline
+      type:
+        scalar: boolean
     - name: recoveredPercent
       type:
         scalar: numeric

@@ -38,6 +38,12 @@ type RolloutSpecApplyConfiguration struct {
 	// the cluster is Degraded (BrokerRecoveryStalled) naming the broker and its percentage. The
 	// restart keeps waiting: the next broker never restarts before this one has recovered.
 	RecoveryTimeout *v1.Duration `json:"recoveryTimeout,omitempty"`
+	// BlockRF1Offline holds a restart back while its broker's pre-restart probe (Redpanda 25.1
+	// and later) names partitions of RF=1 topics it is the only replica of. Off by default: an
+	// RF=1 topic has no redundancy to keep, so every restart of its broker takes it offline
+	// whatever the operator does, and waiting would stop the rollout for good; the restart's
+	// event names those partitions instead. Redpanda's operator treats them the same way.
+	BlockRF1Offline *bool `json:"blockRF1Offline,omitempty"`
 }
 
 // RolloutSpecApplyConfiguration constructs a declarative configuration of the RolloutSpec type for use with
@@ -59,5 +65,13 @@ func (b *RolloutSpecApplyConfiguration) WithRecoveredPercent(value int32) *Rollo
 // If called multiple times, the RecoveryTimeout field is set to the value of the last call.
 func (b *RolloutSpecApplyConfiguration) WithRecoveryTimeout(value v1.Duration) *RolloutSpecApplyConfiguration {
 	b.RecoveryTimeout = &value
+	return b
+}
+
+// WithBlockRF1Offline sets the BlockRF1Offline field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BlockRF1Offline field is set to the value of the last call.
+func (b *RolloutSpecApplyConfiguration) WithBlockRF1Offline(value bool) *RolloutSpecApplyConfiguration {
+	b.BlockRF1Offline = &value
 	return b
 }
