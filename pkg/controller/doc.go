@@ -116,6 +116,8 @@
 // first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
+// The controller leader (health_overview's controller_id) restarts last (internal/brokers/
+// observe.go, leaderLast).
 // Before a restart (and right before its irreversible calls, FactRestartSafe) the broker's own
 // pre_restart_probe must name no partition at risk (internal/step/risk.go; RF=1 partitions only
 // with spec.rollout.blockRF1Offline); a broker whose restart would risk partitions is passed over

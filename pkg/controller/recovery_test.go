@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +51,26 @@ func TestTheNextRestartWaitsForTheLastBrokersRecovery(t *testing.T) {
 				t.Errorf("%v WaitForRecovery decisions, want some: %t", n, tc.waits)
 			}
 		})
+	}
+}
+
+// The controller leader restarts last: restarting it early costs a controller election for
+// every broker restarted after it.
+func TestTheControllerLeaderRestartsLast(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	ids := h.nodeIDs()
+	h.cluster.SetControllerLeader(2)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
+	h.rollOut(40, "redpanda:v25.2.1")
+	var order []string
+	for _, c := range h.maintenanceCalls() {
+		if strings.HasPrefix(c, "on ") {
+			order = append(order, c)
+		}
+	}
+	want := []string{fmt.Sprintf("on %d", ids[1]), fmt.Sprintf("on %d", ids[0]), fmt.Sprintf("on %d", ids[2])}
+	if !slices.Equal(order, want) {
+		t.Errorf("restarted %v, want %v: highest ordinal first, the controller leader (ordinal 2) last", order, want)
 	}
 }

@@ -200,15 +200,10 @@ func check(t *testing.T, results []Result, strict bool) {
 	}
 }
 
-// untracedMaintenanceOff is why the race experiment's histories leave the brokers in
-// maintenance at once to the simulator: pkg/controller traces maintenance-on, not
-// maintenance-off, so no history says when a broker left maintenance.
-var untracedMaintenanceOff = []string{history.CallMaintenanceOff}
-
 // checkHistory checks the row's recorded history (test/history), logs the checker's summary and
 // its first violations, and returns its report.
 func checkHistory(t *testing.T, row Row, hist *history.Recorder) *history.Report {
-	report := history.Check(history.Input{Histories: []*history.History{hist.History()}, Untraced: untracedMaintenanceOff})
+	report := history.Check(history.Input{Histories: []*history.History{hist.History()}})
 	t.Logf("row %s: history: %s", row.Name(), report.Summary())
 	for i, v := range report.Violations {
 		if i == 3 {

@@ -34,5 +34,5 @@ func (h *rig) checkHistories() (*history.Report, error) {
 		return nil, err
 	}
 	user := fmt.Sprintf("system:serviceaccount:%s:%s", brokersim.OperatorNamespace, brokersim.OperatorServiceAccount)
-	return history.Check(history.Input{Histories: histories, Audit: audit, OperatorUser: user, Untraced: untracedMaintenanceOff}), nil
+	return history.Check(history.Input{Histories: histories, Audit: audit, OperatorUser: user}), nil
 }

@@ -86,11 +86,6 @@ func (r Result) Violations() int {
 	return n
 }
 
-// untracedMaintenanceOff is why the soak's histories leave the brokers in maintenance at once
-// to the simulator: pkg/controller's LogTracer traces maintenance-on, not maintenance-off, so
-// no history says when a broker left maintenance.
-var untracedMaintenanceOff = []string{history.CallMaintenanceOff}
-
 // judgeSafety sets Safety from the history report and the simulator's calls and double
 // decommissions: no broker decommissioned twice, at most one broker in maintenance, no
 // decision by a deposed leader (which the simulator cannot judge: it knows no leader).

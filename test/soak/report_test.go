@@ -90,7 +90,7 @@ func checkedHistory() *history.Report {
 		{Kind: history.KindRead, Worker: 1, Reconcile: 2, Key: bc, UID: "u", RV: "11", Found: true, Start: 5, End: 6},
 		{Kind: history.KindAdmin, Worker: 1, Reconcile: 2, Key: bc, Verb: history.CallDecommission, Broker: "2", Start: 7, End: 8},
 	}}
-	return history.Check(history.Input{Histories: []*history.History{h}, Untraced: untracedMaintenanceOff})
+	return history.Check(history.Input{Histories: []*history.History{h}})
 }
 
 // The full run's report, written between the markers of docs/soak.md (-out), carries the

@@ -26,7 +26,8 @@ type Tracer interface {
 	// false: not found) and the time the read started.
 	Read(ctx context.Context, o Object, start time.Time)
 	// AdminCall is called after each irreversible call (decommission, recommission,
-	// maintenance-on, delete-pod) with the broker's ordinal, the time it started and its error.
+	// maintenance-on, delete-pod) and each maintenance-off, which ends the span a broker is
+	// unavailable by the operator's hand, with the broker, the time it started and its error.
 	AdminCall(ctx context.Context, call string, broker int32, start time.Time, err error)
 }
 
@@ -35,7 +36,9 @@ const (
 	Decommission  = "decommission"
 	Recommission  = "recommission"
 	MaintenanceOn = "maintenance-on"
-	DeletePod     = "delete-pod"
+	// MaintenanceOff ends the span a broker is unavailable by the operator's hand.
+	MaintenanceOff = "maintenance-off"
+	DeletePod      = "delete-pod"
 )
 
 // Hooks are a controller's Tracer and ReadHook (controller.Config), either of which may be nil.

@@ -17,10 +17,10 @@ import (
 func readHealth(ctx context.Context, client admin.Client) (step.Health, error) {
 	h, err := client.HealthOverview(ctx)
 	if err != nil {
-		return step.Health{}, err
+		return step.Health{Controller: -1}, err
 	}
 	return step.Assess(step.HealthReport{IsHealthy: h.IsHealthy, UnhealthyReasons: h.UnhealthyReasons, NodesDown: h.NodesDown,
-		LeaderlessCount: h.LeaderlessCount, UnderReplicatedCount: h.UnderReplicatedCount}), nil
+		LeaderlessCount: h.LeaderlessCount, UnderReplicatedCount: h.UnderReplicatedCount, ControllerID: h.ControllerID}), nil
 }
 
 // readMaintenance asks GET /v1/brokers/{id} for a broker's maintenance mode. draining is
@@ -54,9 +54,11 @@ func (a *Admin) SetMaintenance(ctx context.Context, bc *v1alpha1.BrokerCluster, 
 	}
 	start := a.hooks().Start()
 	err = call(ctx, int(id))
+	traced := trace.MaintenanceOff
 	if on {
-		a.hooks().Call(ctx, trace.MaintenanceOn, id, start, err)
+		traced = trace.MaintenanceOn
 	}
+	a.hooks().Call(ctx, traced, id, start, err)
 	switch {
 	case err == nil:
 		klog.FromContext(ctx).V(2).Info("Maintenance mode", "broker", id, "mode", what)

@@ -3,6 +3,7 @@ package brokers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
@@ -93,6 +94,7 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 			klog.FromContext(ctx).V(2).Info("Health overview did not answer; the health gate stays closed", "err", err)
 		}
 		o.Health = h
+		view.leaderLast(o)
 	}
 	view.observeRisk(ctx, client, bc, o)
 	o.Ghosts = FindGhosts(bc, *view, pods)
@@ -143,4 +145,28 @@ func (view *View) observeRisk(ctx context.Context, client admin.Client, bc *v1al
 	}
 	// Every outdated broker's restart would put partitions at risk: the first waits, and says why.
 	o.Rollout.Risk = first
+}
+
+// leaderLast moves the controller leader's pod to the end of the rollout's order: restarting
+// it costs a controller election for every broker restarted after it, so Strimzi's KafkaRoller
+// rolls the active controller last, and so does this rollout. Next follows the new order.
+func (view *View) leaderLast(o *step.Observation) {
+	order := o.Rollout.Order
+	if o.Rollout.Restart != nil || len(order) < 2 || o.Health.Controller < 0 {
+		return
+	}
+	i := slices.IndexFunc(order, func(p step.PodAt) bool {
+		id := view.identities[int(p.Ordinal)]
+		return id.Known && int(id.ID) == o.Health.Controller
+	})
+	if i < 0 || i == len(order)-1 {
+		return
+	}
+	leader := order[i]
+	order = append(slices.Delete(slices.Clone(order), i, i+1), leader)
+	o.Rollout.Order = order
+	if first := order[0]; first.Ordinal != o.Rollout.Next.Ordinal {
+		o.Rollout.Next = VictimOf(first.Ordinal, *view)
+		o.Rollout.NextPod, o.Rollout.NextPodUID = first.Pod, first.UID
+	}
 }

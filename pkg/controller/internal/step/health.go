@@ -19,6 +19,9 @@ type Health struct {
 	Known bool
 	// Problems name what is unhealthy, one phrase each; empty when healthy.
 	Problems []string
+	// Controller is the controller leader's node ID (controller_id), -1 when there is none or
+	// the call did not answer.
+	Controller int
 }
 
 // healthReport is the part of a health_overview answer the gate reads.
@@ -28,12 +31,13 @@ type HealthReport struct {
 	NodesDown            []int
 	LeaderlessCount      int
 	UnderReplicatedCount int
+	ControllerID         int
 }
 
 // assess turns a health_overview answer into the gate's view. Every signal counts on its own:
 // is_healthy false with no other field set still closes the gate, with Redpanda's reasons.
 func Assess(r HealthReport) Health {
-	h := Health{Known: true}
+	h := Health{Known: true, Controller: r.ControllerID}
 	if len(r.NodesDown) > 0 {
 		h.Problems = append(h.Problems, fmt.Sprintf("brokers down: %v", r.NodesDown))
 	}
