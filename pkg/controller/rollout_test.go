@@ -190,13 +190,25 @@ func TestRolloutWaitsForTheHealthGate(t *testing.T) {
 		t.Error("no Warning event for the closed health gate")
 	}
 
-	// The emergency override lets the rollout go on.
+	// The emergency override opens the gate, but never waives "every other broker up": broker 0
+	// is still down, so no broker goes into maintenance.
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.UnsafeSkipHealthGate = true })
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
+	for range 3 {
+		h.reconcileAfterPoll()
 	}
-	if r := h.stored().Status.Restart; r == nil || r.NodeID != int32(ids[2]) || r.Step != v1alpha1.RestartDraining {
-		t.Fatalf("restart %+v with the gate overridden, want broker %d draining", r, ids[2])
+	if c := h.maintenanceCalls(); len(c) > 0 {
+		t.Fatalf("with the gate overridden and broker %d down, maintenance calls %v, want none", ids[0], c)
+	}
+
+	// With every broker up but the partitions under-replicated (a replication factor above the
+	// broker count), the override lets the rollout go on.
+	h.cluster.Join(0)
+	h.cluster.SetReplicationFactor(4)
+	for range 3 {
+		h.reconcileAfterPoll()
+	}
+	if !slices.Contains(h.maintenanceCalls(), fmt.Sprintf("on %d", ids[2])) {
+		t.Fatalf("maintenance %v with the gate overridden, want broker %d restarted", h.maintenanceCalls(), ids[2])
 	}
 }
 

@@ -41,7 +41,7 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		if s.Broker != nil {
 			self = *s.Broker
 		}
-		if err := step.JudgeMembers(facts, self, members(brokers), bc.Spec.UnsafeSkipHealthGate); err != nil {
+		if err := step.JudgeMembers(facts, self, members(brokers)); err != nil {
 			return err
 		}
 	}

@@ -28,20 +28,21 @@ func FirstDown(members []Member, self int32) (int32, bool) {
 
 // JudgeMembers judges the facts that the brokers list answers, for a step on broker self (-1 for
 // none), and returns a *FactError for the first that does not hold. Facts the list does not
-// answer pass. skipGate is spec.unsafeSkipHealthGate, which waives FactOthersUp.
-func JudgeMembers(facts []Fact, self int32, members []Member, skipGate bool) error {
+// answer pass. Nothing waives them: spec.unsafeSkipHealthGate opens the health gate, never
+// "every other broker up".
+func JudgeMembers(facts []Fact, self int32, members []Member) error {
 	for _, f := range facts {
-		if err := judgeMember(f, self, members, skipGate); err != nil {
+		if err := judgeMember(f, self, members); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func judgeMember(f Fact, self int32, members []Member, skipGate bool) error {
+func judgeMember(f Fact, self int32, members []Member) error {
 	switch f {
 	case FactOthersUp:
-		if id, down := FirstDown(members, self); down && !skipGate {
+		if id, down := FirstDown(members, self); down {
 			return &FactError{Fact: f, Why: fmt.Sprintf("broker %d is down", id)}
 		}
 	case FactNoOtherDrain:

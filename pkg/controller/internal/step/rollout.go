@@ -41,7 +41,7 @@ func beforeDelete(o Observation) bool {
 // restartFactsHold: what a restart's irreversible steps rely on holds (table.go): the health
 // gate is open, every other broker is up, and the pod is Ready.
 func restartFactsHold(o Observation) bool {
-	return (o.SkipHealthGate || (restartGateOpen(o) && o.Rollout.OthersUp)) && o.Rollout.PodReady
+	return restartGateOpen(o) && o.Rollout.OthersUp && o.Rollout.PodReady
 }
 
 // stuckRestart is R's new pod when it cannot come up by itself.

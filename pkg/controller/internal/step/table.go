@@ -67,8 +67,8 @@ const (
 	// Redpanda 25.1 (404) falls back to FactHealthGate. Waived, like the gate, by
 	// spec.unsafeSkipHealthGate.
 	FactRestartSafe Fact = "its restart putting no partition at risk"
-	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive (waived,
-	// like the gate, by spec.unsafeSkipHealthGate).
+	// factOthersUp: GET /v1/brokers lists every member but the step's broker as alive. Never
+	// waived: spec.unsafeSkipHealthGate opens the health gate, not this.
 	FactOthersUp Fact = "every other broker up"
 	// factPodReady: the restart's pod, read from the apiserver, has the recorded UID, is Ready
 	// and is not being deleted.

@@ -48,10 +48,11 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// Tolerations of the broker pods.
 	Tolerations []v1.TolerationApplyConfiguration `json:"tolerations,omitempty"`
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
-	// health_overview reports the cluster unhealthy (a broker down, leaderless or
-	// under-replicated partitions). For emergencies only: with it set, a restart or a
-	// decommission can make partitions unavailable. Everything else still happens one broker at
-	// a time.
+	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
+	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:
+	// with it set, a restart or a decommission can make partitions unavailable. It never waives
+	// "every other broker up": a restart still waits while another broker is down, and
+	// everything still happens one broker at a time.
 	UnsafeSkipHealthGate *bool `json:"unsafeSkipHealthGate,omitempty"`
 	// Rollout tunes how a rolling restart judges that a restarted broker has recovered.
 	Rollout *RolloutSpecApplyConfiguration `json:"rollout,omitempty"`
