@@ -216,51 +216,39 @@ func (c *httpClient) DisableMaintenance(ctx context.Context, nodeID int) error {
 }
 
 func (c *httpClient) NodeConfig(ctx context.Context, ordinal int) (NodeConfig, error) {
-	op := fmt.Sprintf("node config of broker URL %d", ordinal)
-	if ordinal < 0 || ordinal >= len(c.bases) {
-		return NodeConfig{}, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
-	}
-	var nc NodeConfig
-	err := c.do(ctx, call{
-		op: op, method: http.MethodGet, path: "/v1/node_config", nodeID: -1, only: c.bases[ordinal],
-		decode: func(body io.Reader) (err error) {
-			nc, err = decodeNodeConfig(body, c.maxBody)
-			return err
-		},
-	})
-	return nc, err
+	return askBroker(ctx, c, ordinal, brokerQuestion[NodeConfig]{what: "node config", path: "/v1/node_config", decode: decodeNodeConfig})
 }
 
 func (c *httpClient) PostRestartProbe(ctx context.Context, ordinal int) (int, error) {
-	op := fmt.Sprintf("post-restart probe of broker URL %d", ordinal)
-	if ordinal < 0 || ordinal >= len(c.bases) {
-		return 0, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
-	}
-	var pc int
-	err := c.do(ctx, call{
-		op: op, method: http.MethodGet, path: "/v1/broker/post_restart_probe", nodeID: -1, only: c.bases[ordinal],
-		decode: func(body io.Reader) (err error) {
-			pc, err = decodePostRestartProbe(body, c.maxBody)
-			return err
-		},
-	})
-	return pc, err
+	return askBroker(ctx, c, ordinal, brokerQuestion[int]{what: "post-restart probe", path: "/v1/broker/post_restart_probe", decode: decodePostRestartProbe})
 }
 
 func (c *httpClient) PreRestartProbe(ctx context.Context, ordinal int) (RestartRisks, error) {
-	op := fmt.Sprintf("pre-restart probe of broker URL %d", ordinal)
+	return askBroker(ctx, c, ordinal, brokerQuestion[RestartRisks]{what: "pre-restart probe", path: "/v1/broker/pre_restart_probe", decode: decodePreRestartProbe})
+}
+
+// brokerQuestion is a GET that one broker answers about itself.
+type brokerQuestion[T any] struct {
+	what, path string
+	decode     func(io.Reader, int64) (T, error)
+}
+
+// askBroker asks the broker at bases[ordinal], and only that one: the answer is about the
+// broker that gives it, so no other broker may stand in for it.
+func askBroker[T any](ctx context.Context, c *httpClient, ordinal int, q brokerQuestion[T]) (T, error) {
+	var answer T
+	op := fmt.Sprintf("%s of broker URL %d", q.what, ordinal)
 	if ordinal < 0 || ordinal >= len(c.bases) {
-		return RestartRisks{}, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
+		return answer, &Error{Op: op, Err: fmt.Errorf("no broker URL %d: the client has %d", ordinal, len(c.bases))}
 	}
-	var risks RestartRisks
 	err := c.do(ctx, call{
-		op: op, method: http.MethodGet, path: "/v1/broker/pre_restart_probe", nodeID: -1, only: c.bases[ordinal],
+		op: op, method: http.MethodGet, path: q.path, nodeID: -1, only: c.bases[ordinal],
 		decode: func(body io.Reader) (err error) {
-			risks, err = decodePreRestartProbe(body, c.maxBody)
+			answer, err = q.decode(body, c.maxBody)
 			return err
 		},
 	})
-	return risks, err
+	return answer, err
 }
 
 func brokerPath(nodeID int, action string) string {

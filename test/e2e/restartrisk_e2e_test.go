@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller"
 )
@@ -75,17 +76,12 @@ func TestTheNextRestartWaitsForASlowRecovery(t *testing.T) {
 	env.Sim.Cluster(ns, name).SetRecoveryTime(recovery)
 	setImage(t, ns, name, "registry.invalid/broker:v25.1.3")
 	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:v25.1.3")
-	var starts []time.Time
-	for _, c := range env.Sim.Cluster(ns, name).Calls() {
-		if c.Method == "PUT" && c.Status == 200 && c.Path == fmt.Sprintf("/v1/brokers/%d/maintenance", c.NodeID) {
-			starts = append(starts, c.At)
-		}
+	ons := maintenanceOns(ns, name)
+	if len(ons) != 3 {
+		t.Fatalf("%d brokers went into maintenance, want 3", len(ons))
 	}
-	if len(starts) != 3 {
-		t.Fatalf("%d brokers went into maintenance, want 3", len(starts))
-	}
-	for i := 1; i < len(starts); i++ {
-		if gap := starts[i].Sub(starts[i-1]); gap < recovery {
+	for i := 1; i < len(ons); i++ {
+		if gap := ons[i].At.Sub(ons[i-1].At); gap < recovery {
 			t.Errorf("restart %d began %s after the one before, sooner than the %s the broker before took to recover", i, gap, recovery)
 		}
 	}
@@ -103,13 +99,22 @@ func TestTheControllerLeaderRestartsLast(t *testing.T) {
 	setImage(t, ns, name, "registry.invalid/broker:v25.1.3")
 	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:v25.1.3")
 	var order []int
-	for _, c := range env.Sim.Cluster(ns, name).Calls() {
-		if c.Method == "PUT" && c.Status == 200 && c.Path == fmt.Sprintf("/v1/brokers/%d/maintenance", c.NodeID) {
-			order = append(order, c.NodeID)
-		}
+	for _, c := range maintenanceOns(ns, name) {
+		order = append(order, c.NodeID)
 	}
 	if want := []int{ids[1], ids[0], ids[2]}; !slices.Equal(order, want) {
 		t.Errorf("brokers restarted in the order %v, want %v: the controller leader (ordinal 2) last", order, want)
 	}
 	checkBrokersSafe(t, ns, name)
+}
+
+// maintenanceOns are the maintenance-on calls the cluster's brokers accepted, in order.
+func maintenanceOns(ns, name string) []admintest.Call {
+	var out []admintest.Call
+	for _, c := range env.Sim.Cluster(ns, name).Calls() {
+		if c.Method == "PUT" && c.Status == 200 && c.Path == fmt.Sprintf("/v1/brokers/%d/maintenance", c.NodeID) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
