@@ -134,7 +134,8 @@
 // older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
 // any healthy broker restarts, and a restart's own new pod likewise once the template changes
 // again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why
-// (WaitForStuckPod). A restart whose pod someone else deleted while it drained goes on with the
+// (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
+// maintenance mode while it waits (ReleaseMaintenance). A restart whose pod someone else deleted while it drained goes on with the
 // pod that replaced it (AdoptReplacedPod).
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.

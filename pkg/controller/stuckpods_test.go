@@ -62,8 +62,12 @@ func TestABadImageWaitsNamingThePodAndItsFixHeals(t *testing.T) {
 	if n := len(h.podDeletes()); n != deletes || deletes != 1 {
 		t.Fatalf("%d pod deletes while the image cannot be pulled, want the first broker's alone", n)
 	}
-	if got := strings.Count(strings.Join(h.events(), "\n"), "Warning WaitForStuckPod"); got != 1 {
-		t.Errorf("%d Warning WaitForStuckPod events, want 1", got)
+	events := strings.Join(h.events(), "\n")
+	if strings.Count(events, "Warning ReleaseMaintenance") != 1 || strings.Count(events, "Warning WaitForStuckPod") > 1 {
+		t.Errorf("events:\n%s\nwant the broker taken out of maintenance once, and at most one Warning WaitForStuckPod", events)
+	}
+	if calls := h.maintenanceCalls(); len(calls) != 2 || !strings.HasPrefix(calls[1], "off ") {
+		t.Errorf("maintenance calls %v, want on and then off while the restart cannot finish", calls)
 	}
 
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = good })

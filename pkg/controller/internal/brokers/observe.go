@@ -80,7 +80,7 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 		o.Rollout.Back = o.Rollout.Back && listed && b.IsAlive && b.MembershipStatus == admin.MembershipActive
 		_, down := step.FirstDown(view.members, r.NodeID)
 		o.Rollout.OthersUp = !down
-		if r.Step == v1alpha1.RestartDraining {
+		if r.Step == v1alpha1.RestartDraining || stuckRestart(o) {
 			m, err := readMaintenance(ctx, client, r.NodeID)
 			if err != nil {
 				return err
@@ -169,4 +169,11 @@ func (view *View) leaderLast(o *step.Observation) {
 		o.Rollout.Next = VictimOf(first.Ordinal, *view)
 		o.Rollout.NextPod, o.Rollout.NextPodUID = first.Pod, first.UID
 	}
+}
+
+// stuckRestart reports whether R's new pod cannot come up by itself: its broker's maintenance
+// mode is then read, so that a restart that cannot finish takes it out (step.ReleaseMaintenance).
+func stuckRestart(o *step.Observation) bool {
+	r := o.Rollout.Restart
+	return r != nil && o.Rollout.OldPodGone && slices.ContainsFunc(o.Rollout.Stuck, func(p step.StuckPod) bool { return p.Ordinal == r.Ordinal })
 }

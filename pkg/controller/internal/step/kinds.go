@@ -45,6 +45,9 @@ const (
 	// WaitForRecovery: R's broker is back but has not reclaimed its load yet
 	// (post_restart_probe); the next broker waits for it.
 	WaitForRecovery Kind = "WaitForRecovery"
+	// ReleaseMaintenance takes R's broker out of maintenance mode while its new pod cannot
+	// start: a restart that cannot finish leaves no broker in maintenance.
+	ReleaseMaintenance Kind = "ReleaseMaintenance"
 )
 
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
@@ -58,5 +61,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, DecommissionGhostBroker,
 }

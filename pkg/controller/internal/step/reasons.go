@@ -133,6 +133,9 @@ func restartReason(t Transition, o Observation) string {
 	case ReplaceStuckPod:
 		p, _ := stuckRestart(o)
 		return fmt.Sprintf("replacing the new pod of %s, which cannot start (%s), now that the pod template has changed again; %s", b, p.Why, updated)
+	case ReleaseMaintenance:
+		p, _ := stuckRestart(o)
+		return fmt.Sprintf("taking %s out of maintenance mode while its restart cannot finish: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
 	case WaitForStuckPod:
 		p, _ := stuckRestart(o)
 		return fmt.Sprintf("the restart of %s waits: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
@@ -201,7 +204,7 @@ func Subject(s Step) string {
 	switch s.Kind {
 	case StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission, Recommission, CancelDecommission:
 		return "the decommission of " + b
-	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, WaitForRecovery:
+	case StartRestart, RestartSingleBroker, EnableMaintenance, RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, WaitForRecovery, ReleaseMaintenance:
 		return "the restart of " + b
 	case ReplaceStuckPod:
 		return "the replacement of a pod that cannot start"

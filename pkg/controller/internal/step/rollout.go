@@ -98,6 +98,11 @@ var restartTransitions = []Transition{
 		p, stuck := stuckRestart(o)
 		return !o.Rollout.Back && stuck && p.Outdated
 	}, ReplaceStuckPod},
+	{"Restarting", "the new pod cannot start, and the broker is still in maintenance mode", func(o Observation) bool {
+		_, stuck := stuckRestart(o)
+		m := o.Rollout.Maintenance
+		return !o.Rollout.Back && stuck && (m == MaintenanceDraining || m == MaintenanceDrained)
+	}, ReleaseMaintenance},
 	{"Restarting", "the new pod cannot start", func(o Observation) bool {
 		_, stuck := stuckRestart(o)
 		return !o.Rollout.Back && stuck

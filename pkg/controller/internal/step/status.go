@@ -143,7 +143,7 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == WaitForRecovery && s.Overdue {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
 	}
-	if s.Kind == WaitForStuckPod {
+	if s.Kind == WaitForStuckPod || s.Kind == ReleaseMaintenance {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
 	}
 	return degraded
@@ -267,7 +267,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

@@ -42,6 +42,7 @@ import "fmt"
 //	ReplaceStuckPod          -                               delete pod (UID)    before  yes   call         others up, no other drain
 //	WaitForStuckPod          Degraded (BrokerPodCannotStart) -                   -       yes   -            -
 //	WaitForRecovery          Degraded once overdue           -                   -       yes   -            -
+//	ReleaseMaintenance       Degraded (BrokerPodCannotStart) maintenance off     before  yes   -            -
 //
 // A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
 // and relies on "no other drain" (the ghost itself keeps the health gate closed).
@@ -170,6 +171,8 @@ var Rows = map[Kind]Row{
 	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactOthersUp, FactNoOtherDrain}},
 	WaitForStuckPod: {Polls: true},
 	WaitForRecovery: {Polls: true},
+	// Maintenance off gives leadership back; it takes nothing away.
+	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
 	// decided, after that step's own call; the ghost itself keeps the health gate closed.
 	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},
