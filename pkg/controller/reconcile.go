@@ -170,7 +170,7 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      !r.c.cfg.Guards.SkipAdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
-		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.sts), r.pods, configRestarts),
+		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.sts), r.pods, configRestarts, r.c.cfg.Clock.Now()),
 		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
 	}
 	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)

@@ -38,6 +38,7 @@ func TestClusterPropertyNeedingARestartRollsOneBrokerAtATime(t *testing.T) {
 	ids := env.NodeIDs(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
 	before := podUIDs(t, ns, name)
+	env.Sim.Cluster(ns, name).SetControllerLeader(0) // restarted last, so the order stays highest first
 
 	setClusterConfig(t, ns, name, map[string]string{"kafka_rpc_server_tcp_recv_buf": "65536", "log_segment_size": "268435456"})
 	bc := awaitConfigApplied(t, ns, name)

@@ -45,6 +45,7 @@ func TestEventsTellTheStory(t *testing.T) {
 	env.Scale(t, ns, name, 2)
 	env.AwaitConverged(t, ns, name, 2)
 	env.Sim.Cluster(ns, name).SetMaintenanceDrainTime(2 * time.Second)
+	env.Sim.Cluster(ns, name).SetControllerLeader(0) // restarted last anyway: the order stays highest first
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	columns := awaitKubectlRestarting(t, ns, name)
 	if columns["RESTARTING"] != name+"-1" || columns["STEP"] != "Draining" {

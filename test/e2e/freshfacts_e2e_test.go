@@ -39,6 +39,7 @@ func TestRolloutWaitsForABrokerThatWentDownBeforeMaintenance(t *testing.T) {
 	// Every PUT fails until the broker is down, so the first maintenance call that could
 	// succeed comes after it went down.
 	sim.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut})
+	sim.SetControllerLeader(0) // the controller leader restarts last: ordinal 2 restarts first
 
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	awaitFailedMaintenanceCall(t, ns, name, ids[2])

@@ -37,6 +37,8 @@ func TestImageChangeRollsOneBrokerAtATime(t *testing.T) {
 	env.AwaitConverged(t, ns, name, 3)
 	ids := env.NodeIDs(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
+	// The controller leader restarts last; on ordinal 0 it leaves the order highest first.
+	env.Sim.Cluster(ns, name).SetControllerLeader(0)
 
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	row := awaitTableRow(t, ns, name, func(r map[string]any) bool { return r["Restarting"] != nil })
@@ -67,6 +69,7 @@ func TestOperatorKilledMidRolloutResumes(t *testing.T) {
 	env.CreateCluster(t, ns, name, 3, time.Second)
 	env.AwaitConverged(t, ns, name, 3)
 	pods := recordPods(t, ns, name)
+	env.Sim.Cluster(ns, name).SetControllerLeader(0) // restarted last, so the order stays highest first
 
 	setImage(t, ns, name, "registry.invalid/broker:2")
 	awaitStatus(t, ns, name, "a restart under way", func(bc *v1alpha1.BrokerCluster) bool { return bc.Status.Restart != nil })

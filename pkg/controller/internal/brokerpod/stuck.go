@@ -3,6 +3,7 @@ package brokerpod
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -15,16 +16,23 @@ import (
 // KafkaRoller force-restarts an outdated pod in these states rather than wait for it.
 var stuckReasons = []string{"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "InvalidImageName"}
 
+// UnschedulableGrace is how long a pod must have been unschedulable before it counts as stuck:
+// the scheduler also reports Unschedulable while a new pod's volume claim is being bound, which
+// ends by itself within seconds.
+const UnschedulableGrace = 30 * time.Second
+
 // Stuck says whether a pod cannot come up by itself, and why, in words from its own status: a
 // container waiting in one of stuckReasons, or the pod unschedulable (the scheduler's
-// PodScheduled condition False, reason Unschedulable, with its message). A pod that is merely
-// slow (running and not yet Ready, pulling an image, replaying its log) is not stuck.
-func Stuck(pod *corev1.Pod) (string, bool) {
+// PodScheduled condition False, reason Unschedulable, with its message) for UnschedulableGrace
+// by now. A pod that is merely slow (running and not yet Ready, pulling an image, replaying its
+// log) is not stuck.
+func Stuck(pod *corev1.Pod, now time.Time) (string, bool) {
 	if pod.DeletionTimestamp != nil {
 		return "", false
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable &&
+			now.Sub(c.LastTransitionTime.Time) >= UnschedulableGrace {
 			return fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, c.Message), true
 		}
 	}

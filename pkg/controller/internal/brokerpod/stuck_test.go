@@ -3,6 +3,7 @@ package brokerpod
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +28,8 @@ func TestStuckReadsThePodsOwnStatus(t *testing.T) {
 		{"invalid image name", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting("InvalidImageName", "bad")}}, false, "(InvalidImageName)"},
 		{"crash loop in an init container", corev1.PodStatus{InitContainerStatuses: []corev1.ContainerStatus{waiting("CrashLoopBackOff", "back-off 40s")}}, false, "container redpanda of pod p-1 crash-loops (4 restarts)"},
 		{"config error", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting("CreateContainerConfigError", `secret "x" not found`)}}, false, "cannot be created (CreateContainerConfigError)"},
-		{"unschedulable", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 node(s) were unschedulable."}}}, false, "pod p-1 cannot be scheduled: 0/3 nodes are available"},
+		{"unschedulable for a while", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available: 3 node(s) were unschedulable.", LastTransitionTime: metav1.NewTime(time.Unix(900, 0))}}}, false, "pod p-1 cannot be scheduled: 0/3 nodes are available"},
+		{"unschedulable a moment ago (a claim being bound)", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "pod has unbound immediate PersistentVolumeClaims", LastTransitionTime: metav1.NewTime(time.Unix(1000, 0))}}}, false, ""},
 		{"pulling an image", corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting("ContainerCreating", "")}}, false, ""},
 		{"running, not Ready (replaying its log)", corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "redpanda", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}, false, ""},
 		{"pending, not yet scheduled", corev1.PodStatus{Phase: corev1.PodPending}, false, ""},
@@ -39,7 +41,7 @@ func TestStuckReadsThePodsOwnStatus(t *testing.T) {
 			if tt.deleting {
 				pod.DeletionTimestamp = &now
 			}
-			why, stuck := Stuck(pod)
+			why, stuck := Stuck(pod, time.Unix(1010, 0))
 			switch {
 			case tt.want == "" && stuck:
 				t.Errorf("stuck: %q, want a pod that is only slow", why)

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -217,20 +218,20 @@ func restartFactsReason(o Observation) string {
 // and how R's pod is doing. The admin API's part (the next broker's ID, maintenance mode,
 // whether R's broker is back) is filled in by brokers.Admin.Observe.
 // revision is the template hash of the pods bc's StatefulSet makes (objects.PodTemplates.Revision).
-func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool) Rollout {
+func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool, now time.Time) Rollout {
 	r := Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]
 		if p == nil || !brokerpod.IsReady(p) {
 			r.AllReady = false
 			if r.NotReady == "" {
-				r.NotReadyPod, r.NotReady = fmt.Sprintf("%s-%d", bc.Name, ordinal), notReady(bc.Name, ordinal, p)
+				r.NotReadyPod, r.NotReady = fmt.Sprintf("%s-%d", bc.Name, ordinal), notReady(bc.Name, ordinal, p, now)
 			}
 		}
 		if p == nil || p.DeletionTimestamp != nil {
 			continue // the StatefulSet makes its replacement from the current template
 		}
-		if why, stuck := brokerpod.Stuck(p); stuck {
+		if why, stuck := brokerpod.Stuck(p, now); stuck {
 			id, known := brokerpod.NodeID(p)
 			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
 				Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
@@ -258,14 +259,14 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 }
 
 // notReady says why the pod at ordinal is not Ready, from its own status.
-func notReady(cluster string, ordinal int, p *corev1.Pod) string {
+func notReady(cluster string, ordinal int, p *corev1.Pod, now time.Time) string {
 	switch {
 	case p == nil:
 		return fmt.Sprintf("pod %s-%d does not exist yet", cluster, ordinal)
 	case p.DeletionTimestamp != nil:
 		return fmt.Sprintf("pod %s is being deleted", p.Name)
 	}
-	if why, stuck := brokerpod.Stuck(p); stuck {
+	if why, stuck := brokerpod.Stuck(p, now); stuck {
 		return why
 	}
 	if p.Status.Phase == corev1.PodPending {
