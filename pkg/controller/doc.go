@@ -130,7 +130,7 @@
 // spec.rollout.recoveryTimeout has passed.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
-// InvalidImageName, or the pod unschedulable) is deleted by its UID when it was made from an
+// InvalidImageName, or the pod unschedulable for 30 s) is deleted by its UID when it was made from an
 // older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
 // any healthy broker restarts, and a restart's own new pod likewise once the template changes
 // again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why
