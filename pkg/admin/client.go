@@ -113,6 +113,16 @@ func (c *httpClient) Brokers(ctx context.Context) ([]Broker, error) {
 	return brokers, err
 }
 
+func (c *httpClient) BrokersFrom(ctx context.Context, ordinal int) ([]Broker, error) {
+	return askBroker(ctx, c, ordinal, brokerQuestion[[]Broker]{what: "brokers list", path: "/v1/brokers", decode: func(body io.Reader, max int64) ([]Broker, error) {
+		brokers, err := decodeBrokers(body, max)
+		if err == nil {
+			c.advertised.remember(brokers)
+		}
+		return brokers, err
+	}})
+}
+
 // listBrokers is GET /v1/brokers, decoded into *into; the names the brokers advertise are
 // remembered for following redirects.
 func (c *httpClient) listBrokers(into *[]Broker) call {

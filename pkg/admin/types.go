@@ -96,6 +96,9 @@ type NodeConfig struct {
 type Client interface {
 	// Brokers lists the cluster's members (removed brokers are not listed).
 	Brokers(ctx context.Context) ([]Broker, error)
+	// BrokersFrom is Brokers asked of the broker at Config.URLs[ordinal], and only that one: the
+	// controller leader's list is the authoritative one, where another broker's may lag.
+	BrokersFrom(ctx context.Context, ordinal int) ([]Broker, error)
 	// Broker describes one member. ErrBrokerNotFound: no such member.
 	Broker(ctx context.Context, nodeID int) (Broker, error)
 	// HealthOverview is the cluster's health as the controller sees it.

@@ -117,7 +117,9 @@
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
 // The controller leader (health_overview's controller_id) restarts last (internal/brokers/
-// observe.go, leaderLast).
+// observe.go, leaderLast), and the membership facts of irreversible steps are read from its own
+// brokers list, any broker's when it cannot be asked, named in status.membershipReadFrom
+// (internal/brokers/authority.go).
 // Before a restart (and right before its irreversible calls, FactRestartSafe) the broker's own
 // pre_restart_probe must name no partition at risk (internal/step/risk.go; RF=1 partitions only
 // with spec.rollout.blockRF1Offline); a broker whose restart would risk partitions is passed over

@@ -37,7 +37,7 @@ func (r reconcile) act(ctx context.Context, s step.Step) (result, error) {
 		}
 	}
 	if row.Irreversible == step.IrreversibleWrite {
-		if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts); err != nil {
+		if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts, r.view); err != nil {
 			return r.stepFailed(ctx, s, err)
 		}
 	}
@@ -70,7 +70,7 @@ func (r reconcile) act(ctx context.Context, s step.Step) (result, error) {
 // call makes the row's call, after a fresh check of its facts when the call is irreversible.
 func (r *reconcile) call(ctx context.Context, s step.Step, row step.Row) error {
 	if row.Irreversible == step.IrreversibleCall {
-		if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts); err != nil {
+		if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts, r.view); err != nil {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func (r *reconcile) makeCall(ctx context.Context, s step.Step, call step.Call) e
 func (r *reconcile) decommissionGhost(ctx context.Context, id int32) error {
 	s := step.Step{Kind: step.DecommissionGhostBroker, Broker: &id, Reason: step.GhostReason(id)}
 	row := step.Rows[s.Kind]
-	if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts); err != nil {
+	if err := r.c.brokers.CheckFacts(ctx, r.bc, s, row.Facts, r.view); err != nil {
 		return err
 	}
 	r.record(ctx, s)
@@ -145,7 +145,7 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 	r.record(ctx, s)
 	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
 		ReadyReplicas: brokerpod.ReadyBelow(r.pods, current), Lifecycle: lc, Admin: brokers.ProblemOf(r.adminErr),
-		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String()}, r.c.cfg.Clock.Now())
+		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc)}, r.c.cfg.Clock.Now())
 	if row.ReportsDrain {
 		if stalled, ok := r.c.brokers.CheckDrain(ctx, bc, *s.Broker, &next); ok {
 			r.c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, stalled)

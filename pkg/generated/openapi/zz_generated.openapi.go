@@ -770,6 +770,13 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"membershipReadFrom": {
+						SchemaProps: spec.SchemaProps{
+							Description: "MembershipReadFrom names the broker whose GET /v1/brokers the last fresh check of an irreversible step read its membership facts from (\"every other broker up\", \"no other broker draining\"): the controller leader, or any broker, with why, when the leader could not be asked.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"clusterConfig": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile that asked the admin API.",

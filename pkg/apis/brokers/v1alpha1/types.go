@@ -418,6 +418,13 @@ type BrokerClusterStatus struct {
 	// +optional
 	Selector string `json:"selector,omitempty"`
 
+	// MembershipReadFrom names the broker whose GET /v1/brokers the last fresh check of an
+	// irreversible step read its membership facts from ("every other broker up", "no other
+	// broker draining"): the controller leader, or any broker, with why, when the leader could
+	// not be asked.
+	// +optional
+	MembershipReadFrom string `json:"membershipReadFrom,omitempty"`
+
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	// +optional

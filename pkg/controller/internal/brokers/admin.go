@@ -38,6 +38,8 @@ type Admin struct {
 	drains  *drainTracker
 	// recoveries times each cluster's restarted broker until it has reclaimed its load.
 	recoveries *recoveryTracker
+	// sources is where each cluster's last fresh fact check read its membership (authority.go).
+	sources *sourceTracker
 }
 
 // New returns the brokers' view.
@@ -50,6 +52,7 @@ func New(cfg Config) *Admin {
 		clients:    &adminClients{template: cfg.Addresses, config: cfg.Client, clients: map[string]cachedAdminClient{}, requests: cfg.Requests},
 		drains:     &drainTracker{drains: map[string]*drainProgress{}},
 		recoveries: &recoveryTracker{since: map[string]recoveryWait{}},
+		sources:    &sourceTracker{sources: map[string]string{}},
 	}
 }
 
@@ -58,6 +61,7 @@ func (a *Admin) Forget(key string) {
 	a.clients.forget(key)
 	a.drains.forget(key)
 	a.recoveries.forget(key)
+	a.sources.forget(key)
 }
 
 // Knows reports whether anything is kept for the cluster key (its admin client).

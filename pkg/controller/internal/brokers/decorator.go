@@ -71,6 +71,10 @@ func (d decoratedAdmin) Brokers(ctx context.Context) ([]admin.Broker, error) {
 	return decorate(ctx, d, "brokers", d.inner.Brokers)
 }
 
+func (d decoratedAdmin) BrokersFrom(ctx context.Context, ordinal int) ([]admin.Broker, error) {
+	return decorate(ctx, d, "brokers_from", func(ctx context.Context) ([]admin.Broker, error) { return d.inner.BrokersFrom(ctx, ordinal) })
+}
+
 func (d decoratedAdmin) Broker(ctx context.Context, nodeID int) (admin.Broker, error) {
 	return decorate(ctx, d, "broker", func(ctx context.Context) (admin.Broker, error) { return d.inner.Broker(ctx, nodeID) })
 }

@@ -17,7 +17,9 @@ import (
 // CheckFacts reads each fact afresh and returns a *factError for the first that does not hold,
 // or the error of a read that failed. The pod is read first and health_overview last, so that
 // the last read before the step is the one that sees every broker.
-func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact) error {
+// The membership facts are read from the controller leader (authority.go), found through view,
+// the reconcile's brokers view (nil when the admin API was not asked).
+func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact, view *View) error {
 	if len(facts) == 0 {
 		return nil
 	}
@@ -33,7 +35,7 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 	if slices.ContainsFunc(facts, func(f step.Fact) bool {
 		return f != step.FactHealthGate && f != step.FactPodReady && f != step.FactRestartSafe
 	}) {
-		brokers, err := client.Brokers(ctx)
+		brokers, err := a.readMembers(ctx, client, bc, view)
 		if err != nil {
 			return err
 		}

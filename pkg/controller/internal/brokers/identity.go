@@ -64,6 +64,19 @@ func members(brokers []admin.Broker) []step.Member {
 }
 
 // membership says what the list says about broker id.
+// ordinalOf is the ordinal of the pod known to run broker id; v may be nil.
+func (v *View) ordinalOf(id int32) (int, bool) {
+	if v == nil {
+		return 0, false
+	}
+	for ordinal, known := range v.identities {
+		if known.Known && known.ID == id {
+			return ordinal, true
+		}
+	}
+	return 0, false
+}
+
 func (v View) membershipOf(id int32) step.Membership {
 	b, ok := v.byID[int(id)]
 	switch {

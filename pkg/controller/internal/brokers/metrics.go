@@ -61,7 +61,7 @@ func ExportZeros(requests *prometheus.CounterVec) {
 // Operations are the values of the operation label, one per admin.Client and
 // admin.ClusterConfigClient method.
 var Operations = []string{
-	"brokers", "broker", "health_overview", "decommission", "recommission",
+	"brokers", "brokers_from", "broker", "health_overview", "decommission", "recommission",
 	"decommission_status", "enable_maintenance", "disable_maintenance", "node_config",
 	"patch_cluster_config", "cluster_config", "cluster_config_status", "post_restart_probe", "pre_restart_probe",
 }

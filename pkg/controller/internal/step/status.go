@@ -71,6 +71,9 @@ type Write struct {
 	Admin AdminProblem
 	// Selector is the label selector of the cluster's pods, for status.selector.
 	Selector string
+	// MembershipReadFrom is where the last fresh fact check read its membership; "" keeps
+	// what status says.
+	MembershipReadFrom string
 }
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
@@ -109,6 +112,9 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 	st.DecommissioningBroker = decommissioning
 	st.ReadyReplicas = readyReplicas
 	st.Selector = w.Selector
+	if w.MembershipReadFrom != "" {
+		st.MembershipReadFrom = w.MembershipReadFrom
+	}
 	st.Restart = lc.Restart
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
@@ -247,6 +253,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	}
 	if !equality.Semantic.DeepEqual(old.GhostBrokers, next.GhostBrokers) {
 		fields["ghostBrokers"] = next.GhostBrokers
+	}
+	if old.MembershipReadFrom != next.MembershipReadFrom {
+		fields["membershipReadFrom"] = next.MembershipReadFrom
 	}
 	if !equality.Semantic.DeepEqual(old.Conditions, next.Conditions) {
 		fields["conditions"] = next.Conditions

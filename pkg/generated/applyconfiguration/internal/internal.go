@@ -380,6 +380,9 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             scalar: numeric
           elementRelationship: associative
+    - name: membershipReadFrom
+      type:
+        scalar: string
     - name: observedGeneration
       type:
         scalar: numeric

@@ -49,6 +49,11 @@ type BrokerClusterStatusApplyConfiguration struct {
 	GhostBrokers []int32 `json:"ghostBrokers,omitempty"`
 	// Selector is the label selector of the broker pods, for the scale subresource.
 	Selector *string `json:"selector,omitempty"`
+	// MembershipReadFrom names the broker whose GET /v1/brokers the last fresh check of an
+	// irreversible step read its membership facts from ("every other broker up", "no other
+	// broker draining"): the controller leader, or any broker, with why, when the leader could
+	// not be asked.
+	MembershipReadFrom *string `json:"membershipReadFrom,omitempty"`
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	ClusterConfig *ClusterConfigStatusApplyConfiguration `json:"clusterConfig,omitempty"`
@@ -133,6 +138,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithGhostBrokers(values ...int32
 // If called multiple times, the Selector field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithSelector(value string) *BrokerClusterStatusApplyConfiguration {
 	b.Selector = &value
+	return b
+}
+
+// WithMembershipReadFrom sets the MembershipReadFrom field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the MembershipReadFrom field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithMembershipReadFrom(value string) *BrokerClusterStatusApplyConfiguration {
+	b.MembershipReadFrom = &value
 	return b
 }
 
