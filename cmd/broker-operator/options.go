@@ -37,6 +37,9 @@ type options struct {
 	writebackTTL         time.Duration
 	shutdownTimeout      time.Duration
 	showVersion          bool
+
+	evictionWebhookBindAddr string
+	evictionWebhookCertDir  string
 }
 
 func defaultOptions() *options {
@@ -56,6 +59,8 @@ func defaultOptions() *options {
 		readStrategy:         controller.ReadWriteback.String(),
 		writebackTTL:         5 * time.Minute,
 		shutdownTimeout:      30 * time.Second,
+
+		evictionWebhookBindAddr: "0",
 	}
 }
 
@@ -98,6 +103,10 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"How long a write may wait for the informer to catch up before the watch is reported as stalled (an error log and writeback_stalled_entries); the write is still served.")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout,
 		"How long in-flight reconciles may take to finish after SIGTERM.")
+	fs.StringVar(&o.evictionWebhookBindAddr, "eviction-webhook-bind-address", o.evictionWebhookBindAddr,
+		"Where the pods/eviction admission webhook listens (HTTPS, path /evictions), which turns a drain's eviction of a broker pod into a restart through the rollout; \"0\" turns it off.")
+	fs.StringVar(&o.evictionWebhookCertDir, "eviction-webhook-cert-dir", o.evictionWebhookCertDir,
+		"Directory holding the eviction webhook's serving certificate and key, tls.crt and tls.key (read again when they change). Required with --eviction-webhook-bind-address.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
@@ -128,8 +137,9 @@ func (o *options) validate() error {
 		}
 	}
 	for flagName, addr := range map[string]string{
-		"--metrics-bind-address":      o.metricsBindAddress,
-		"--health-probe-bind-address": o.healthProbeBindAddr,
+		"--metrics-bind-address":          o.metricsBindAddress,
+		"--health-probe-bind-address":     o.healthProbeBindAddr,
+		"--eviction-webhook-bind-address": o.evictionWebhookBindAddr,
 	} {
 		if addr == "0" {
 			continue
@@ -155,6 +165,9 @@ func (o *options) validate() error {
 	}
 	if o.writebackTTL <= 0 {
 		errs = append(errs, fmt.Errorf("--writeback-ttl must be positive, got %s", o.writebackTTL))
+	}
+	if o.evictionWebhookBindAddr != "0" && o.evictionWebhookCertDir == "" {
+		errs = append(errs, errors.New("--eviction-webhook-bind-address needs --eviction-webhook-cert-dir"))
 	}
 	if o.shutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.shutdownTimeout))

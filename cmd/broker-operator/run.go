@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -21,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/evictionwebhook"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 )
@@ -51,9 +54,10 @@ type operator struct {
 	leading atomic.Bool
 
 	// ready is closed once the endpoints listen; tests use it to know where to probe.
-	ready   chan struct{}
-	health  *endpoint
-	metrics *endpoint
+	ready    chan struct{}
+	health   *endpoint
+	metrics  *endpoint
+	eviction *endpoint
 }
 
 func newOperator(opts *options, c clients, identity string) (*operator, error) {
@@ -127,14 +131,21 @@ func (o *operator) run(ctx context.Context) error {
 		o.health.shutdown(ctx)
 		return err
 	}
+	if o.eviction, err = o.listenEvictionWebhook(ctx); err != nil {
+		o.health.shutdown(ctx)
+		o.metrics.shutdown(ctx)
+		return err
+	}
 	go o.health.serve(logger)
 	go o.metrics.serve(logger)
+	go o.eviction.serve(logger)
 	close(o.ready)
 	defer func() {
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		o.health.shutdown(shutdownCtx)
 		o.metrics.shutdown(shutdownCtx)
+		o.eviction.shutdown(shutdownCtx)
 	}()
 
 	if elector == nil {
@@ -142,6 +153,27 @@ func (o *operator) run(ctx context.Context) error {
 		return o.runController(ctx)
 	}
 	return elector.run(ctx)
+}
+
+// listenEvictionWebhook binds the eviction webhook, over TLS, when it is on. Every replica
+// serves it, leader or not: it only marks a pod for the leader's rollout.
+func (o *operator) listenEvictionWebhook(ctx context.Context) (*endpoint, error) {
+	if o.opts.evictionWebhookBindAddr == "0" {
+		return nil, nil
+	}
+	tc, err := evictionwebhook.ServingTLS(o.opts.evictionWebhookCertDir)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle(evictionwebhook.Path, evictionwebhook.Handler{Kube: o.clients.kube})
+	e, err := listen("eviction-webhook", o.opts.evictionWebhookBindAddr, mux)
+	if err != nil {
+		return nil, err
+	}
+	e.listener = tls.NewListener(e.listener, tc)
+	e.server.BaseContext = func(net.Listener) context.Context { return ctx }
+	return e, nil
 }
 
 // readyCheck: a leader is ready once its informers have synced; a standby is ready as it is, so

@@ -4,17 +4,19 @@ import "github.com/broker-operator/broker-operator/pkg/controller/internal/objec
 
 // Labels and annotations the operator puts on what it owns (internal/objects).
 const (
-	LabelManagedBy            = objects.LabelManagedBy
-	ManagedByValue            = objects.ManagedByValue
-	LabelName                 = objects.LabelName
-	NameValue                 = objects.NameValue
-	LabelInstance             = objects.LabelInstance
-	LabelListener             = objects.LabelListener
-	AnnotationNodeID          = objects.AnnotationNodeID
-	AnnotationSpecHash        = objects.AnnotationSpecHash
-	AnnotationTemplateHash    = objects.AnnotationTemplateHash
-	AnnotationSeeds           = objects.AnnotationSeeds
-	AnnotationResyncedAt      = objects.AnnotationResyncedAt
-	AnnotationExternalAddress = objects.AnnotationExternalAddress
-	AnnotationRack            = objects.AnnotationRack
+	LabelManagedBy         = objects.LabelManagedBy
+	ManagedByValue         = objects.ManagedByValue
+	LabelName              = objects.LabelName
+	NameValue              = objects.NameValue
+	LabelInstance          = objects.LabelInstance
+	LabelListener          = objects.LabelListener
+	AnnotationNodeID       = objects.AnnotationNodeID
+	AnnotationSpecHash     = objects.AnnotationSpecHash
+	AnnotationTemplateHash = objects.AnnotationTemplateHash
+	// AnnotationRestartRequested on a broker's pod restarts it through the rollout, first.
+	AnnotationRestartRequested = objects.AnnotationRestartRequested
+	AnnotationSeeds            = objects.AnnotationSeeds
+	AnnotationResyncedAt       = objects.AnnotationResyncedAt
+	AnnotationExternalAddress  = objects.AnnotationExternalAddress
+	AnnotationRack             = objects.AnnotationRack
 )

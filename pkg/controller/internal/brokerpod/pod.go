@@ -16,7 +16,18 @@ const (
 	// template the pod was made from. A pod whose hash is not status.updateRevision is restarted
 	// by the rollout (internal/step/rollout.go).
 	AnnotationTemplateHash = "broker-operator.dev/template-hash"
+	// AnnotationRestartRequested asks the rollout to restart the pod's broker, as it restarts
+	// an outdated one, and before any other: set by the eviction webhook when a drain evicts
+	// the pod, or by a person. Its value says who asked, for messages. The pod that replaces
+	// it is made from the template, without it.
+	AnnotationRestartRequested = "broker-operator.dev/restart-requested"
 )
+
+// RestartRequested reports whether someone asked for the pod's broker to be restarted, and who.
+func RestartRequested(pod *corev1.Pod) (string, bool) {
+	v, ok := pod.Annotations[AnnotationRestartRequested]
+	return v, ok
+}
 
 // Ordinal returns the ordinal of a pod named <cluster>-<ordinal>.
 func Ordinal(pod *corev1.Pod, clusterName string) (int, bool) {

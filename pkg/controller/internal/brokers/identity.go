@@ -63,7 +63,6 @@ func members(brokers []admin.Broker) []step.Member {
 	return out
 }
 
-// membership says what the list says about broker id.
 // ordinalOf is the ordinal of the pod known to run broker id; v may be nil.
 func (v *View) ordinalOf(id int32) (int, bool) {
 	if v == nil {
@@ -77,6 +76,7 @@ func (v *View) ordinalOf(id int32) (int, bool) {
 	return 0, false
 }
 
+// membership says what the list says about broker id.
 func (v View) membershipOf(id int32) step.Membership {
 	b, ok := v.byID[int(id)]
 	switch {

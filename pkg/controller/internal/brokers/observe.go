@@ -159,8 +159,8 @@ func (view *View) leaderLast(o *step.Observation) {
 		id := view.identities[int(p.Ordinal)]
 		return id.Known && int(id.ID) == o.Health.Controller
 	})
-	if i < 0 || i == len(order)-1 {
-		return
+	if i < 0 || i == len(order)-1 || order[i].Requested {
+		return // a restart someone asked for is not put off
 	}
 	leader := order[i]
 	order = append(slices.Delete(slices.Clone(order), i, i+1), leader)

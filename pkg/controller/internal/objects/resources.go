@@ -33,6 +33,8 @@ const (
 	AnnotationSpecHash = "broker-operator.dev/spec-hash"
 	// AnnotationTemplateHash: a hash of the pod template a pod was made from.
 	AnnotationTemplateHash = brokerpod.AnnotationTemplateHash
+	// AnnotationRestartRequested: the pod's broker is to be restarted through the rollout.
+	AnnotationRestartRequested = brokerpod.AnnotationRestartRequested
 	// AnnotationSeeds on the StatefulSet records how many pods founded the cluster: their names
 	// are the brokers' seed servers, which must not change while the cluster lives.
 	AnnotationSeeds = "broker-operator.dev/seeds"

@@ -187,6 +187,9 @@ type StuckPod struct {
 type PodAt struct {
 	Ordinal  int32
 	Pod, UID string
+	// Requested: its restart was asked for (brokerpod.AnnotationRestartRequested), by RequestedBy.
+	Requested   bool
+	RequestedBy string
 }
 
 // PodRef names one pod by name and UID, for a step that deletes a pod other than R's.

@@ -2,6 +2,7 @@ package step
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,17 +237,29 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
 				Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
 		}
+		by, requested := brokerpod.RestartRequested(p)
 		if brokerpod.Revision(p) == revision {
 			r.Updated++
-			if id, ok := brokerpod.NodeID(p); !ok || !configRestarts[id] {
+			if id, ok := brokerpod.NodeID(p); !requested && (!ok || !configRestarts[id]) {
 				continue
 			}
 		}
 		r.Outdated++
-		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID)})
-		if r.NextPod == "" {
-			r.Next.Ordinal, r.NextPod, r.NextPodUID = int32(ordinal), p.Name, string(p.UID)
+		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Requested: requested, RequestedBy: by})
+	}
+	// A restart someone asked for (a drain waiting on an eviction) goes first.
+	slices.SortStableFunc(r.Order, func(a, b PodAt) int {
+		switch {
+		case a.Requested == b.Requested:
+			return 0
+		case a.Requested:
+			return -1
 		}
+		return 1
+	})
+	if len(r.Order) > 0 {
+		first := r.Order[0]
+		r.Next.Ordinal, r.NextPod, r.NextPodUID = first.Ordinal, first.Pod, first.UID
 	}
 	if rs := r.Restart; rs != nil {
 		p := pods[int(rs.Ordinal)]
