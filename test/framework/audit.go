@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// The apiserver writes an audit log of every request a ServiceAccount makes, and of every pod
-// delete by anyone, with its options (grace period, UID precondition). A controller often only
+// The apiserver writes an audit log of every request a ServiceAccount makes, of every pod
+// eviction, and of every pod delete by anyone, with its options (grace period, UID precondition). A controller often only
 // logs a Forbidden answer (an informer retries its list for ever), so a test that must fail on any
 // forbidden request reads them from here; a pod that vanishes is traced to who deleted it.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
@@ -21,6 +21,8 @@ rules:
 - level: Request
   verbs: ["delete", "deletecollection"]
   resources: [{group: "", resources: ["pods"]}]
+- level: Metadata
+  resources: [{group: "", resources: ["pods/eviction"]}]
 - level: Metadata
   userGroups: ["system:serviceaccounts"]
 - level: None
@@ -82,6 +84,20 @@ func (cp *ControlPlane) PodDeletes() ([]Request, error) {
 	var out []Request
 	for _, r := range all {
 		if (r.Verb == "delete" || r.Verb == "deletecollection") && isPodsURI(r.RequestURI) {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// Evictions returns every pod eviction asked for so far, by any user, in order, with the
+// apiserver's answer.
+func (cp *ControlPlane) Evictions() ([]Request, error) {
+	all, err := cp.auditedRequests()
+	var out []Request
+	for _, r := range all {
+		path, _, _ := strings.Cut(r.RequestURI, "?")
+		if r.Verb == "create" && strings.HasSuffix(path, "/eviction") {
 			out = append(out, r)
 		}
 	}

@@ -136,7 +136,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser]); err != nil {
+	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], FakeNodeName); err != nil {
 		return err
 	}
 	all := []*process{etcd, apiserver, kcm, scheduler, kwok}

@@ -3,10 +3,14 @@ package framework
 import (
 	"context"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -66,4 +70,49 @@ func nodeReady(node *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// AddFakeNode adds another node kwok runs, with labels and taints besides the fake node's own,
+// and a pod finisher for it; it returns once the node is Ready and schedulable. remove deletes
+// the node and stops its finisher. A test that drains a node uses nodes of its own, tainted so
+// that no other test's pods land there.
+func (cp *ControlPlane) AddFakeNode(ctx context.Context, name string, labels map[string]string, taints []corev1.Taint) (remove func(), err error) {
+	client, err := kubernetes.NewForConfig(cp.AdminConfig())
+	if err != nil {
+		return nil, err
+	}
+	n := fakeNode()
+	n.Name = name
+	n.Labels["kubernetes.io/hostname"] = name
+	delete(n.Labels, fakeNodeLabelKey)
+	maps.Copy(n.Labels, labels)
+	n.Spec.Taints = append(n.Spec.Taints, taints...)
+	if _, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("create fake node %s: %w", name, err)
+	}
+	finisher, err := startPodFinisherFrom(filepath.Join(cp.Dir, podFinisherUser+".kubeconfig"), name)
+	if err != nil {
+		return nil, err
+	}
+	remove = func() {
+		finisher.stop()
+		_ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || !nodeReady(got) {
+			return false, nil
+		}
+		for _, t := range got.Spec.Taints {
+			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		remove()
+		return nil, fmt.Errorf("fake node %s never became schedulable: %w", name, err)
+	}
+	return remove, nil
 }

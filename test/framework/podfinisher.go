@@ -130,8 +130,8 @@ func (f *podFinisher) next(ctx context.Context) bool {
 	return true
 }
 
-// startPodFinisherFrom starts a podFinisher for the fake Node, as the user of kubeconfig.
-func startPodFinisherFrom(kubeconfig string) (*podFinisher, error) {
+// startPodFinisherFrom starts a podFinisher for node, as the user of kubeconfig.
+func startPodFinisherFrom(kubeconfig, node string) (*podFinisher, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func startPodFinisherFrom(kubeconfig string) (*podFinisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startPodFinisher(client, FakeNodeName)
+	return startPodFinisher(client, node)
 }
 
 // stop ends the finisher and waits for its worker.

@@ -220,7 +220,7 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 			return err
 		}
 	}
-	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser]); err != nil {
+	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], FakeNodeName); err != nil {
 		return err
 	}
 	checks := []struct {
