@@ -38,8 +38,8 @@
 //
 //   - Which broker does a scale-down take? internal/step/scaling.go (NextToGo: the pod of the
 //     highest ordinal; its broker is asked of that pod, internal/brokers/identity.go).
-//   - Which pod does a rollout restart next? internal/step/rollout.go (ObserveRollout: the
-//     highest-ordinal outdated pod).
+//   - Which pod does a rollout restart next? internal/step/rollout.go (ObserveRollout: a pod
+//     whose restart was asked for, then the highest-ordinal outdated pod).
 //   - What does each step write, call and rely on? internal/step/table.go.
 //   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.
 //   - How does a row become calls and writes? runner.go.
@@ -139,6 +139,11 @@
 // (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
 // maintenance mode while it waits (ReleaseMaintenance). A restart whose pod someone else deleted while it drained goes on with the
 // pod that replaced it (AdoptReplacedPod).
+// A pod annotated broker-operator.dev/restart-requested (by a person, or by the eviction
+// webhook, pkg/evictionwebhook, when a drain evicts it) is restarted like an outdated one, before
+// any other (ObserveRollout). A broker left in maintenance mode that is back and that no restart
+// or decommission is about is taken out of it first (ClearLeakedMaintenance,
+// internal/step/leaked.go).
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -98,7 +99,28 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 	}
 	view.observeRisk(ctx, client, bc, o)
 	o.Ghosts = FindGhosts(bc, *view, pods)
+	o.Leaked = view.leakedMaintenance(pods, o)
 	return nil
+}
+
+// leakedMaintenance lists the brokers in maintenance mode that nothing of the operator's is
+// about (step/leaked.go): alive active members whose pod is Ready, neither B nor R's broker.
+func (view *View) leakedMaintenance(pods map[int]*corev1.Pod, o *step.Observation) []step.LeakedMaintenance {
+	var out []step.LeakedMaintenance
+	for _, m := range view.members {
+		if !m.InMaintenance || !m.Alive || m.Draining || m.Removed {
+			continue
+		}
+		if r := o.Rollout.Restart; r != nil && r.NodeID == m.ID {
+			continue
+		}
+		ordinal, known := view.ordinalOf(m.ID)
+		if !known || pods[ordinal] == nil || !brokerpod.IsReady(pods[ordinal]) {
+			continue
+		}
+		out = append(out, step.LeakedMaintenance{ID: m.ID, Pod: pods[ordinal].Name})
+	}
+	return out
 }
 
 // observeRisk reads the pre_restart_probe the decision needs, when a restart may start or R's

@@ -61,6 +61,9 @@ type Observation struct {
 	Rollout Rollout
 	// Ghosts are the ghost brokers the admin API showed (ghosts.go); nil when it was not asked.
 	Ghosts []int32
+	// Leaked are the brokers left in maintenance mode with nothing of the operator's about them
+	// (leaked.go); nil when the admin API was not asked.
+	Leaked []LeakedMaintenance
 	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
 	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
 	// StatefulSet and the garbage collector have removed it (pkg/controller/leftovers.go).
@@ -225,6 +228,9 @@ type Transition struct {
 // restart under way, then scaling (scaling.go), then the next restart of a rollout
 // (rollout.go).
 func Decide(o Observation) Step {
+	if s, ok := clearLeaked(o); ok {
+		return s
+	}
 	if o.Decommissioning == nil && o.Rollout.Restart != nil {
 		return decideRollout(o, restartTransitions)
 	}

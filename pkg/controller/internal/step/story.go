@@ -58,7 +58,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		return messageChanged(before, after, v1alpha1.ConditionRestarting)
 	case ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission,
 		Recommission, CancelDecommission, StartRestart, RestartSingleBroker, EnableMaintenance,
-		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod, ReleaseMaintenance:
+		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod, ReleaseMaintenance, ClearLeakedMaintenance:
 		return true
 	}
 	// A step this list does not name is news when it changes the story status tells.

@@ -43,6 +43,7 @@ import "fmt"
 //	WaitForStuckPod          Degraded (BrokerPodCannotStart) -                   -       yes   -            -
 //	WaitForRecovery          Degraded once overdue           -                   -       yes   -            -
 //	ReleaseMaintenance       Degraded (BrokerPodCannotStart) maintenance off     before  yes   -            -
+//	ClearLeakedMaintenance   -                               maintenance off     before  yes   -            -
 //
 // A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
 // and relies on "no other drain" (the ghost itself keeps the health gate closed).
@@ -173,6 +174,8 @@ var Rows = map[Kind]Row{
 	WaitForRecovery: {Polls: true},
 	// Maintenance off gives leadership back; it takes nothing away.
 	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
+	// A flag nothing of the operator's is about (leaked.go): off gives leadership back.
+	ClearLeakedMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
 	// decided, after that step's own call; the ghost itself keeps the health gate closed.
 	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},
