@@ -18,8 +18,10 @@ func TestOperatorAcceptsTheChartsArgs(t *testing.T) {
 		t.Fatalf("build the operator: %v\n%s", err, out)
 	}
 	for name, vals := range map[string]map[string]any{
-		"defaults":      nil,
-		"everything on": everythingOn,
+		"defaults":                       nil,
+		"everything on":                  everythingOn,
+		"eviction webhook, cert-manager": evictionWebhookCertManager,
+		"eviction webhook, own Secret":   evictionWebhookOwnSecret,
 		"switches off": {
 			"replicas":       1,
 			"metrics":        map[string]any{"enabled": false},

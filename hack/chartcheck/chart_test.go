@@ -132,9 +132,15 @@ var everythingOn = map[string]any{
 	"nodeSelector":     map[string]any{"kubernetes.io/os": "linux"},
 }
 
-// helm lint --strict: no errors and no warnings, with default values and with every option on.
+// helm lint --strict: no errors and no warnings, with default values, with every option on, and
+// with the eviction webhook in each certificate mode.
 func TestHelmLint(t *testing.T) {
-	for name, vals := range map[string]map[string]any{"defaults": nil, "everything on": everythingOn} {
+	for name, vals := range map[string]map[string]any{
+		"defaults":                       nil,
+		"everything on":                  everythingOn,
+		"eviction webhook, cert-manager": evictionWebhookCertManager,
+		"eviction webhook, own Secret":   evictionWebhookOwnSecret,
+	} {
 		t.Run(name, func(t *testing.T) {
 			lint := action.NewLint()
 			lint.Strict = true

@@ -210,7 +210,8 @@ func servingCertificate(t *testing.T) (dir string, caPEM []byte) {
 }
 
 // registerEvictionWebhook points the apiserver's pods/eviction admission for namespace ns at
-// url, as deploy/'s webhook configuration does for the operator's Service.
+// url, as the chart's webhook configuration (charts/broker-operator, evictionWebhook) does for
+// the operator's Service.
 func registerEvictionWebhook(t *testing.T, ns, url string, caPEM []byte) {
 	t.Helper()
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
@@ -222,7 +223,7 @@ func registerEvictionWebhook(t *testing.T, ns, url string, caPEM []byte) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/eviction"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
 			}},
-			// Fail, not deploy/'s Ignore: here an unanswered eviction must show as a failure.
+			// Fail, not the chart's Ignore: here an unanswered eviction must show as a failure.
 			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNoneOnDryRun),
 			AdmissionReviewVersions: []string{"v1"},

@@ -39,3 +39,23 @@ chart copied without the deploy/rbac its links point to) fails the render. */}}
 {{- end -}}
 {{- toYaml $role.rules -}}
 {{- end -}}
+
+{{/* The eviction webhook's Service; its DNS names are the serving certificate's. */}}
+{{- define "broker-operator.evictionWebhook.service" -}}
+{{- printf "%s-eviction-webhook" (include "broker-operator.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The kubernetes.io/tls Secret the operator serves the webhook with: cert-manager's, or the
+one evictionWebhook.tls.secretName names. */}}
+{{- define "broker-operator.evictionWebhook.secret" -}}
+{{- if .Values.evictionWebhook.certManager.enabled -}}
+{{- printf "%s-eviction-webhook-tls" (include "broker-operator.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- .Values.evictionWebhook.tls.secretName -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the operator reads tls.crt and tls.key (--eviction-webhook-cert-dir). */}}
+{{- define "broker-operator.evictionWebhook.certDir" -}}
+/etc/broker-operator/eviction-webhook
+{{- end -}}
