@@ -100,6 +100,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return c.preRestartProbe(req.ordinal)
 	case req.rest == "/v1/broker/post_restart_probe" && method == http.MethodGet:
 		return c.postRestartProbe(req.ordinal)
+	case req.rest == "/v1/features" && method == http.MethodGet:
+		return c.features(req.ordinal)
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):

@@ -51,6 +51,9 @@ type Cluster struct {
 	podDown map[int]bool
 	// config is the cluster configuration (clusterconfig.go), made on first use.
 	config *clusterConfig
+	// activeVersion and originalVersion are the cluster's active logical version and the one it
+	// was created at (features.go); 0 until the first broker joins.
+	activeVersion, originalVersion int64
 }
 
 // member is one broker's state in the cluster's membership table.
@@ -107,6 +110,7 @@ func (c *Cluster) Join(ordinal int) int {
 		m.version = version
 		m.restartedAt = c.s.clock.Now()
 		c.configRestarted(m.nodeID)
+		c.advanceActiveVersion()
 		return m.nodeID
 	}
 	if volume != "" {
@@ -128,6 +132,7 @@ func (c *Cluster) Join(ordinal int) int {
 	c.members[id] = m
 	c.byOrdinal[ordinal] = m
 	c.configRestarted(id)
+	c.advanceActiveVersion()
 	return id
 }
 
@@ -361,6 +366,7 @@ func (c *Cluster) refresh() {
 			m.maintenance = false
 		}
 	}
+	c.advanceActiveVersion()
 }
 
 // canPlace reports whether a draining broker's replicas have somewhere to go: at least rf
