@@ -140,6 +140,8 @@ type Rollout struct {
 	// NotReadyPod is the highest-ordinal pod below C that is missing or not Ready, and NotReady
 	// says why, from its own status; both empty when every pod is Ready.
 	NotReadyPod, NotReady string
+	// Upgrade is what the version check rests on (upgrade.go).
+	Upgrade Upgrade
 }
 
 // Recovery is what a restarted broker's own GET /v1/broker/post_restart_probe says: how much of
@@ -205,6 +207,8 @@ type Step struct {
 	Restart *v1alpha1.BrokerRestart
 	// Pod is the pod a ReplaceStuckPod step deletes.
 	Pod *PodRef
+	// Upgrade is the version check's observation, for the fresh check of FactSupportedVersion.
+	Upgrade Upgrade
 	// Overdue: a wait that has lasted longer than it should (WaitForRecovery past
 	// spec.rollout.recoveryTimeout); the cluster is Degraded while it lasts.
 	Overdue bool

@@ -113,6 +113,8 @@ func restartReason(t Transition, o Observation) string {
 		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, AdminSilent)
 	case WaitForHealthyCluster:
 		return fmt.Sprintf("the restart of %s waits, maintenance mode off: %s", b, restartFactsReason(o))
+	case HoldVersionChange:
+		return fmt.Sprintf("the restart of %s is held, maintenance mode off: %s; the hold ends by itself once spec.image changes", b, o.Rollout.Upgrade.Check().Refused)
 	case SuspendRestart:
 		return fmt.Sprintf("suspending the restart of %s, maintenance mode off until it can go on: %s", b, restartFactsReason(o))
 	case EnableMaintenance:
@@ -175,12 +177,14 @@ func rolloutReason(t Transition, o Observation) string {
 			return fmt.Sprintf("restarting %s to apply a change that needs a restart waits (%s): %s", next, updated, restartGateProblem(o))
 		}
 		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, restartGateProblem(o))
+	case HoldVersionChange:
+		return fmt.Sprintf("the rollout is held, no broker restarts (%s): %s; the hold ends by itself once spec.image changes", updated, o.Rollout.Upgrade.Check().Refused)
 	case WaitForBrokerID:
 		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
 	case RestartSingleBroker:
-		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s%s", next, updated, o.Rollout.Risk.RF1Notice())
+		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s%s%s", next, updated, o.Rollout.Risk.RF1Notice(), uncheckedClause(o))
 	case StartRestart:
-		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s%s%s", next, updated, o.Rollout.Risk.RF1Notice(), heldClause(o))
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s%s%s%s", next, updated, o.Rollout.Risk.RF1Notice(), heldClause(o), uncheckedClause(o))
 	case ReplaceStuckPod:
 		p, _ := stuckOutdated(o)
 		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
@@ -247,4 +251,12 @@ func heldClause(o Observation) string {
 		return ""
 	}
 	return "; passed over for now: " + o.Rollout.Held
+}
+
+// uncheckedClause says that a restart goes ahead without the version check, and why.
+func uncheckedClause(o Observation) string {
+	if why := o.Rollout.Upgrade.Check().Unchecked; why != "" {
+		return "; " + why
+	}
+	return ""
 }

@@ -50,6 +50,10 @@ const (
 	ReasonAdminSecretMissing   = "AdminAPISecretMissing"
 	ReasonAdminSecretInvalid   = "AdminAPISecretInvalid"
 	ReasonAdminSecretForbidden = "AdminAPISecretForbidden"
+	// ReasonUnsupportedVersionChange: the rollout would change the brokers' version off
+	// Redpanda's upgrade path (upgrade.go); it is held, nothing restarted, until spec.image
+	// changes.
+	ReasonUnsupportedVersionChange = "UnsupportedVersionChange"
 )
 
 // AdminProblem is why the brokers' admin API could not be used, as the brokers' view classifies
@@ -143,6 +147,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == WaitForRecovery && s.Overdue {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
 	}
+	if s.Kind == HoldVersionChange {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonUnsupportedVersionChange, s.Reason
+	}
 	if s.Kind == WaitForStuckPod || s.Kind == ReleaseMaintenance {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
 	}
@@ -197,7 +204,7 @@ func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
 		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
 			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
-	case lc.UpdatedReplicas < current && s.Kind == WaitForReadyBrokers:
+	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange):
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
@@ -267,7 +274,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == HoldVersionChange {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
