@@ -17,8 +17,8 @@ import (
 
 // An image that skips a feature release (v24.2 to v25.1) is held before any broker restarts,
 // with a Degraded condition and one Warning event naming both versions and the rule; the next
-// feature release (v24.3) then rolls out, and the cluster's active logical version moves up
-// once every broker runs it.
+// feature release (v24.3) then rolls out, each restart naming the image change, and the
+// cluster's active logical version moves up once every broker runs it.
 func TestAnImageThatSkipsAFeatureReleaseIsHeldAndTheNextOneRolls(t *testing.T) {
 	t.Parallel()
 	ns := env.NewNamespace(t)
@@ -52,6 +52,10 @@ func TestAnImageThatSkipsAFeatureReleaseIsHeldAndTheNextOneRolls(t *testing.T) {
 	setImage(t, ns, name, "registry.invalid/broker:v24.3.1")
 	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:v24.3.1")
 	awaitEventMessage(t, ns, name, "HoldVersionChange", corev1.EventTypeNormal, "no longer held")
+	// Each restart names its change, and only that: the apiserver's defaults on the pods are not
+	// template fields that changed.
+	awaitEventMessage(t, ns, name, "StartRestart", corev1.EventTypeNormal,
+		"to apply a change that needs a restart (image registry.invalid/broker:v24.2.4 to registry.invalid/broker:v24.3.1):")
 	bc := awaitStatus(t, ns, name, "Degraded cleared", func(bc *v1alpha1.BrokerCluster) bool {
 		return meta.IsStatusConditionFalse(bc.Status.Conditions, v1alpha1.ConditionDegraded)
 	})
@@ -69,6 +73,9 @@ func TestAnImageThatSkipsAFeatureReleaseIsHeldAndTheNextOneRolls(t *testing.T) {
 	for _, e := range events.Items {
 		if e.Reason == "HoldVersionChange" && e.Type == corev1.EventTypeWarning {
 			warnings += int(max(e.Count, 1))
+		}
+		if e.Reason == "StartRestart" && strings.Contains(e.Message, "pod template fields") {
+			t.Errorf("a restart names template fields that did not change: %s", e.Message)
 		}
 	}
 	if warnings != 1 {

@@ -185,10 +185,18 @@ type StuckPod struct {
 	IDKnown bool
 }
 
-// PodAt is one pod of the cluster: its ordinal, name and UID.
+// PodAt is one pod of the cluster: its ordinal, name and UID, and, for an outdated pod, what its
+// restart applies (changeOf).
 type PodAt struct {
 	Ordinal  int32
 	Pod, UID string
+	// Image is the image the pod runs. Template: it was made from another template; Fields name
+	// the template's fields it does not have (objects.TemplateChanges, filled by the controller).
+	Image    string
+	Template bool
+	Fields   []string
+	// Config: its broker waits for a restart for a cluster property.
+	Config bool
 }
 
 // PodRef names one pod by name and UID, for a step that deletes a pod other than R's.

@@ -257,7 +257,8 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 			}
 		}
 		r.Outdated++
-		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID)})
+		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Image: brokerpod.Image(p),
+			Template: brokerpod.Revision(p) != revision, Config: configRestarts[id] && idKnown})
 		if r.NextPod == "" {
 			r.Next.Ordinal, r.NextPod, r.NextPodUID = int32(ordinal), p.Name, string(p.UID)
 		}

@@ -87,6 +87,8 @@ type Lifecycle struct {
 	// asked, and the recorded ghosts stay as they are.
 	Ghosts      []int32
 	GhostsKnown bool
+	// RestartChange names what the restart under way applies (changeOf), "" when not known.
+	RestartChange string
 }
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -202,8 +204,12 @@ func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition
 	switch r := lc.Restart; {
 	case r != nil:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
-			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
+		change := ""
+		if lc.RestartChange != "" {
+			change = " (" + lc.RestartChange + ")"
+		}
+		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart%s: %s; %d of %s updated",
+			r.NodeID, r.Pod, change, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
 	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange):
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
@@ -319,6 +325,9 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 		lc.Restart = &r
 	case FinishRestart:
 		lc.Restart = nil
+	}
+	if lc.Restart != nil {
+		lc.RestartChange = changeOf(obs, lc.Restart.Ordinal)
 	}
 	return current, decommissioning, lc
 }
