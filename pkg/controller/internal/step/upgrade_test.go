@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/wordstest"
 )
 
 func TestParseVersionAndImageTag(t *testing.T) {
@@ -90,6 +91,9 @@ func TestUpgradePathRules(t *testing.T) {
 				if !strings.Contains(v.Refused, p) {
 					t.Errorf("refusal %q does not name %q", v.Refused, p)
 				}
+			}
+			if v.Refused != "" {
+				wordstest.Check(t, "refusal", v.Refused)
 			}
 			if v.Rollback != tt.rolls || (v.Unchecked != "") != tt.unknown {
 				t.Errorf("verdict %+v: want rollback %t, unchecked %t", v, tt.rolls, tt.unknown)
