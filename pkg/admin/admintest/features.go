@@ -1,6 +1,7 @@
 package admintest
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -114,10 +115,7 @@ func (c *Cluster) advanceActiveVersion() {
 // addressed pod runs (api-doc/features.json features_response). The feature list is empty: no
 // simulated feature is modelled.
 func (c *Cluster) features(ordinal int) reply {
-	version := c.podVersion[ordinal]
-	if m := c.byOrdinal[ordinal]; m != nil {
-		version = m.version
-	}
+	version := c.binaryVersion(ordinal)
 	active, original := c.activeVersion, c.originalVersion
 	if original == 0 { // no broker has joined yet: the feature table is not initialised
 		active, original = -1, -1
@@ -137,4 +135,31 @@ func (c *Cluster) ActiveVersion() int64 {
 	defer c.s.mu.Unlock()
 	c.refresh()
 	return c.activeVersion
+}
+
+// joinRefusal says why the cluster refuses a broker running version when it asks to join, as
+// service.cc join_node does: the binary's range of logical versions must hold the active one
+// (earliest_version not above it, latest_version not below it). "" when it may join, and always
+// before the first broker has joined. upgrade_override_checks is not modelled.
+func (c *Cluster) joinRefusal(version string) string {
+	if c.originalVersion == 0 {
+		return ""
+	}
+	earliest, latest := logicalEarliest(version, c.s.opts.Version), logicalLatest(version, c.s.opts.Version)
+	if earliest <= c.activeVersion && latest >= c.activeVersion {
+		return ""
+	}
+	return fmt.Sprintf("Rejecting join request from incompatible node running %s, our version %d vs their %d-%d", version, c.activeVersion, earliest, latest)
+}
+
+// binaryVersion is the version the pod with this ordinal runs: its broker's, or, for a pod
+// refused at join, the one it was started with. Callers hold s.mu.
+func (c *Cluster) binaryVersion(ordinal int) string {
+	if m := c.byOrdinal[ordinal]; m != nil && !c.incompatible[ordinal] {
+		return m.version
+	}
+	if v := c.podVersion[ordinal]; v != "" {
+		return v
+	}
+	return c.s.opts.Version
 }
