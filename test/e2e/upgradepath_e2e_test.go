@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller"
 )
@@ -80,6 +81,51 @@ func TestAnImageThatSkipsAFeatureReleaseIsHeldAndTheNextOneRolls(t *testing.T) {
 	}
 	if warnings != 1 {
 		t.Errorf("%d Warning events for one hold, want 1", warnings)
+	}
+	checkBrokersSafe(t, ns, name)
+}
+
+// A rollback to the original release goes ahead while a broker still runs it, and is held once
+// every broker has run the new release and the active version has moved.
+func TestARollbackRollsOnlyWhileABrokerRunsTheOriginalRelease(t *testing.T) {
+	t.Parallel()
+	ns := env.NewNamespace(t)
+	startOperator(t, ns, "a")
+	const name = "rollback"
+	createAt(t, ns, name, "v25.1.2")
+	sim := env.Sim.Cluster(ns, name)
+	// Broker 0's own probe holds its restart, so it stays on v25.1 while the others roll.
+	sim.SetRestartRisks(0, admin.RestartRisks{Acks1DataLoss: []string{"kafka/orders/3"}})
+	setImage(t, ns, name, "registry.invalid/broker:v25.2.1")
+	awaitStatus(t, ns, name, "two brokers on v25.2, broker 0 held on v25.1", func(bc *v1alpha1.BrokerCluster) bool {
+		return bc.Status.UpdatedReplicas == 2 && bc.Status.Restart == nil
+	})
+	setImage(t, ns, name, "registry.invalid/broker:v25.1.2")
+	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:v25.1.2")
+	if v := sim.ActiveVersion(); v != 15 {
+		t.Fatalf("active logical version %d after the rollback, want 15 (v25.1)", v)
+	}
+
+	sim.SetRestartRisks(0, admin.RestartRisks{})
+	setImage(t, ns, name, "registry.invalid/broker:v25.2.1")
+	awaitImageRolledOut(t, ns, name, 3, "registry.invalid/broker:v25.2.1")
+	before := podUIDs(t, ns, name)
+	setImage(t, ns, name, "registry.invalid/broker:v25.1.2")
+	held := awaitStatus(t, ns, name, "the rollback held", func(bc *v1alpha1.BrokerCluster) bool {
+		d := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionDegraded)
+		return d != nil && d.Reason == controller.ReasonUnsupportedVersionChange && d.ObservedGeneration == bc.Generation
+	})
+	if d := meta.FindStatusCondition(held.Status.Conditions, v1alpha1.ConditionDegraded); !strings.Contains(d.Message, "v25.2.1") ||
+		!strings.Contains(d.Message, "v25.1.2") || !strings.Contains(d.Message, "none runs v25.1") {
+		t.Errorf("Degraded message %q does not name both versions and the rule", d.Message)
+	}
+	if now := podUIDs(t, ns, name); !maps.Equal(now, before) {
+		t.Errorf("pods changed while the rollback was held: %v, were %v", now, before)
+	}
+	for _, r := range env.Sim.RefusedJoins() {
+		if strings.HasPrefix(r, ns+"/") {
+			t.Errorf("a join was refused: %s", r)
+		}
 	}
 	checkBrokersSafe(t, ns, name)
 }
