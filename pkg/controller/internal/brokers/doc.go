@@ -8,7 +8,8 @@
 //     the membership of the broker being decommissioned and of the next to go or to restart,
 //     maintenance mode and health_overview (maintenance.go), and ghost brokers (ghosts.go).
 //   - CheckFacts (facts.go) reads a step's facts afresh right before its irreversible call or
-//     write: the restart's pod from the apiserver, the brokers list, health_overview last.
+//     write: the restart's pod from the apiserver, the brokers list (and with it the brokers'
+//     versions and, for a rollback, GET /v1/features: upgrade.go), health_overview last.
 //   - Decommission, Recommission and SetMaintenance (calls.go, maintenance.go) are the calls of
 //     the step table; Problem and WaitsOnAdmin (calls.go) classify what went wrong.
 //   - CheckClusterConfig (clusterconfig.go, clusterconfig_report.go) writes spec.clusterConfig
