@@ -122,8 +122,10 @@ func (u Upgrade) Check() Verdict {
 		return Verdict{Unchecked: fmt.Sprintf("the upgrade path is not checked: image %s names no Redpanda version (a digest or a custom tag) and no broker runs it yet", u.Image)}
 	}
 	var v Verdict
+	judged := false
 	for _, b := range u.Brokers {
 		from, known := b.Version()
+		judged = judged || (known && !b.Current)
 		switch {
 		case !known || from.SameRelease(to):
 			continue
@@ -150,6 +152,9 @@ func (u Upgrade) Check() Verdict {
 				b.name(), from, to, f.ClusterVersion, f.NodeLatest, to.Release(), f.Pod, from.Release(), from.Release())
 			return v
 		}
+	}
+	if !judged && v.Refused == "" {
+		v.Unchecked = fmt.Sprintf("the upgrade path to %s is not checked: no broker on an older pod template has a known version (its image tag is not one, and it reports none)", to)
 	}
 	return v
 }

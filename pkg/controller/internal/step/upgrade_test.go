@@ -79,6 +79,7 @@ func TestUpgradePathRules(t *testing.T) {
 			Brokers: []BrokerVersion{on(1, r+"v24.2.4"), {Ordinal: 0, Pod: "rp-0", Image: "redpanda@sha256:beef", Current: true, Reported: "v25.1.1 - abc"}}},
 			[]string{"v24.2.4", "v25.1.1", "on image redpanda@sha256:beef already, reports"}, false, false},
 		{"a digest no broker runs yet", Upgrade{Image: "redpanda@sha256:beef", Brokers: []BrokerVersion{on(0, r+"v24.2.4")}}, nil, false, true},
+		{"no old broker's version is known", Upgrade{Image: r + "v25.1.1", Brokers: []BrokerVersion{on(0, r+"stable")}}, nil, false, true},
 		{"no change of image", Upgrade{Image: r + "v25.1.1", Brokers: []BrokerVersion{on(0, r+"v25.1.1")}}, nil, false, false},
 	}
 	for _, tt := range tests {
