@@ -35,7 +35,8 @@ func TemplateChanges(pod *corev1.Pod, t corev1.PodTemplateSpec) []string {
 	add(!equality.Semantic.DeepEqual(ps.SecurityContext, ts.SecurityContext), "securityContext")
 	add(!equality.Semantic.DeepEqual(ps.TopologySpreadConstraints, ts.TopologySpreadConstraints), "topologySpreadConstraints")
 	add(ts.ServiceAccountName != "" && ps.ServiceAccountName != ts.ServiceAccountName, "serviceAccountName")
-	add(ps.PriorityClassName != ts.PriorityClassName, "priorityClassName")
+	// The Priority admission plugin names a global default class on a pod whose template names none.
+	add(ts.PriorityClassName != "" && ps.PriorityClassName != ts.PriorityClassName, "priorityClassName")
 	add(volumesDiffer(ps.Volumes, ts.Volumes), "volumes")
 	add(!subset(t.Annotations, pod.Annotations, AnnotationTemplateHash), "annotations")
 	add(!subset(t.Labels, pod.Labels, ""), "labels")
