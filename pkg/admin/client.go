@@ -237,6 +237,10 @@ func (c *httpClient) PreRestartProbe(ctx context.Context, ordinal int) (RestartR
 	return askBroker(ctx, c, ordinal, brokerQuestion[RestartRisks]{what: "pre-restart probe", path: "/v1/broker/pre_restart_probe", decode: decodePreRestartProbe})
 }
 
+func (c *httpClient) Features(ctx context.Context, ordinal int) (Features, error) {
+	return askBroker(ctx, c, ordinal, brokerQuestion[Features]{what: "features", path: "/v1/features", decode: decodeFeatures})
+}
+
 // brokerQuestion is a GET that one broker answers about itself.
 type brokerQuestion[T any] struct {
 	what, path string

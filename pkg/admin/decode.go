@@ -397,3 +397,36 @@ func decodePreRestartProbe(r io.Reader, limit int64) (RestartRisks, error) {
 	}
 	return *w.Risks, nil
 }
+
+// decodeFeatures reads the logical versions of a GET /v1/features answer (features.json
+// features_response; common-go rpadmin FeaturesResponse reads cluster_version). An answer
+// without cluster_version or node_latest_version is refused: the version check must not guess.
+func decodeFeatures(r io.Reader, limit int64) (Features, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return Features{}, err
+	}
+	if err := expectJSON(body, '{'); err != nil {
+		return Features{}, err
+	}
+	var w struct {
+		ClusterVersion         *int64 `json:"cluster_version"`
+		OriginalClusterVersion *int64 `json:"original_cluster_version"`
+		NodeEarliestVersion    *int64 `json:"node_earliest_version"`
+		NodeLatestVersion      *int64 `json:"node_latest_version"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return Features{}, fmt.Errorf("decoding features: %w", err)
+	}
+	if w.ClusterVersion == nil || w.NodeLatestVersion == nil {
+		return Features{}, errors.New("features: cluster_version or node_latest_version is not set")
+	}
+	f := Features{ClusterVersion: *w.ClusterVersion, NodeLatestVersion: *w.NodeLatestVersion, OriginalClusterVersion: -1, NodeEarliestVersion: -1}
+	if w.OriginalClusterVersion != nil {
+		f.OriginalClusterVersion = *w.OriginalClusterVersion
+	}
+	if w.NodeEarliestVersion != nil {
+		f.NodeEarliestVersion = *w.NodeEarliestVersion
+	}
+	return f, nil
+}

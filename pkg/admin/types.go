@@ -133,6 +133,29 @@ type Client interface {
 	// Redpanda 25.1 and later; common-go rpadmin/api_broker.go, RestartRisks).
 	// ErrNotFound: the broker predates the probe.
 	PreRestartProbe(ctx context.Context, ordinal int) (RestartRisks, error)
+	// Features asks the broker at Config.URLs[ordinal], and only that one, for the logical
+	// versions its feature table holds (GET /v1/features): the cluster's active version as it
+	// sees it, and the range its own binary supports, which is about the broker that answers.
+	Features(ctx context.Context, ordinal int) (Features, error)
+}
+
+// Features is the version part of GET /v1/features (redpanda-data/redpanda
+// src/v/redpanda/admin/server.cc register_features_routes, api-doc/features.json
+// features_response). The versions are logical versions (src/v/features/feature_table.h
+// release_version: 13 is v24.2.1, 14 v24.3.1), not release numbers. The active version moves up
+// only once every member is up and reports a binary that supports the new one
+// (src/v/cluster/feature_manager.cc, do_maybe_update_active_version), and a broker whose range
+// does not hold the active version is refused when it joins (src/v/cluster/service.cc,
+// join_node).
+type Features struct {
+	// ClusterVersion is the cluster's active logical version, as the answering broker's feature
+	// table holds it (-1 while that table is not initialised).
+	ClusterVersion int64
+	// OriginalClusterVersion is the logical version the cluster was created at.
+	OriginalClusterVersion int64
+	// NodeEarliestVersion and NodeLatestVersion are the range of logical versions the answering
+	// broker's binary supports.
+	NodeEarliestVersion, NodeLatestVersion int64
 }
 
 // RestartRisks are the partitions restarting one broker would affect, by risk, as its

@@ -130,6 +130,16 @@
 // internal/brokers/recovery.go; a 404, Redpanda before 25.1, falls back to being back, any other
 // failure keeps waiting), and Degraded BrokerRecoveryStalled names it once
 // spec.rollout.recoveryTimeout has passed.
+// A rollout that changes the Redpanda version is held before any restart (HoldVersionChange,
+// Degraded UnsupportedVersionChange naming both versions and the rule) unless Redpanda supports
+// the change: patches of one feature release, one feature release up, or a rollback while a
+// broker still runs the original release and GET /v1/features shows the active version not past
+// its binary's (internal/step/upgrade.go; internal/brokers/upgrade.go reads the brokers' reports
+// and the features endpoint); every restarting step relies on it afresh (FactSupportedVersion).
+// A version is the image tag when that is one, else the broker's own report; an image with
+// neither is checked once a broker runs it. Restart events and the Restarting condition name the
+// change a restart applies: the image from and to, the pod template fields
+// (internal/objects/templatediff.go), cluster properties that wait for a restart.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
 // InvalidImageName, or the pod unschedulable for 30 s) is deleted by its UID when it was made from an

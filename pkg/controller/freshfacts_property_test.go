@@ -62,7 +62,8 @@ func runFactChunk(t *testing.T, seed, n uint64) {
 	h.bringUp(3)
 	a := &adversary{t: t, h: h}
 	a.install()
-	images := []string{"redpanda:v25.2.1", "redpanda:v25.1.1"}
+	// Patches of one feature release: Redpanda goes up and down between them (upgrade path).
+	images := []string{"redpanda:v25.1.2", "redpanda:v25.1.1"}
 	for i := range n {
 		a.reset(seed + i)
 		h.cluster.SetMaintenanceDrainTime(time.Duration(a.rng.IntN(2)) * pollInterval)

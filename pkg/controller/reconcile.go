@@ -173,9 +173,25 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.sts), r.pods, configRestarts, r.c.cfg.Clock.Now()),
 		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
 	}
+	r.nameTemplateChanges()
 	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
 	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
 		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
 	}
 	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+}
+
+// nameTemplateChanges names, for each pod the rollout restarts because it was made from another
+// template, the template fields it does not have, for the restart's events and conditions.
+func (r *reconcile) nameTemplateChanges() {
+	order := r.obs.Rollout.Order
+	if len(order) == 0 {
+		return
+	}
+	template := r.c.templates.Get(r.bc, objects.FoundingSeeds(r.sts, r.bc.Status.CurrentReplicas))
+	for i, p := range order {
+		if pod := r.pods[int(p.Ordinal)]; pod != nil && p.Template {
+			order[i].Fields = objects.TemplateChanges(pod, template)
+		}
+	}
 }

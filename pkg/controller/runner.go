@@ -120,7 +120,7 @@ func (r *reconcile) stepFailed(ctx context.Context, s step.Step, err error) (res
 		klog.FromContext(ctx).V(2).Info("Step refused: a fact it relies on does not hold", "step", s.Kind, "broker", step.OptionalID(s.Broker), "fact", fe.Fact, "why", fe.Why)
 		wait := *r
 		wait.adminErr = nil
-		return wait.act(ctx, step.Step{Kind: step.WaitForHealthyCluster, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %v", step.Subject(s), fe)})
+		return wait.act(ctx, step.Step{Kind: step.WaitFor(fe.Fact), Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %v", step.Subject(s), fe)})
 	}
 	if step.Rows[s.Kind].Order == step.CallAfterWrite || !brokers.WaitsOnAdmin(err) {
 		return result{}, err

@@ -41,7 +41,7 @@ func TestABadImageWaitsNamingThePodAndItsFixHeals(t *testing.T) {
 	h.bringUp(3)
 	good := h.stored().Spec.Image
 	h.events()
-	h.badImage = "redpanda:v99.9.9"
+	h.badImage = "redpanda:v25.2.9" // the next feature release, but a tag no registry has
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = h.badImage })
 	var degraded *metav1.Condition
 	for range 15 {

@@ -92,7 +92,7 @@ func (c *Cluster) handle(req request, method string) reply {
 		// server.cc register_status_routes: {"status": "ready"} once the broker has started,
 		// "booting" before; a broker refused at join never gets there.
 		status := "ready"
-		if m := c.byOrdinal[req.ordinal]; m != nil && m.status == admin.MembershipRemoved {
+		if m := c.byOrdinal[req.ordinal]; (m != nil && m.status == admin.MembershipRemoved) || c.incompatible[req.ordinal] {
 			status = "booting"
 		}
 		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
@@ -100,6 +100,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return c.preRestartProbe(req.ordinal)
 	case req.rest == "/v1/broker/post_restart_probe" && method == http.MethodGet:
 		return c.postRestartProbe(req.ordinal)
+	case req.rest == "/v1/features" && method == http.MethodGet:
+		return c.features(req.ordinal)
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
@@ -481,7 +483,7 @@ func writeReply(w http.ResponseWriter, r reply) {
 // which is how Redpanda's operator tells it to fall back (operator/CHANGELOG.md, v26.2.1).
 func (c *Cluster) postRestartProbe(ordinal int) reply {
 	m := c.byOrdinal[ordinal]
-	if m == nil || !versionAtLeast(m.version, 25, 1) {
+	if m == nil || !versionAtLeast(c.binaryVersion(ordinal), 25, 1) {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
 	pc := 100
@@ -516,7 +518,7 @@ func versionAtLeast(version string, major, minor int) bool {
 // what the model cannot show with Cluster.SetRestartRisks.
 func (c *Cluster) preRestartProbe(ordinal int) reply {
 	m := c.byOrdinal[ordinal]
-	if m == nil || !versionAtLeast(m.version, 25, 1) {
+	if m == nil || !versionAtLeast(c.binaryVersion(ordinal), 25, 1) {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
 	down := 0

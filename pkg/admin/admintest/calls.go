@@ -85,7 +85,8 @@ func (s *Server) LeftBeforeDecommission() []string {
 }
 
 // RefusedJoins describes every pod that came back with the data of a removed broker and was
-// refused, as members_manager.cc refuses it.
+// refused, as members_manager.cc refuses it, and every pod whose binary's logical versions do
+// not reach the cluster's active one, as service.cc join_node refuses it.
 func (s *Server) RefusedJoins() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -51,6 +51,12 @@ type Cluster struct {
 	podDown map[int]bool
 	// config is the cluster configuration (clusterconfig.go), made on first use.
 	config *clusterConfig
+	// activeVersion and originalVersion are the cluster's active logical version and the one it
+	// was created at (features.go); 0 until the first broker joins.
+	activeVersion, originalVersion int64
+	// incompatible marks ordinals whose pod runs a binary the cluster refused to let join
+	// (features.go, joinRefusal): the pod runs, its broker is not alive.
+	incompatible map[int]bool
 }
 
 // member is one broker's state in the cluster's membership table.
@@ -88,7 +94,8 @@ type BrokerState struct {
 // The broker runs the version and volume set by SetPodVersion and SetPodVolume. A pod that comes
 // back with the volume of a broker that was removed is refused, as members_manager.cc refuses it
 // ("Preventing decommissioned node ... from joining the cluster", see Server.RefusedJoins): its
-// pod runs, but no broker joins, and Join returns -1.
+// pod runs, but no broker joins, and Join returns -1. So is a pod whose version's logical
+// versions do not reach the cluster's active one (joinRefusal, features.go).
 func (c *Cluster) Join(ordinal int) int {
 	if ordinal < 0 {
 		panic(fmt.Sprintf("admintest: Join(%d): negative ordinal", ordinal))
@@ -103,10 +110,20 @@ func (c *Cluster) Join(ordinal int) int {
 		version = c.s.opts.Version
 	}
 	volume := c.podVolume[ordinal]
+	delete(c.incompatible, ordinal)
+	if why := c.joinRefusal(version); why != "" {
+		if c.incompatible == nil {
+			c.incompatible = map[int]bool{}
+		}
+		c.incompatible[ordinal] = true
+		c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: %s (ordinal %d, after call #%d)", c.Namespace, c.Name, why, ordinal, len(c.s.calls)))
+		return -1
+	}
 	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
 		m.version = version
 		m.restartedAt = c.s.clock.Now()
 		c.configRestarted(m.nodeID)
+		c.advanceActiveVersion()
 		return m.nodeID
 	}
 	if volume != "" {
@@ -128,6 +145,7 @@ func (c *Cluster) Join(ordinal int) int {
 	c.members[id] = m
 	c.byOrdinal[ordinal] = m
 	c.configRestarted(id)
+	c.advanceActiveVersion()
 	return id
 }
 
@@ -238,6 +256,7 @@ func (c *Cluster) Leave(ordinal int) {
 	c.refresh()
 	delete(c.podRunning, ordinal)
 	delete(c.podDown, ordinal)
+	delete(c.incompatible, ordinal)
 	m := c.byOrdinal[ordinal]
 	if m == nil || m.status == admin.MembershipRemoved {
 		return
@@ -263,6 +282,7 @@ func (c *Cluster) Down(ordinal int) {
 		c.checkOverlap(ordinal, "restarting")
 	}
 	delete(c.podRunning, ordinal)
+	delete(c.incompatible, ordinal)
 	c.podDown[ordinal] = true
 }
 
@@ -361,6 +381,7 @@ func (c *Cluster) refresh() {
 			m.maintenance = false
 		}
 	}
+	c.advanceActiveVersion()
 }
 
 // canPlace reports whether a draining broker's replicas have somewhere to go: at least rf
@@ -377,7 +398,7 @@ func (c *Cluster) canPlace(m *member) bool {
 
 // alive reports whether m is running in its pod. Callers hold s.mu.
 func (c *Cluster) alive(m *member) bool {
-	return c.podRunning[m.ordinal] && c.byOrdinal[m.ordinal] == m
+	return c.podRunning[m.ordinal] && c.byOrdinal[m.ordinal] == m && !c.incompatible[m.ordinal]
 }
 
 // replicasLeft is how many replicas a draining broker still holds, falling linearly to zero

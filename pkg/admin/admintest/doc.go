@@ -56,6 +56,17 @@
 //     would affect, by risk: at replication factor 1 all of them rf1_offline; above it, when
 //     other brokers are down so that no majority would remain, unavailable and
 //     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds. 404 before v25.1.
+//   - GET /v1/features: cluster_version (the active logical version), original_cluster_version,
+//     and node_earliest_version and node_latest_version of the binary the addressed pod runs
+//     (server.cc register_features_routes, api-doc/features.json; logical versions from
+//     features/feature_table.h release_version, one a feature release, the binary's range three
+//     wide as feature_table.cc has it). The active version moves up to the highest a member
+//     reports once every member is alive and reports it (cluster/feature_manager.cc), never
+//     down (features.go). A custom tag counts as Options.Version. A pod whose binary's range
+//     does not hold the active version is refused when it joins, as service.cc join_node
+//     refuses it: its pod runs, "booting", its broker not alive (Server.RefusedJoins). With the
+//     range three wide, a skip of one feature release (v24.2 to v25.1) still joins, as it
+//     would; a broker put back on an older release once the active version moved does not.
 //   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
 //     lowest alive member unless Cluster.SetControllerLeader chose another; -1 and
 //     "no_elected_controller" when none), leaderless partitions

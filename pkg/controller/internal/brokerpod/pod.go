@@ -72,6 +72,14 @@ func IsReady(pod *corev1.Pod) bool {
 // Revision is the hash of the template the pod was made from.
 func Revision(pod *corev1.Pod) string { return pod.Annotations[AnnotationTemplateHash] }
 
+// Image is the image the pod's broker container (its only container) runs, "" when it has none.
+func Image(pod *corev1.Pod) string {
+	if len(pod.Spec.Containers) == 0 {
+		return ""
+	}
+	return pod.Spec.Containers[0].Image
+}
+
 // ReadyBelow counts the ready pods with an ordinal below replicas.
 func ReadyBelow(pods map[int]*corev1.Pod, replicas int32) int32 {
 	var n int32

@@ -116,3 +116,7 @@ func (d decoratedAdmin) PostRestartProbe(ctx context.Context, ordinal int) (int,
 func (d decoratedAdmin) PreRestartProbe(ctx context.Context, ordinal int) (admin.RestartRisks, error) {
 	return decorate(ctx, d, "pre_restart_probe", func(ctx context.Context) (admin.RestartRisks, error) { return d.inner.PreRestartProbe(ctx, ordinal) })
 }
+
+func (d decoratedAdmin) Features(ctx context.Context, ordinal int) (admin.Features, error) {
+	return decorate(ctx, d, "features", func(ctx context.Context) (admin.Features, error) { return d.inner.Features(ctx, ordinal) })
+}

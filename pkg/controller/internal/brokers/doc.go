@@ -9,7 +9,8 @@
 //     maintenance mode and health_overview (maintenance.go), and ghost brokers (ghosts.go).
 //   - CheckFacts (facts.go) reads a step's facts afresh right before its irreversible call or
 //     write: the restart's pod from the apiserver, the brokers list (from the controller leader,
-//     authority.go), health_overview last.
+//     authority.go; and with it the brokers' versions and, for a rollback, GET /v1/features:
+//     upgrade.go), health_overview last.
 //   - Decommission, Recommission and SetMaintenance (calls.go, maintenance.go) are the calls of
 //     the step table; Problem and WaitsOnAdmin (calls.go) classify what went wrong.
 //   - CheckClusterConfig (clusterconfig.go, clusterconfig_report.go) writes spec.clusterConfig

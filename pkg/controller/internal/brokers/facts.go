@@ -46,6 +46,11 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		if err := step.JudgeMembers(facts, self, members(brokers)); err != nil {
 			return err
 		}
+		if slices.Contains(facts, step.FactSupportedVersion) {
+			if err := checkVersion(ctx, client, s, brokers); err != nil {
+				return err
+			}
+		}
 	}
 	gate := slices.Contains(facts, step.FactHealthGate)
 	if slices.Contains(facts, step.FactRestartSafe) && !bc.Spec.UnsafeSkipHealthGate {

@@ -97,6 +97,9 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 		o.Health = h
 		view.leaderLast(o)
 	}
+	if o.Rollout.Outdated > 0 || o.Rollout.Restart != nil {
+		view.observeUpgrade(ctx, client, o)
+	}
 	view.observeRisk(ctx, client, bc, o)
 	o.Ghosts = FindGhosts(bc, *view, pods)
 	o.Leaked = view.leakedMaintenance(pods, o)

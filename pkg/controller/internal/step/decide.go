@@ -143,6 +143,8 @@ type Rollout struct {
 	// NotReadyPod is the highest-ordinal pod below C that is missing or not Ready, and NotReady
 	// says why, from its own status; both empty when every pod is Ready.
 	NotReadyPod, NotReady string
+	// Upgrade is what the version check rests on (upgrade.go).
+	Upgrade Upgrade
 }
 
 // Recovery is what a restarted broker's own GET /v1/broker/post_restart_probe says: how much of
@@ -186,10 +188,18 @@ type StuckPod struct {
 	IDKnown bool
 }
 
-// PodAt is one pod of the cluster: its ordinal, name and UID.
+// PodAt is one pod of the cluster: its ordinal, name and UID, and, for an outdated pod, what its
+// restart applies (changeOf).
 type PodAt struct {
 	Ordinal  int32
 	Pod, UID string
+	// Image is the image the pod runs. Template: it was made from another template; Fields name
+	// the template's fields it does not have (objects.TemplateChanges, filled by the controller).
+	Image    string
+	Template bool
+	Fields   []string
+	// Config: its broker waits for a restart for a cluster property.
+	Config bool
 	// Requested: its restart was asked for (brokerpod.AnnotationRestartRequested), by RequestedBy.
 	Requested   bool
 	RequestedBy string
@@ -211,6 +221,8 @@ type Step struct {
 	Restart *v1alpha1.BrokerRestart
 	// Pod is the pod a ReplaceStuckPod step deletes.
 	Pod *PodRef
+	// Upgrade is the version check's observation, for the fresh check of FactSupportedVersion.
+	Upgrade Upgrade
 	// Overdue: a wait that has lasted longer than it should (WaitForRecovery past
 	// spec.rollout.recoveryTimeout); the cluster is Degraded while it lasts.
 	Overdue bool

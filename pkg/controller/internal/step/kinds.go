@@ -48,6 +48,10 @@ const (
 	// ReleaseMaintenance takes R's broker out of maintenance mode while its new pod cannot
 	// start: a restart that cannot finish leaves no broker in maintenance.
 	ReleaseMaintenance Kind = "ReleaseMaintenance"
+	// HoldVersionChange: the rollout changes the brokers' version off Redpanda's upgrade path
+	// (upgrade.go); no broker restarts, Degraded (UnsupportedVersionChange) names both versions
+	// and the rule, until spec.image changes.
+	HoldVersionChange Kind = "HoldVersionChange"
 )
 
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
@@ -61,5 +65,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, DecommissionGhostBroker,
 }

@@ -2,10 +2,13 @@ package step
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 )
 
 // The reasons decisions give, for the log, events and conditions: sentences an on-call engineer
@@ -113,6 +116,8 @@ func restartReason(t Transition, o Observation) string {
 		return fmt.Sprintf("cannot tell how the restart of %s goes: %s", b, AdminSilent)
 	case WaitForHealthyCluster:
 		return fmt.Sprintf("the restart of %s waits, maintenance mode off: %s", b, restartFactsReason(o))
+	case HoldVersionChange:
+		return fmt.Sprintf("the restart of %s is held, maintenance mode off: %s; the hold ends by itself once spec.image changes", b, o.Rollout.Upgrade.Check().Refused)
 	case SuspendRestart:
 		return fmt.Sprintf("suspending the restart of %s, maintenance mode off until it can go on: %s", b, restartFactsReason(o))
 	case EnableMaintenance:
@@ -120,7 +125,7 @@ func restartReason(t Transition, o Observation) string {
 	case WaitForLeadershipDrain:
 		return fmt.Sprintf("waiting while partition leadership moves away from %s", b)
 	case RestartPod:
-		return fmt.Sprintf("restarting %s to apply a change that needs a restart: its partition leadership has moved away, so its pod is deleted now; %s", b, updated)
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart%s: its partition leadership has moved away, so its pod is deleted now; %s", b, changeClause(o, r.Ordinal), updated)
 	case DeletePod:
 		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
 	case WaitForRestart:
@@ -175,12 +180,14 @@ func rolloutReason(t Transition, o Observation) string {
 			return fmt.Sprintf("restarting %s to apply a change that needs a restart waits (%s): %s", next, updated, restartGateProblem(o))
 		}
 		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, restartGateProblem(o))
+	case HoldVersionChange:
+		return fmt.Sprintf("the rollout is held, no broker restarts (%s): %s; the hold ends by itself once spec.image changes", updated, o.Rollout.Upgrade.Check().Refused)
 	case WaitForBrokerID:
 		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
 	case RestartSingleBroker:
-		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s%s", next, updated, o.Rollout.Risk.RF1Notice())
+		return fmt.Sprintf("restarting %s, the only broker, to apply a change that needs a restart%s: there is no other broker to move its partition leadership to, so its pod is deleted at once; %s%s%s", next, changeClause(o, o.Rollout.Next.Ordinal), updated, o.Rollout.Risk.RF1Notice(), uncheckedClause(o))
 	case StartRestart:
-		return fmt.Sprintf("restarting %s to apply a change that needs a restart: maintenance mode on, its partition leadership moves away first; %s%s%s", next, updated, o.Rollout.Risk.RF1Notice(), heldClause(o))
+		return fmt.Sprintf("restarting %s to apply a change that needs a restart%s: maintenance mode on, its partition leadership moves away first; %s%s%s%s", next, changeClause(o, o.Rollout.Next.Ordinal), updated, o.Rollout.Risk.RF1Notice(), heldClause(o), uncheckedClause(o))
 	case ReplaceStuckPod:
 		p, _ := stuckOutdated(o)
 		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
@@ -247,4 +254,48 @@ func heldClause(o Observation) string {
 		return ""
 	}
 	return "; passed over for now: " + o.Rollout.Held
+}
+
+// uncheckedClause says that a restart goes ahead without the version check, and why.
+func uncheckedClause(o Observation) string {
+	if why := o.Rollout.Upgrade.Check().Unchecked; why != "" {
+		return "; " + why
+	}
+	return ""
+}
+
+// changeOf names the change a restart of the pod at ordinal applies: the image from and to, the
+// pod template's fields, the cluster properties that take effect on restart. "" when the pod is
+// not outdated.
+func changeOf(o Observation, ordinal int32) string {
+	i := slices.IndexFunc(o.Rollout.Order, func(p PodAt) bool { return p.Ordinal == ordinal })
+	if i < 0 {
+		return ""
+	}
+	p := o.Rollout.Order[i]
+	var parts []string
+	if p.Template && p.Image != o.Rollout.Upgrade.Image {
+		parts = append(parts, fmt.Sprintf("image %s to %s", p.Image, o.Rollout.Upgrade.Image))
+	}
+	if len(p.Fields) > 0 {
+		parts = append(parts, "pod template fields "+strings.Join(p.Fields, ", "))
+	}
+	if p.Template && len(parts) == 0 {
+		parts = append(parts, "a new pod template")
+	}
+	if p.Config {
+		parts = append(parts, "cluster properties that take effect on restart (its /v1/cluster_config/status says restart)")
+	}
+	if p.Requested {
+		parts = append(parts, "a restart asked for on its pod ("+brokerpod.AnnotationRestartRequested+": "+p.RequestedBy+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// changeClause is changeOf in brackets, for "to apply a change that needs a restart".
+func changeClause(o Observation, ordinal int32) string {
+	if c := changeOf(o, ordinal); c != "" {
+		return " (" + c + ")"
+	}
+	return ""
 }

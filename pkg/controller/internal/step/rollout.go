@@ -43,8 +43,11 @@ func beforeDelete(o Observation) bool {
 // restartFactsHold: what a restart's irreversible steps rely on holds (table.go): the health
 // gate is open, every other broker is up, and the pod is Ready.
 func restartFactsHold(o Observation) bool {
-	return restartGateOpen(o) && o.Rollout.OthersUp && o.Rollout.PodReady
+	return restartGateOpen(o) && o.Rollout.OthersUp && o.Rollout.PodReady && !versionRefused(o)
 }
+
+// versionRefused: the rollout changes the brokers' version off Redpanda's path (upgrade.go).
+func versionRefused(o Observation) bool { return o.Rollout.Upgrade.Check().Refused != "" }
 
 // stuckRestart is R's new pod when it cannot come up by itself.
 func stuckRestart(o Observation) (StuckPod, bool) {
@@ -78,6 +81,9 @@ var restartTransitions = []Transition{
 	{"Draining", "its pod was deleted by someone else", func(o Observation) bool {
 		return draining(o) && (o.Rollout.OldPodGone || o.Rollout.OldPodDeleting)
 	}, AdoptReplacedPod},
+	{"Draining", "the change of version is not one Redpanda supports; maintenance mode is off", func(o Observation) bool {
+		return draining(o) && o.Rollout.Maintenance == MaintenanceOff && versionRefused(o)
+	}, HoldVersionChange},
 	{"Draining", "a fact the restart relies on does not hold; maintenance mode is off", func(o Observation) bool {
 		return draining(o) && o.Rollout.Maintenance == MaintenanceOff && !restartFactsHold(o)
 	}, WaitForHealthyCluster},
@@ -125,6 +131,9 @@ var rolloutTransitions = []Transition{
 	{"RollingOut", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || o.Rollout.Next.Status == MemberUnknown
 	}, WaitForAdminAPI},
+	// Before anything restarts, the pod of a stuck broker included: a broker of a skipped release
+	// would not come back.
+	{"RollingOut", "the change of version is not one Redpanda supports", versionRefused, HoldVersionChange},
 	// An outdated pod that cannot come up by itself is already unavailable: it is replaced at
 	// once, before any healthy broker restarts, without waiting for it to become Ready.
 	{"RollingOut", "an outdated pod cannot start", func(o Observation) bool {
@@ -154,7 +163,7 @@ func decideRollout(o Observation, table []Transition) Step {
 		if !t.match(o) {
 			continue
 		}
-		s := Step{Kind: t.Then}
+		s := Step{Kind: t.Then, Upgrade: o.Rollout.Upgrade}
 		switch {
 		case o.Rollout.Restart != nil:
 			id := o.Rollout.Restart.NodeID
@@ -200,6 +209,8 @@ func decideRollout(o Observation, table []Transition) Step {
 // problems, or another broker down.
 func restartFactsReason(o Observation) string {
 	switch {
+	case versionRefused(o):
+		return o.Rollout.Upgrade.Check().Refused
 	case o.Rollout.Restart != nil && !o.Rollout.PodReady:
 		return fmt.Sprintf("pod %s is not Ready", o.Rollout.Restart.Pod)
 	case !restartGateOpen(o):
@@ -220,7 +231,7 @@ func restartFactsReason(o Observation) string {
 // whether R's broker is back) is filled in by brokers.Admin.Observe.
 // revision is the template hash of the pods bc's StatefulSet makes (objects.PodTemplates.Revision).
 func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool, now time.Time) Rollout {
-	r := Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision}
+	r := Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision, Upgrade: Upgrade{Image: bc.Spec.Image}}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]
 		if p == nil || !brokerpod.IsReady(p) {
@@ -232,6 +243,9 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		if p == nil || p.DeletionTimestamp != nil {
 			continue // the StatefulSet makes its replacement from the current template
 		}
+		id, idKnown := brokerpod.NodeID(p)
+		r.Upgrade.Brokers = append(r.Upgrade.Brokers, BrokerVersion{Ordinal: int32(ordinal), Pod: p.Name, Image: brokerpod.Image(p),
+			Current: brokerpod.Revision(p) == revision, ID: id, IDKnown: idKnown})
 		if why, stuck := brokerpod.Stuck(p, now); stuck {
 			id, known := brokerpod.NodeID(p)
 			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
@@ -245,7 +259,8 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 			}
 		}
 		r.Outdated++
-		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Requested: requested, RequestedBy: by})
+		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Image: brokerpod.Image(p),
+			Template: brokerpod.Revision(p) != revision, Config: configRestarts[id] && idKnown, Requested: requested, RequestedBy: by})
 	}
 	// A restart someone asked for (a drain waiting on an eviction) goes first.
 	slices.SortStableFunc(r.Order, func(a, b PodAt) int {

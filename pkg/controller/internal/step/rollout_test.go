@@ -226,7 +226,8 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
 													for _, stuck := range [][]StuckPod{nil, {{Ordinal: current - 1, Outdated: true}}, {{Ordinal: current - 1}}} {
-														for _, reclaimed := range []int{50, 100} {
+														for i := range 4 {
+															reclaimed := []int{50, 100}[i%2]
 															o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
 																Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
 																	OldPodDeleting: back && !gone, PodReady: ready && !gone && !back, OthersUp: ready,
@@ -234,6 +235,9 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 																	Recovery: Recovery{Asked: back, Reclaimed: reclaimed, Wanted: 100}}}
 															if name == "restart" {
 																o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st, Ordinal: current - 1}
+															}
+															if i >= 2 { // a skipped feature release
+																o.Rollout.Upgrade = Upgrade{Image: "r:v25.1.1", Brokers: []BrokerVersion{{Pod: "p-0", Image: "r:v24.2.4"}}}
 															}
 															for i, tr := range table {
 																if tr.match(o) {

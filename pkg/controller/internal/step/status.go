@@ -50,6 +50,10 @@ const (
 	ReasonAdminSecretMissing   = "AdminAPISecretMissing"
 	ReasonAdminSecretInvalid   = "AdminAPISecretInvalid"
 	ReasonAdminSecretForbidden = "AdminAPISecretForbidden"
+	// ReasonUnsupportedVersionChange: the rollout would change the brokers' version off
+	// Redpanda's upgrade path (upgrade.go); it is held, nothing restarted, until spec.image
+	// changes.
+	ReasonUnsupportedVersionChange = "UnsupportedVersionChange"
 )
 
 // AdminProblem is why the brokers' admin API could not be used, as the brokers' view classifies
@@ -86,6 +90,8 @@ type Lifecycle struct {
 	// asked, and the recorded ghosts stay as they are.
 	Ghosts      []int32
 	GhostsKnown bool
+	// RestartChange names what the restart under way applies (changeOf), "" when not known.
+	RestartChange string
 }
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -149,6 +155,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == WaitForRecovery && s.Overdue {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
 	}
+	if s.Kind == HoldVersionChange {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonUnsupportedVersionChange, s.Reason
+	}
 	if s.Kind == WaitForStuckPod || s.Kind == ReleaseMaintenance {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
 	}
@@ -201,9 +210,13 @@ func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition
 	switch r := lc.Restart; {
 	case r != nil:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
-		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart: %s; %d of %s updated",
-			r.NodeID, r.Pod, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
-	case lc.UpdatedReplicas < current && s.Kind == WaitForReadyBrokers:
+		change := ""
+		if lc.RestartChange != "" {
+			change = " (" + lc.RestartChange + ")"
+		}
+		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart%s: %s; %d of %s updated",
+			r.NodeID, r.Pod, change, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
+	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange):
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
@@ -276,7 +289,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
@@ -321,6 +334,9 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 		lc.Restart = &r
 	case FinishRestart:
 		lc.Restart = nil
+	}
+	if lc.Restart != nil {
+		lc.RestartChange = changeOf(obs, lc.Restart.Ordinal)
 	}
 	return current, decommissioning, lc
 }

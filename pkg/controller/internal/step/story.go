@@ -52,6 +52,9 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		return false
 	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery:
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
+	case HoldVersionChange:
+		// A hold names the versions: another spec.image off the path is another hold.
+		return ConditionBegan(before, after, v1alpha1.ConditionDegraded) || messageChanged(before, after, v1alpha1.ConditionDegraded)
 	case WaitForRemovedPod:
 		return messageChanged(before, after, v1alpha1.ConditionScaling)
 	case WaitForReadyBrokers:
@@ -105,18 +108,19 @@ var endedWaits = map[string]struct {
 	wait Kind
 	says string
 }{
-	ReasonClusterUnhealthy:      {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
-	ReasonBrokerIDUnknown:       {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
-	ReasonBrokerPodCannotStart:  {WaitForStuckPod, "no longer waiting for a broker pod that could not start"},
-	ReasonBrokerRecoveryStalled: {WaitForRecovery, "no longer waiting for a restarted broker to reclaim its load"},
-	ReasonDrainStalled:          {WaitForDrain, "the drain is no longer stalled"},
-	ReasonAdminAPIUnavailable:   {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
-	ReasonAdminAPIUnauthorized:  {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
-	ReasonAdminAPITLSRefused:    {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
-	ReasonAdminAPIForbidden:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
-	ReasonAdminSecretMissing:    {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
-	ReasonAdminSecretInvalid:    {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
-	ReasonAdminSecretForbidden:  {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
+	ReasonClusterUnhealthy:         {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
+	ReasonBrokerIDUnknown:          {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
+	ReasonBrokerPodCannotStart:     {WaitForStuckPod, "no longer waiting for a broker pod that could not start"},
+	ReasonBrokerRecoveryStalled:    {WaitForRecovery, "no longer waiting for a restarted broker to reclaim its load"},
+	ReasonDrainStalled:             {WaitForDrain, "the drain is no longer stalled"},
+	ReasonUnsupportedVersionChange: {HoldVersionChange, "the rollout is no longer held: spec.image no longer changes the brokers' version off Redpanda's upgrade path"},
+	ReasonAdminAPIUnavailable:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
+	ReasonAdminAPIUnauthorized:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
+	ReasonAdminAPITLSRefused:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
+	ReasonAdminAPIForbidden:        {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
+	ReasonAdminSecretMissing:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
+	ReasonAdminSecretInvalid:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
+	ReasonAdminSecretForbidden:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
 }
 
 // waitEnded reports the wait that ended between before and after: the Degraded condition one of

@@ -29,21 +29,28 @@ import "fmt"
 //	WaitForHealthyCluster    Degraded (ClusterUnhealthy)     -                   -       yes   -            -
 //	WaitForRemovedPod        -                               -                   -       yes   -            -
 //	WaitForReadyBrokers      -                               -                   -       yes   -            -
-//	StartRestart             R := next, Draining (yes)       maintenance on      after   yes   call         gate, others up, pod Ready
-//	RestartSingleBroker      R := next, Restarting (yes)     delete pod (UID)    after   yes   call         gate, pod Ready
-//	EnableMaintenance        -                               maintenance on      before  yes   call         gate, others up, pod Ready
+//	StartRestart             R := next, Draining (yes)       maintenance on      after   yes   call         version, gate, others up, pod Ready
+//	RestartSingleBroker      R := next, Restarting (yes)     delete pod (UID)    after   yes   call         version, gate, pod Ready
+//	EnableMaintenance        -                               maintenance on      before  yes   call         version, gate, others up, pod Ready
 //	WaitForLeadershipDrain   -                               -                   -       yes   -            -
-//	RestartPod               R.step := Restarting (yes)      delete pod (UID)    after   yes   call         gate, others up, pod Ready
-//	DeletePod                -                               delete pod (UID)    before  yes   call         gate, others up, pod Ready
+//	RestartPod               R.step := Restarting (yes)      delete pod (UID)    after   yes   call         version, gate, others up, pod Ready
+//	DeletePod                -                               delete pod (UID)    before  yes   call         version, gate, others up, pod Ready
 //	SuspendRestart           R.step := Draining (yes)        maintenance off     after   yes   -            -
 //	WaitForRestart           -                               -                   -       yes   -            -
 //	FinishRestart            R := nil (yes)                  maintenance off     before  yes   -            -
 //	AdoptReplacedPod         R.step := Restarting (yes)      -                   -       yes   -            -
-//	ReplaceStuckPod          -                               delete pod (UID)    before  yes   call         others up, no other drain
+//	ReplaceStuckPod          -                               delete pod (UID)    before  yes   call         version, others up, no other drain
 //	WaitForStuckPod          Degraded (BrokerPodCannotStart) -                   -       yes   -            -
 //	WaitForRecovery          Degraded once overdue           -                   -       yes   -            -
 //	ReleaseMaintenance       Degraded (BrokerPodCannotStart) maintenance off     before  yes   -            -
 //	ClearLeakedMaintenance   -                               maintenance off     before  yes   -            -
+//	HoldVersionChange        Degraded (UnsupportedVersion-   -                   -       yes   -            -
+//	                         Change)
+//
+// "version" is FactSupportedVersion: a restart makes its broker come back on the current
+// template's image, so every step that restarts one checks that Redpanda can go to that version
+// (upgrade.go); a fact that does not hold there holds the rollout (WaitFor) rather than waiting
+// for a healthy cluster.
 //
 // A ghost broker's decommission (ghosts.go) rides on a waiting step, after its status write,
 // and relies on "no other drain" (the ghost itself keeps the health gate closed).
@@ -79,7 +86,22 @@ const (
 	FactNoOtherDrain Fact = "no other broker draining or in maintenance"
 	// factBrokerLeft: GET /v1/brokers does not list the step's broker as a member any more.
 	FactBrokerLeft Fact = "the broker gone from the cluster"
+	// FactSupportedVersion: the version the restarted pod comes back with is one Redpanda can go
+	// to from every broker's (upgrade.go): the pods' images from the step's observation, the
+	// brokers' reports from GET /v1/brokers and, for a rollback, GET /v1/features, read afresh.
+	// Never waived.
+	FactSupportedVersion Fact = "a change of version Redpanda supports"
 )
+
+// WaitFor is the step a reconcile takes when fact f does not hold right before an irreversible
+// step: a change of version off Redpanda's path holds the rollout; anything else waits for a
+// healthy cluster.
+func WaitFor(f Fact) Kind {
+	if f == FactSupportedVersion {
+		return HoldVersionChange
+	}
+	return WaitForHealthyCluster
+}
 
 // adminCall is the one call a step makes.
 type Call int
@@ -137,7 +159,7 @@ type Row struct {
 	ReportsDrain bool
 }
 
-var restartFacts = []Fact{FactRestartSafe, FactOthersUp, FactPodReady}
+var restartFacts = []Fact{FactSupportedVersion, FactRestartSafe, FactOthersUp, FactPodReady}
 
 // steps is the step table; a step missing from it writes status and calls nothing.
 var Rows = map[Kind]Row{
@@ -156,7 +178,7 @@ var Rows = map[Kind]Row{
 	WaitForRemovedPod:      {Polls: true},
 	WaitForReadyBrokers:    {Polls: true},
 	StartRestart:           {Precondition: true, Call: CallMaintenanceOn, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
-	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactRestartSafe, FactPodReady}},
+	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactSupportedVersion, FactRestartSafe, FactPodReady}},
 	EnableMaintenance:      {Call: CallMaintenanceOn, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
 	WaitForLeadershipDrain: {Polls: true},
 	RestartPod:             {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
@@ -169,9 +191,11 @@ var Rows = map[Kind]Row{
 	AdoptReplacedPod: {Precondition: true, Polls: true},
 	// The pod is already unavailable, so deleting it takes nothing more away; the others must
 	// be up and none draining, as for any restart.
-	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactOthersUp, FactNoOtherDrain}},
+	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactSupportedVersion, FactOthersUp, FactNoOtherDrain}},
 	WaitForStuckPod: {Polls: true},
-	WaitForRecovery: {Polls: true},
+	// A change of version off Redpanda's path: nothing restarts until spec.image changes.
+	HoldVersionChange: {Polls: true},
+	WaitForRecovery:   {Polls: true},
 	// Maintenance off gives leadership back; it takes nothing away.
 	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A flag nothing of the operator's is about (leaked.go): off gives leadership back.
