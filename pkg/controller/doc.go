@@ -154,6 +154,9 @@
 // any other (ObserveRollout). A broker left in maintenance mode that is back and that no restart
 // or decommission is about is taken out of it first (ClearLeakedMaintenance,
 // internal/step/leaked.go).
+// A BrokerCluster annotated broker-operator.dev/paused: "true" is read and left alone: the
+// Paused condition, one event, and no admin call or other write (paused.go,
+// internal/step/paused.go).
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //

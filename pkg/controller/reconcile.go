@@ -65,6 +65,10 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 	if r.bc.DeletionTimestamp != nil {
 		return result{}, nil // being deleted: nothing to scale
 	}
+	if step.IsPaused(r.bc) {
+		return r.holdPaused(ctx)
+	}
+	r.tellResumed()
 	return r.run(ctx)
 }
 

@@ -567,6 +567,9 @@ const (
 	// ConditionConfigApplied is true when every broker has spec.clusterConfig in effect: written,
 	// applied and with no restart pending.
 	ConditionConfigApplied = "ConfigApplied"
+	// ConditionPaused is true while the annotation broker-operator.dev/paused is "true": the
+	// operator makes no change to the cluster.
+	ConditionPaused = "Paused"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

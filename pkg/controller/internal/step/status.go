@@ -100,6 +100,7 @@ type Lifecycle struct {
 func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1alpha1.BrokerClusterStatus {
 	st := *bc.Status.DeepCopy()
 	at := metav1.NewTime(now)
+	resumed(&st, bc.Generation, at)
 	current, decommissioning, readyReplicas, lc := w.Current, w.Decommissioning, w.ReadyReplicas, w.Lifecycle
 	if s.Kind == WaitForAdminAPI {
 		reason, message := w.Admin.Reason, w.Admin.Message
