@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 )
@@ -86,4 +87,18 @@ func (c *Cluster) restartRisks(m *member) admin.RestartRisks {
 		}
 	}
 	return risks
+}
+
+// RestartRisks returns what the pre_restart_probe of the broker the pod with this ordinal runs
+// answers now, SetRestartRisks' additions included; false when it has no probe (no broker, or
+// one older than Redpanda 25.1). Tests judge a restart's call by it.
+func (c *Cluster) RestartRisks(ordinal int) (admin.RestartRisks, bool) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.refresh()
+	r := c.preRestartProbe(ordinal)
+	if r.status != http.StatusOK {
+		return admin.RestartRisks{}, false
+	}
+	return r.body.(map[string]any)["risks"].(admin.RestartRisks), true
 }
