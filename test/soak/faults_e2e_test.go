@@ -36,6 +36,8 @@ func faultKinds() []faultKind {
 		{"admin-504", "the admin API of a few clusters holds its next 2 requests for node_management_operation_timeout (1 s here), then answers 504 without acting", injectAdmin504},
 		{"health-missing", "a few clusters answer GET /v1/brokers with 503 \"Unable to get cluster health\" while their health report is missing, for a window", injectHealthMissing},
 		{"broker-down-during-restart", "waits for a cluster restarting a broker (status.restart set) whose broker is in maintenance mode, then takes another of its brokers down in the simulator for the fault window (connections refused, listed as not alive, its pod still Ready), then brings it back", injectBrokerDownDuringRestart},
+		{"bad-image-rollout", "the next step of a cluster is a rollout of an image that cannot be pulled: the restarted broker's new pod stays in ImagePullBackOff; after the fault window the fix (a good image) is rolled out", injectBadImageRollout},
+		{"slow-recovery", "waits for a cluster restarting a broker, then makes its brokers that come back reclaim their load (post_restart_probe) over twice the fault window, until one did", injectSlowRecovery},
 		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
 	}
 }
