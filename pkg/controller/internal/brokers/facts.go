@@ -18,6 +18,11 @@ import (
 // or the error of a read that failed. The pod is read first and health_overview last, so that
 // the last read before the step is the one that sees every broker.
 func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact) error {
+	if s.Kind == step.ReplaceStuckPod && bc.Status.CurrentReplicas == 1 {
+		// The facts are about the other brokers, and a cluster of one has none; its only
+		// broker cannot answer while its pod cannot start.
+		facts = slices.DeleteFunc(slices.Clone(facts), func(f step.Fact) bool { return f == step.FactOthersUp || f == step.FactNoOtherDrain })
+	}
 	if len(facts) == 0 {
 		return nil
 	}
