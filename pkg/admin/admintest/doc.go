@@ -59,7 +59,8 @@
 //   - GET /v1/broker/pre_restart_probe: the partitions with a replica on the addressed pod's
 //     broker that restarting it would affect, by risk: at replication factor 1 rf1_offline; above
 //     it, when the partition's other replicas that are alive make no majority, unavailable and
-//     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds. 404 before v25.1.
+//     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds (Cluster.RestartRisks
+//     tells a test the same). 404 before v25.1.
 //   - GET /v1/cluster/health_overview: nodes_down for members not alive, the controller (the
 //     lowest alive member unless Cluster.SetControllerLeader chose another; -1 and
 //     "no_elected_controller" when none), leaderless partitions
