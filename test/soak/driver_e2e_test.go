@@ -80,9 +80,9 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 		if stop.Load() || ctx.Err() != nil {
 			return run
 		}
-		if restore == nil {
+		if traps := h.imageTraps; restore == nil && cur >= h.trapMin.Load() {
 			select {
-			case trap := <-h.imageTraps:
+			case trap := <-traps:
 				rollouts++
 				if !h.rollOutBadImage(ctx, name, cur, rollouts, run, trap) {
 					return run

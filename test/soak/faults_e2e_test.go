@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -201,9 +203,13 @@ func injectStuckDrain(ctx context.Context, h *rig) (string, error) {
 		restore()
 		return fmt.Sprintf("%s: no drain had begun within %s of its scale-down", trap.name, h.s.faultWindow), nil
 	}
-	// The driver scales the cluster up by one and, once that converged, restores the factor.
+	// The driver scales the cluster up by one and, once that converged, restores the factor;
+	// the factor goes back as soon as the drain finished, too: the scale-up changes the seed
+	// list and so starts a rollout, whose restarts a factor as large as the cluster holds back
+	// (every broker's pre_restart_probe reports its partitions unavailable).
 	select {
 	case h.nudges[trap.name] <- restore:
+		go restoreWhenDrained(ctx, c, node, h.s.stepTimeout, restore)
 	case <-time.After(h.s.stepTimeout):
 		restore()
 		return fmt.Sprintf("%s: drain of node %d stuck at replication factor %d; its driver took no scale-up", trap.name, node, trap.brokers), nil
@@ -232,6 +238,19 @@ func (h *rig) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1
 			return nil
 		}
 	}
+}
+
+// restoreWhenDrained calls restore once node has left the cluster, or after limit.
+func restoreWhenDrained(ctx context.Context, c *admintest.Cluster, node int, limit time.Duration, restore func()) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, limit, true, func(context.Context) (bool, error) {
+		for _, b := range c.Brokers() {
+			if b.NodeID == node {
+				return b.Status == admin.MembershipRemoved, nil
+			}
+		}
+		return true, nil
+	})
+	restore()
 }
 
 // drainingBroker returns the node ID of a broker the simulator has draining, if any.

@@ -14,7 +14,11 @@ import (
 // step: its driver rolls out an image that cannot be pulled, waits the fault window once a pod
 // of it cannot start, then rolls out the fix, and says what happened on done.
 type badRollout struct {
-	done chan string
+	// minBrokers is the fewest brokers the cluster may have: every other fault asks for 3, so
+	// that a second broker is there to be restarted too early; the others take any cluster,
+	// a single broker included (whose only broker cannot answer while its pod cannot start).
+	minBrokers int32
+	done       chan string
 }
 
 // rolloutImage is the image of a cluster's nth rollout: a Redpanda version (25.1, so the
@@ -25,7 +29,11 @@ func rolloutImage(n int) string { return fmt.Sprintf("registry.invalid/broker:v2
 // injectBadImageRollout hands a bad rollout to the next cluster's driver (up to two fault
 // intervals) and waits for it to have rolled out the fix.
 func injectBadImageRollout(ctx context.Context, h *rig) (string, error) {
-	trap := badRollout{done: make(chan string, 1)}
+	trap := badRollout{minBrokers: 1, done: make(chan string, 1)}
+	if h.badRollouts.Add(1)%2 == 1 {
+		trap.minBrokers = 3
+	}
+	h.trapMin.Store(trap.minBrokers) // drivers with fewer brokers leave it to another
 	select {
 	case h.imageTraps <- trap:
 	case <-time.After(2 * h.s.faultEvery):

@@ -134,6 +134,10 @@ type rig struct {
 	drainTraps chan trappedDrain
 	// imageTraps hands a bad-image-rollout fault to the next driver about to take a step.
 	imageTraps chan badRollout
+	// badRollouts counts the bad-image-rollout faults; trapMin is the fewest brokers the
+	// cluster of the one waiting may have.
+	badRollouts atomic.Int64
+	trapMin     atomic.Int32
 	// pulls keeps the pods of images that cannot be pulled in ImagePullBackOff.
 	pulls *pullFailer
 	rngMu sync.Mutex
