@@ -204,12 +204,13 @@ func injectStuckDrain(ctx context.Context, h *rig) (string, error) {
 		return fmt.Sprintf("%s: no drain had begun within %s of its scale-down", trap.name, h.s.faultWindow), nil
 	}
 	// The driver scales the cluster up by one and, once that converged, restores the factor;
-	// the factor goes back as soon as the drain finished, too: the scale-up changes the seed
+	// the factor goes back as soon as the drain ended (finished, or called off by the
+	// operator's recommission for the scale-up), too: the scale-up changes the seed
 	// list and so starts a rollout, whose restarts a factor as large as the cluster holds back
 	// (every broker's pre_restart_probe reports its partitions unavailable).
 	select {
 	case h.nudges[trap.name] <- restore:
-		go restoreWhenDrained(ctx, c, node, h.s.stepTimeout, restore)
+		go restoreWhenDrainEnds(ctx, c, node, h.s.stepTimeout, restore)
 	case <-time.After(h.s.stepTimeout):
 		restore()
 		return fmt.Sprintf("%s: drain of node %d stuck at replication factor %d; its driver took no scale-up", trap.name, node, trap.brokers), nil
@@ -240,12 +241,13 @@ func (h *rig) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1
 	}
 }
 
-// restoreWhenDrained calls restore once node has left the cluster, or after limit.
-func restoreWhenDrained(ctx context.Context, c *admintest.Cluster, node int, limit time.Duration, restore func()) {
+// restoreWhenDrainEnds calls restore once node is no longer draining (it left the cluster, or
+// was recommissioned), or after limit.
+func restoreWhenDrainEnds(ctx context.Context, c *admintest.Cluster, node int, limit time.Duration, restore func()) {
 	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, limit, true, func(context.Context) (bool, error) {
 		for _, b := range c.Brokers() {
 			if b.NodeID == node {
-				return b.Status == admin.MembershipRemoved, nil
+				return b.Status != admin.MembershipDraining, nil
 			}
 		}
 		return true, nil
