@@ -40,7 +40,7 @@ func faultKinds() []faultKind {
 		{"broker-down-during-restart", "waits for a cluster restarting a broker (status.restart set) whose broker is in maintenance mode, then takes another of its brokers down in the simulator for the fault window (connections refused, listed as not alive, its pod still Ready), then brings it back", injectBrokerDownDuringRestart},
 		{"bad-image-rollout", "the next step of a cluster is a rollout of an image that cannot be pulled: the restarted broker's new pod stays in ImagePullBackOff; after the fault window the fix (a good image) is rolled out", injectBadImageRollout},
 		{"slow-recovery", "waits for a cluster restarting a broker, then makes its brokers that come back reclaim their load (post_restart_probe) over twice the fault window, until one did", injectSlowRecovery},
-		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
+		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once the drain ended or the scale-up converged", injectStuckDrain},
 	}
 }
 
