@@ -14,10 +14,14 @@ import (
 // step: its driver rolls out an image that cannot be pulled, waits the fault window once a pod
 // of it cannot start, then rolls out the fix, and says what happened on done.
 type badRollout struct {
-	// minBrokers is the fewest brokers the cluster may have: every other fault asks for 3, so
-	// that a second broker is there to be restarted too early; the others take any cluster,
-	// a single broker included (whose only broker cannot answer while its pod cannot start).
+	// minBrokers is the fewest brokers the cluster may have, and reason what the bad image's
+	// pods wait in: every other fault (the first included) an image that cannot be pulled
+	// (ImagePullBackOff) on a cluster of at least 3, so that a second broker is there to be
+	// restarted too early; the others an image whose broker exits as it starts
+	// (CrashLoopBackOff) on any cluster, a single broker included (whose only broker cannot
+	// answer while its pod cannot start).
 	minBrokers int32
+	reason     string
 	done       chan string
 }
 
@@ -29,9 +33,9 @@ func rolloutImage(n int) string { return fmt.Sprintf("registry.invalid/broker:v2
 // injectBadImageRollout hands a bad rollout to the next cluster's driver (up to two fault
 // intervals) and waits for it to have rolled out the fix.
 func injectBadImageRollout(ctx context.Context, h *rig) (string, error) {
-	trap := badRollout{minBrokers: 1, done: make(chan string, 1)}
+	trap := badRollout{minBrokers: 1, reason: crashBackOff, done: make(chan string, 1)}
 	if h.badRollouts.Add(1)%2 == 1 {
-		trap.minBrokers = 3
+		trap.minBrokers, trap.reason = 3, pullBackOff
 	}
 	h.trapMin.Store(trap.minBrokers) // drivers with fewer brokers leave it to another
 	select {
@@ -55,7 +59,10 @@ func injectBadImageRollout(ctx context.Context, h *rig) (string, error) {
 // has passed, the fix: the rollout of a good image, awaited as any rollout.
 func (h *rig) rollOutBadImage(ctx context.Context, name string, replicas int32, n int, run *clusterRun, trap badRollout) bool {
 	bad := rolloutImage(n) + "-unpullable"
-	h.pulls.failPulls(bad)
+	if trap.reason == crashBackOff {
+		bad = rolloutImage(n) + "-crashloop"
+	}
+	h.pulls.failStarts(bad, trap.reason)
 	since := len(h.pulls.cannotStart(name))
 	patch := fmt.Appendf(nil, `{"spec":{"image":%q,"podAnnotations":{%q:"1h"}}}`, bad, framework.ReadyDelayAnnotation)
 	if err := retry(ctx, h.s.stepTimeout, h.patchCluster(name, patch)); err != nil {
@@ -63,9 +70,9 @@ func (h *rig) rollOutBadImage(ctx context.Context, name string, replicas int32, 
 		run.stuck = fmt.Sprintf("rollout %d (bad image): %v", n, err)
 		return false
 	}
-	note := fmt.Sprintf("%s: %s rolled out, no pod of it failed its pull within %s", name, bad, h.s.stepTimeout)
+	note := fmt.Sprintf("%s: %s rolled out, no pod of it got stuck within %s", name, bad, h.s.stepTimeout)
 	if o, ok := h.pulls.awaitStuck(ctx, name, since, h.s.stepTimeout); ok {
-		note = fmt.Sprintf("%s: pod %s-%d (node %d) in ImagePullBackOff on %s", name, name, o.Ordinal, o.NodeID, bad)
+		note = fmt.Sprintf("%s: pod %s-%d (node %d) in %s on %s", name, name, o.Ordinal, o.NodeID, trap.reason, bad)
 		select {
 		case <-time.After(h.s.faultWindow):
 		case <-ctx.Done():

@@ -21,10 +21,11 @@ import (
 	"github.com/broker-operator/broker-operator/test/brokersim"
 )
 
-// pullFailer plays the kubelet for pods whose image cannot be pulled: it writes their status as
-// the kubelet does after a failed pull (Pending, not Ready, the container waiting in
-// ImagePullBackOff), which the operator reads as a pod that cannot start
-// (pkg/controller/internal/brokerpod.Stuck). kwok would make them Ready instead: the bad
+// pullFailer plays the kubelet for pods whose image cannot be pulled, or whose broker exits as
+// soon as it starts: it writes their status as the kubelet does after a failed pull (Pending,
+// not Ready, the container waiting in ImagePullBackOff) or after repeated exits (Running, not
+// Ready, the container waiting in CrashLoopBackOff, its last run terminated with exit code 1),
+// which the operator reads as a pod that cannot start (pkg/controller/internal/brokerpod.Stuck). kwok would make them Ready instead: the bad
 // image's pods carry framework.ReadyDelayAnnotation, which holds kwok back. It records, for each
 // such pod, the span its broker could not start: from its status write until the broker of its
 // ordinal runs again (or is no longer a member). The informer resyncs every second, so a status
@@ -39,18 +40,23 @@ type pullFailer struct {
 	cancel  context.CancelFunc
 
 	mu     sync.Mutex
-	bad    map[string]bool // images that cannot be pulled
+	bad    map[string]string // images whose pods cannot start, and the reason they wait in
 	marked map[types.UID]bool
 	spans  map[string][]Outage // by cluster
 	// added is closed, and replaced, when a span is added.
 	added chan struct{}
 }
 
-const pullBackOff = "ImagePullBackOff"
+// The reasons a container of a pod that cannot start waits in (kubernetes
+// pkg/kubelet/images/types.go, pkg/kubelet/kuberuntime).
+const (
+	pullBackOff  = "ImagePullBackOff"
+	crashBackOff = "CrashLoopBackOff"
+)
 
 func startPullFailer(parent context.Context, kube kubernetes.Interface, ns string, sim *admintest.Server, pods *brokersim.PodSync) (*pullFailer, error) {
 	ctx, cancel := context.WithCancel(parent)
-	f := &pullFailer{kube: kube, ns: ns, sim: sim, pods: pods, ctx: ctx, cancel: cancel, bad: map[string]bool{}, marked: map[types.UID]bool{}, spans: map[string][]Outage{}, added: make(chan struct{}),
+	f := &pullFailer{kube: kube, ns: ns, sim: sim, pods: pods, ctx: ctx, cancel: cancel, bad: map[string]string{}, marked: map[types.UID]bool{}, spans: map[string][]Outage{}, added: make(chan struct{}),
 		factory: informers.NewSharedInformerFactoryWithOptions(kube, time.Second, informers.WithNamespace(ns))}
 	if _, err := f.factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: f.onPod, UpdateFunc: func(_, cur any) { f.onPod(cur) },
@@ -68,11 +74,11 @@ func (f *pullFailer) stop() {
 	f.factory.Shutdown()
 }
 
-// failPulls makes image one that cannot be pulled.
-func (f *pullFailer) failPulls(image string) {
+// failStarts makes the pods of image wait in reason (pullBackOff or crashBackOff).
+func (f *pullFailer) failStarts(image, reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.bad[image] = true
+	f.bad[image] = reason
 }
 
 func (f *pullFailer) onPod(obj any) {
@@ -82,9 +88,9 @@ func (f *pullFailer) onPod(obj any) {
 	}
 	image := pod.Spec.Containers[0].Image
 	f.mu.Lock()
-	bad := f.bad[image]
+	reason := f.bad[image]
 	f.mu.Unlock()
-	if !bad || pulling(pod) {
+	if reason == "" || waiting(pod, reason) {
 		return
 	}
 	cluster := pod.Labels[controller.LabelInstance]
@@ -95,14 +101,23 @@ func (f *pullFailer) onPod(obj any) {
 	from := time.Now()
 	p := pod.DeepCopy()
 	p.Status.Phase = corev1.PodPending
+	status := corev1.ContainerStatus{Name: p.Spec.Containers[0].Name, Image: image,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: pullBackOff,
+			Message: `Back-off pulling image "` + image + `": ErrImagePull: failed to resolve reference: registry.invalid: no such host`}}}
+	if reason == crashBackOff {
+		p.Status.Phase = corev1.PodRunning
+		status.RestartCount = 5
+		status.State.Waiting = &corev1.ContainerStateWaiting{Reason: crashBackOff,
+			Message: "back-off 2m40s restarting failed container=" + status.Name + " pod=" + p.Name}
+		status.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
+			StartedAt: metav1.NewTime(from), FinishedAt: metav1.NewTime(from)}
+	}
 	p.Status.Conditions = []corev1.PodCondition{
 		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(from)},
 		{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: metav1.NewTime(from)},
 		{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: metav1.NewTime(from)},
 	}
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: p.Spec.Containers[0].Name, Image: image,
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: pullBackOff,
-			Message: `Back-off pulling image "` + image + `": ErrImagePull: failed to resolve reference: registry.invalid: no such host`}}}}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{status}
 	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
 	defer cancel()
 	if _, err := f.kube.CoreV1().Pods(f.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
@@ -124,10 +139,10 @@ func (f *pullFailer) onPod(obj any) {
 	go f.awaitBack(cluster, c, node, i)
 }
 
-// pulling says the pod's status already shows its image pull failing.
-func pulling(pod *corev1.Pod) bool {
+// waiting says the pod's status already shows its container waiting in reason.
+func waiting(pod *corev1.Pod, reason string) bool {
 	return slices.ContainsFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool {
-		return s.State.Waiting != nil && s.State.Waiting.Reason == pullBackOff
+		return s.State.Waiting != nil && s.State.Waiting.Reason == reason
 	})
 }
 

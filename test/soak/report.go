@@ -47,7 +47,7 @@ type Result struct {
 	// maintenance mode for a restart (the simulator's calls); InjectedDown the brokers the
 	// broker-down-during-restart fault took down.
 	Rollouts, Restarts, InjectedDown int
-	// CannotStart counts the pods of images that could not be pulled (bad-image-rollout);
+	// CannotStart counts the pods of bad images that could not start (bad-image-rollout);
 	// SlowRecoveries the restarted brokers that reclaimed their load slowly (slow-recovery).
 	CannotStart, SlowRecoveries int
 	// MostUnavailable is the most brokers of one cluster the operator had restarting at one
@@ -135,7 +135,7 @@ func WriteReport(w io.Writer, r Result) error {
 	row("rolling restarts converged (image and pod annotation changes)", r.Rollouts)
 	row("brokers restarted through maintenance mode", r.Restarts)
 	row("brokers taken down during a restart (broker-down-during-restart)", r.InjectedDown)
-	row("pods that could not start, their image not pulled (bad-image-rollout)", r.CannotStart)
+	row("pods that could not start: ImagePullBackOff, CrashLoopBackOff (bad-image-rollout)", r.CannotStart)
 	row("restarted brokers that reclaimed their load slowly (slow-recovery)", r.SlowRecoveries)
 	row("**most brokers of one cluster restarting at once** (maintenance, a pod that cannot start, recovering)", fmt.Sprintf("**%d**", r.MostUnavailable))
 	row("**restarts begun while another broker was unavailable**", fmt.Sprintf("**%d**", r.RestartOverlaps))
