@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -26,8 +29,11 @@ import (
 // The facts are judged from the simulator's own state and the apiserver's objects at that
 // instant, never from what the operator saw.
 //
-// An adversary may take any broker down or bring it back, and fail the next PUT, before any
-// admin call and any status write the operator makes. It does not act between the operator's
+// An adversary may, before any admin call and any status write the operator makes, take any
+// broker down or bring it back, fail the next PUT, put a broker's pod into ImagePullBackOff or
+// CrashLoopBackOff (its broker down with it) or bring it back, make a broker's pre_restart_probe
+// start or stop reporting a partition at risk, move the controller leadership, or make the
+// restarts that follow reclaim their load slowly (post_restart_probe). It does not act between the operator's
 // last read of a fact and the irreversible call that follows it: no operator can close that
 // window, and the rule asks only that nothing of the operator's own lies in it.
 //
@@ -45,35 +51,55 @@ const factChunk = 50
 
 func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
 	total := uint64(*propertySchedules)
+	seen := map[string]int{}
 	for first := uint64(0); first < total; first += factChunk {
 		seed, n := *propertySeed+first, min(factChunk, total-first)
-		t.Run(fmt.Sprintf("seeds=%d..%d", seed, seed+n-1), func(t *testing.T) { runFactChunk(t, seed, n) })
+		t.Run(fmt.Sprintf("seeds=%d..%d", seed, seed+n-1), func(t *testing.T) { runFactChunk(t, seed, n, seen) })
 		if t.Failed() {
 			return
+		}
+	}
+	t.Logf("moves and judged calls: %v", seen)
+	// Enough schedules make every move, and the calls they are to test: a run that made none
+	// would pass without testing them.
+	if total >= 200 {
+		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited"} {
+			if seen[what] == 0 {
+				t.Errorf("%d schedules made no %q", total, what)
+			}
 		}
 	}
 }
 
 // runFactChunk runs n schedules on one cluster of three brokers, seeds seed to seed+n-1. Each
 // schedule starts from a steady cluster and ends when it is steady again.
-func runFactChunk(t *testing.T, seed, n uint64) {
+func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.cluster.SetReplicationFactor(2)
 	h.bringUp(3)
-	a := &adversary{t: t, h: h}
+	a := &adversary{t: t, h: h, seen: seen}
 	a.install()
-	// Patches of one feature release: Redpanda goes up and down between them (upgrade path).
+	// Patches of one feature release, both with the restart probes (25.1 and later): Redpanda
+	// goes up and down between them (upgrade path), and a broker runs its pod's image's version
+	// from its next start.
 	images := []string{"redpanda:v25.1.2", "redpanda:v25.1.1"}
 	for i := range n {
 		a.reset(seed + i)
 		h.cluster.SetMaintenanceDrainTime(time.Duration(a.rng.IntN(2)) * pollInterval)
 		scaleDown := a.rng.IntN(4) == 0
 		image := images[i%2]
+		// A rollout's partitions have a replica on every broker, so that a restart keeps a
+		// majority of each while the others are up (at RF 2 it never would, and a broker with
+		// the restart probes would never restart); a scale-down's need somewhere to go.
+		h.cluster.SetReplicationFactor(3)
 		if scaleDown {
+			h.cluster.SetReplicationFactor(2)
 			image = h.stored().Spec.Image
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
 		} else {
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = image })
+		}
+		for o := range 3 {
+			h.cluster.SetPodVersion(o, strings.TrimPrefix(image, "redpanda:"))
 		}
 		if !a.drive(image) {
 			t.Fatalf("seed %d: not done after 60 reconciles: status %+v\n%s", seed+i, h.stored().Status, a.log())
@@ -123,6 +149,10 @@ type adversary struct {
 	budget int  // changes left; then every broker comes back and the adversary stops
 	active bool // only while a reconcile runs
 	trace  []string
+	// risky are the ordinals whose pre_restart_probe the adversary made report a risk.
+	risky map[int]bool
+	// seen counts the moves made and the calls judged, by kind, over the whole test.
+	seen map[string]int
 }
 
 func (a *adversary) reset(seed uint64) {
@@ -132,6 +162,8 @@ func (a *adversary) reset(seed uint64) {
 	a.budget = 1 + a.rng.IntN(6)
 	a.trace = []string{fmt.Sprintf("seed %d", seed)}
 	a.h.cluster.SetFault(admintest.Fault{})
+	a.h.cluster.SetRecoveryTime(0)
+	a.h.cluster.SetControllerLeader(-1)
 }
 
 func factScheduleDone(h *harness, image string) bool {
@@ -159,7 +191,11 @@ func (a *adversary) install() {
 		} else {
 			a.act("before " + req.Method + " " + req.URL.Path)
 		}
-		return sim.RoundTrip(req)
+		resp, err := sim.RoundTrip(req)
+		if err == nil && strings.HasSuffix(req.URL.Path, "/post_restart_probe") {
+			a.noteRecovery(resp)
+		}
+		return resp, err
 	}))
 	a.h.brokers.PrependReactor("patch", "brokerclusters", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		a.act("before a status write")
@@ -169,6 +205,22 @@ func (a *adversary) install() {
 		a.checkPodDelete(action.(k8stesting.DeleteAction).GetName())
 		return false, nil, nil
 	})
+}
+
+// noteRecovery counts a post_restart_probe answer below 100: the operator asked a broker that
+// had not reclaimed its load yet.
+func (a *adversary) noteRecovery(resp *http.Response) {
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var r struct {
+		PC *int `json:"load_reclaimed_pc"`
+	}
+	if err == nil && json.Unmarshal(body, &r) == nil && r.PC != nil && *r.PC < 100 {
+		a.mu.Lock()
+		a.seen["recovery waited"]++
+		a.mu.Unlock()
+	}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
@@ -192,8 +244,11 @@ func (a *adversary) note(format string, args ...any) {
 
 func (a *adversary) log() string { return "  " + strings.Join(a.trace, "\n  ") }
 
-// act may change one broker: take a running one down, bring a stopped one back, or make the
-// next PUT fail with 503. When its budget is spent it brings every broker back, once.
+// act may change one thing: take a running broker down or make its pod unable to start, bring
+// a stopped one back, make the next PUT fail with 503, toggle a risk in a broker's
+// pre_restart_probe, move the controller leadership, or set how long the next restarted
+// brokers take to reclaim their load. When its budget is spent it brings every broker back and
+// clears the risks, once.
 func (a *adversary) act(where string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -202,19 +257,42 @@ func (a *adversary) act(where string) {
 	}
 	a.budget--
 	down, up := a.brokersByState()
-	switch k := a.rng.IntN(5); {
+	switch k := a.rng.IntN(9); {
 	case a.budget == 0:
 		a.restoreLocked(where)
 	case k == 0:
 		a.h.cluster.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut, Times: 1})
 		a.note("%s: the next PUT fails with 503", where)
+		a.seen["503"]++
 	case k <= 2 && len(down) > 0:
 		a.bringUp(down[a.rng.IntN(len(down))], where)
+	case k == 3 && len(up) > 0:
+		o := up[a.rng.IntN(len(up))]
+		reason := []string{"ImagePullBackOff", "CrashLoopBackOff"}[a.rng.IntN(2)]
+		a.h.cluster.Down(o)
+		a.setPodStuck(o, reason)
+		a.note("%s: ordinal %d's pod in %s", where, o, reason)
+		a.seen["stuck"]++
+	case k == 4 && len(up) > 0:
+		o := up[a.rng.IntN(len(up))]
+		a.toggleRisk(o, where)
+		a.seen["risk"]++
+	case k == 5 && len(up) > 0:
+		o := up[a.rng.IntN(len(up))]
+		a.h.cluster.SetControllerLeader(o)
+		a.note("%s: controller leadership to ordinal %d", where, o)
+		a.seen["leader"]++
+	case k == 6:
+		d := time.Duration(a.rng.IntN(4)) * pollInterval
+		a.h.cluster.SetRecoveryTime(d)
+		a.note("%s: restarted brokers reclaim their load over %s", where, d)
+		a.seen["recovery"]++
 	case len(up) > 0:
 		o := up[a.rng.IntN(len(up))]
 		a.h.cluster.Down(o)
 		a.setPodReady(o, false)
 		a.note("%s: ordinal %d down", where, o)
+		a.seen["down"]++
 	}
 }
 
@@ -230,6 +308,26 @@ func (a *adversary) restoreLocked(where string) {
 	for _, o := range down {
 		a.bringUp(o, where)
 	}
+	for o := range a.risky {
+		a.toggleRisk(o, where)
+	}
+}
+
+// toggleRisk makes the ordinal's pre_restart_probe report an acks=1 partition at risk, or stop
+// reporting it.
+func (a *adversary) toggleRisk(ordinal int, where string) {
+	if a.risky == nil {
+		a.risky = map[int]bool{}
+	}
+	if a.risky[ordinal] {
+		delete(a.risky, ordinal)
+		a.h.cluster.SetRestartRisks(ordinal, admin.RestartRisks{})
+		a.note("%s: ordinal %d's pre_restart_probe reports no added risk", where, ordinal)
+		return
+	}
+	a.risky[ordinal] = true
+	a.h.cluster.SetRestartRisks(ordinal, admin.RestartRisks{Acks1DataLoss: []string{"kafka/orders/0"}})
+	a.note("%s: ordinal %d's pre_restart_probe reports acks=1 data at risk", where, ordinal)
 }
 
 func (a *adversary) bringUp(ordinal int, where string) {
@@ -265,10 +363,34 @@ func (a *adversary) setPodReady(ordinal int, ready bool) {
 	status := corev1.ConditionFalse
 	if ready {
 		status = corev1.ConditionTrue
+		pod.Status.Phase, pod.Status.ContainerStatuses = corev1.PodRunning, nil
 	}
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
 	if err := a.h.kubeTrack.Update(gvr, pod, testNamespace, metav1.UpdateOptions{}); err != nil {
 		a.t.Errorf("set pod %s ready=%v: %v", name, ready, err)
+	}
+}
+
+// setPodStuck makes the ordinal's pod one that cannot start by itself, as the kubelet reports a
+// container waiting in reason (brokerpod.Stuck): not Ready, Pending for an image pull.
+func (a *adversary) setPodStuck(ordinal int, reason string) {
+	gvr := corev1.SchemeGroupVersion.WithResource("pods")
+	name := fmt.Sprintf("%s-%d", testName, ordinal)
+	obj, err := a.h.kubeTrack.Get(gvr, testNamespace, name)
+	if err != nil {
+		return
+	}
+	pod := obj.(*corev1.Pod).DeepCopy()
+	phase := corev1.PodRunning
+	if reason == "ImagePullBackOff" {
+		phase = corev1.PodPending
+	}
+	pod.Status.Phase = phase
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: pod.Spec.Containers[0].Name, Image: pod.Spec.Containers[0].Image, RestartCount: 3,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "set by the adversary"}}}}
+	if err := a.h.kubeTrack.Update(gvr, pod, testNamespace, metav1.UpdateOptions{}); err != nil {
+		a.t.Errorf("set pod %s stuck: %v", name, err)
 	}
 }
 
@@ -302,6 +424,27 @@ func (a *adversary) checkAdmin(req *http.Request) {
 			a.violation("decommission of broker %d while broker %d is in maintenance", id, on)
 		}
 	}
+	if what == "maintenance" {
+		a.checkRisk("maintenance on", id)
+	}
+}
+
+// checkRisk judges a restart's call (maintenance on, or its pod's delete) by what the broker's
+// own pre_restart_probe answers at that instant (FactRestartSafe; the property test's clusters
+// never block on RF 1 partitions).
+func (a *adversary) checkRisk(what string, id int) {
+	for _, b := range a.h.cluster.Brokers() {
+		if b.NodeID != id || b.Status == admin.MembershipRemoved {
+			continue
+		}
+		r, ok := a.h.cluster.RestartRisks(b.Ordinal)
+		if ok {
+			a.seen["judged with a risk read"]++
+		}
+		if ok && len(r.Unavailable)+len(r.FullAcksProduceUnavailable)+len(r.Acks1DataLoss) > 0 {
+			a.violation("%s for broker %d while its pre_restart_probe reports %+v", what, id, r)
+		}
+	}
 }
 
 // checkPodDelete judges a pod delete the operator makes: a restart's delete needs every other
@@ -319,9 +462,33 @@ func (a *adversary) checkPodDelete(name string) {
 		}
 	}
 	obj, err := a.h.kubeTrack.Get(corev1.SchemeGroupVersion.WithResource("pods"), testNamespace, name)
-	if err == nil && !brokerpod.IsReady(obj.(*corev1.Pod)) {
+	if err != nil {
+		return
+	}
+	pod := obj.(*corev1.Pod)
+	ordinal, _ := brokerpod.Ordinal(pod, testName)
+	own, _ := a.h.cluster.NodeID(ordinal)
+	if _, stuck := brokerpod.Stuck(pod, time.Now()); stuck {
+		// ReplaceStuckPod: the pod is unavailable already; no other broker may be draining or
+		// in maintenance.
+		a.note("  (pod %s cannot start)", name)
+		a.seen["stuck pod deleted"]++
+		for _, b := range a.h.cluster.Brokers() {
+			if b.Status == admin.MembershipDraining && b.NodeID != own {
+				a.violation("stuck pod %s deleted while broker %d is draining", name, b.NodeID)
+			}
+		}
+		for _, on := range a.inMaintenance() {
+			if on != own {
+				a.violation("stuck pod %s deleted while broker %d is in maintenance", name, on)
+			}
+		}
+		return
+	}
+	if !brokerpod.IsReady(pod) {
 		a.violation("pod %s deleted while it is not Ready", name)
 	}
+	a.checkRisk("delete of pod "+name, own)
 }
 
 // inMaintenance lists the brokers the simulator's call log shows in maintenance now.

@@ -3,5 +3,5 @@
 package controller
 
 // defaultPropertySchedules is TestIrreversibleStepsHoldTheirFacts' default without the race
-// detector: 2,000 schedules, about 40 s of one core.
+// detector: 2,000 schedules, about 30 s of one core.
 const defaultPropertySchedules = 2000

@@ -87,6 +87,9 @@ type Input struct {
 	Untraced []string
 	// Expect permits gaps above zero, each with the reason the caller expects it.
 	Expect map[Gap]string
+	// Outages are spans in which a broker was unavailable that no admin call shows (Outage);
+	// OneUnavailable judges them as maintenance.
+	Outages []Outage
 }
 
 // Violation is one broken guarantee.

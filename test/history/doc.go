@@ -146,7 +146,9 @@
 //   - OneUnavailable: a broker is in maintenance from the end of a successful maintenance-on
 //     of it until the start of a successful maintenance-off. A maintenance-on or delete-pod of
 //     a broker, whatever its outcome, starts while no other broker of its Key is in
-//     maintenance. It needs the maintenance-off calls: with "maintenance-off" in
+//     maintenance, nor in one of Input.Outages (a pod that cannot start, a broker that has not
+//     reclaimed its load: unavailable though no call shows it; a call whose broker is "-1" is
+//     not judged against them). It needs the maintenance-off calls: with "maintenance-off" in
 //     Input.Untraced it is not judged (Report.NotJudged says why).
 //   - LeaderDecides (judged when the histories hold leadership events): the last leadership
 //     event that began before an admin call started is the calling process's own. A deposed

@@ -24,7 +24,7 @@ func checkSafety(in Input, tl *timeline) {
 	if slices.Contains(in.Untraced, CallMaintenanceOff) {
 		tl.report().NotJudged[OneUnavailable] = "the histories' tracer records no " + CallMaintenanceOff
 	} else {
-		checkUnavailable(tl, calls)
+		checkUnavailable(tl, calls, in.Outages)
 	}
 	checkLeaders(tl, calls)
 }
@@ -90,8 +90,8 @@ func checkDecommissions(tl *timeline, calls []ref) {
 // checkUnavailable: a broker is in maintenance from the end of a successful maintenance-on
 // until the start of a successful maintenance-off of it. A maintenance-on or delete-pod of a
 // broker, whatever its outcome, violates OneUnavailable when it starts while another broker of
-// the same cluster is in maintenance.
-func checkUnavailable(tl *timeline, calls []ref) {
+// the same cluster is in maintenance, or in one of outages.
+func checkUnavailable(tl *timeline, calls []ref, outages []Outage) {
 	byKey := map[Key][]ref{} // each cluster's calls, in Start order
 	for _, r := range calls {
 		byKey[tl.event(r).Key] = append(byKey[tl.event(r).Key], r)
@@ -106,6 +106,10 @@ func checkUnavailable(tl *timeline, calls []ref) {
 			oe := tl.event(on)
 			tl.violate(OneUnavailable, r, fmt.Sprintf("%s of broker %s of %s while broker %s was in maintenance (maintenance-on by %s at %s)",
 				e.Verb, e.Broker, e.Key, oe.Broker, tl.process(on), when(on.start)), &on)
+			continue
+		}
+		if o, ok := inOutage(tl, outages, r); ok {
+			tl.violate(OneUnavailable, r, fmt.Sprintf("%s of broker %s of %s while %s", e.Verb, e.Broker, e.Key, o), nil)
 		}
 	}
 }

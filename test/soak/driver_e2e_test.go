@@ -80,6 +80,17 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 		if stop.Load() || ctx.Err() != nil {
 			return run
 		}
+		if traps := h.imageTraps; restore == nil && cur >= h.trapMin.Load() {
+			select {
+			case trap := <-traps:
+				rollouts++
+				if !h.rollOutBadImage(ctx, name, cur, rollouts, run, trap) {
+					return run
+				}
+				continue
+			default:
+			}
+		}
 		if rolloutNext(rollouts, restore != nil, rng) {
 			rollouts++
 			if !h.rollOut(ctx, name, cur, rollouts, run) {
@@ -139,15 +150,25 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 // replicas updated and status.restart cleared). It returns false, with run.stuck set, if the
 // rollout did not converge in time.
 func (h *rig) rollOut(ctx context.Context, name string, replicas int32, n int, run *clusterRun) bool {
-	patch := fmt.Appendf(nil, `{"spec":{"image":"registry.invalid/broker:soak-%d"}}`, n)
+	patch := fmt.Appendf(nil, `{"spec":{"image":%q}}`, rolloutImage(n))
 	if n%2 == 0 {
 		patch = fmt.Appendf(nil, `{"spec":{"podAnnotations":{"soak.broker-operator.dev/rollout":"%d"}}}`, n)
 	}
-	step := Step{Start: time.Now(), From: replicas, To: replicas, Rollout: true}
-	err := retry(ctx, h.s.stepTimeout, func(ctx context.Context) error {
+	return h.rollOutWith(ctx, name, replicas, n, run, patch)
+}
+
+// patchCluster returns a merge patch of a BrokerCluster, for retry.
+func (h *rig) patchCluster(name string, patch []byte) func(context.Context) error {
+	return func(ctx context.Context) error {
 		_, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
-	})
+	}
+}
+
+// rollOutWith is rollOut with the given patch of the cluster's spec.
+func (h *rig) rollOutWith(ctx context.Context, name string, replicas int32, n int, run *clusterRun, patch []byte) bool {
+	step := Step{Start: time.Now(), From: replicas, To: replicas, Rollout: true}
+	err := retry(ctx, h.s.stepTimeout, h.patchCluster(name, patch))
 	if err == nil {
 		var ok bool
 		var why string

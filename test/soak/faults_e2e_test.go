@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -36,7 +38,9 @@ func faultKinds() []faultKind {
 		{"admin-504", "the admin API of a few clusters holds its next 2 requests for node_management_operation_timeout (1 s here), then answers 504 without acting", injectAdmin504},
 		{"health-missing", "a few clusters answer GET /v1/brokers with 503 \"Unable to get cluster health\" while their health report is missing, for a window", injectHealthMissing},
 		{"broker-down-during-restart", "waits for a cluster restarting a broker (status.restart set) whose broker is in maintenance mode, then takes another of its brokers down in the simulator for the fault window (connections refused, listed as not alive, its pod still Ready), then brings it back", injectBrokerDownDuringRestart},
-		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once that converged", injectStuckDrain},
+		{"bad-image-rollout", "the next step of a cluster is a rollout of a bad image: the restarted broker's new pod stays in ImagePullBackOff (every other time, the first included; on a cluster of at least 3 brokers) or CrashLoopBackOff; after the fault window the fix (a good image) is rolled out", injectBadImageRollout},
+		{"slow-recovery", "waits for a cluster restarting a broker, then makes its brokers that come back reclaim their load (post_restart_probe) over twice the fault window, until one did", injectSlowRecovery},
+		{"stuck-drain", "the next scale-down of a cluster begins with a replication factor as large as its brokers, so the drain has nowhere to move replicas and stays stuck with allocation failures; after the window the harness scales the cluster up by one, and the factor goes back to 1 once the drain ended or the scale-up converged", injectStuckDrain},
 	}
 }
 
@@ -199,9 +203,14 @@ func injectStuckDrain(ctx context.Context, h *rig) (string, error) {
 		restore()
 		return fmt.Sprintf("%s: no drain had begun within %s of its scale-down", trap.name, h.s.faultWindow), nil
 	}
-	// The driver scales the cluster up by one and, once that converged, restores the factor.
+	// The driver scales the cluster up by one and, once that converged, restores the factor;
+	// the factor goes back as soon as the drain ended (finished, or called off by the
+	// operator's recommission for the scale-up), too: the scale-up changes the seed
+	// list and so starts a rollout, whose restarts a factor as large as the cluster holds back
+	// (every broker's pre_restart_probe reports its partitions unavailable).
 	select {
 	case h.nudges[trap.name] <- restore:
+		go restoreWhenDrainEnds(ctx, c, node, h.s.stepTimeout, restore)
 	case <-time.After(h.s.stepTimeout):
 		restore()
 		return fmt.Sprintf("%s: drain of node %d stuck at replication factor %d; its driver took no scale-up", trap.name, node, trap.brokers), nil
@@ -230,6 +239,20 @@ func (h *rig) awaitDecommissioning(ctx context.Context, limit time.Duration) *v1
 			return nil
 		}
 	}
+}
+
+// restoreWhenDrainEnds calls restore once node is no longer draining (it left the cluster, or
+// was recommissioned), or after limit.
+func restoreWhenDrainEnds(ctx context.Context, c *admintest.Cluster, node int, limit time.Duration, restore func()) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, limit, true, func(context.Context) (bool, error) {
+		for _, b := range c.Brokers() {
+			if b.NodeID == node {
+				return b.Status != admin.MembershipDraining, nil
+			}
+		}
+		return true, nil
+	})
+	restore()
 }
 
 // drainingBroker returns the node ID of a broker the simulator has draining, if any.

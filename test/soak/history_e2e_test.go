@@ -13,7 +13,7 @@ import (
 
 // checkHistories checks the histories of every operator process the run started, with the
 // apiserver's audit log for the order of writes across a failover. Call it once every process
-// has exited and its log has been read.
+// has exited and its log has been read, and after judgeRestarts (the outages no call shows).
 func (h *rig) checkHistories() (*history.Report, error) {
 	h.mu.Lock()
 	procs := slices.Clone(h.procs)
@@ -34,5 +34,8 @@ func (h *rig) checkHistories() (*history.Report, error) {
 		return nil, err
 	}
 	user := fmt.Sprintf("system:serviceaccount:%s:%s", brokersim.OperatorNamespace, brokersim.OperatorServiceAccount)
-	return history.Check(history.Input{Histories: histories, Audit: audit, OperatorUser: user}), nil
+	h.mu.Lock()
+	outages := slices.Clone(h.unavailable)
+	h.mu.Unlock()
+	return history.Check(history.Input{Histories: histories, Audit: audit, OperatorUser: user, Outages: outages}), nil
 }

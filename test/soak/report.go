@@ -47,9 +47,13 @@ type Result struct {
 	// maintenance mode for a restart (the simulator's calls); InjectedDown the brokers the
 	// broker-down-during-restart fault took down.
 	Rollouts, Restarts, InjectedDown int
-	// MostUnavailable is the most brokers of one cluster the operator had in maintenance at one
-	// instant; RestartOverlaps counts the restarts it began while another broker of the cluster
-	// was unavailable (Unavailability).
+	// CannotStart counts the pods of bad images that could not start (bad-image-rollout);
+	// SlowRecoveries the restarted brokers that reclaimed their load slowly (slow-recovery).
+	CannotStart, SlowRecoveries int
+	// MostUnavailable is the most brokers of one cluster the operator had restarting at one
+	// instant, each restart lasting until its broker was back and had recovered (OwnOutages);
+	// RestartOverlaps counts the restarts it began while another broker of the cluster was
+	// unavailable (Unavailability).
 	MostUnavailable, RestartOverlaps int
 	// PodDownOverlaps counts the simulator's own overlaps (a broker into maintenance or its pod
 	// down while another broker was) that the operator caused (PodDownOverlaps).
@@ -131,7 +135,9 @@ func WriteReport(w io.Writer, r Result) error {
 	row("rolling restarts converged (image and pod annotation changes)", r.Rollouts)
 	row("brokers restarted through maintenance mode", r.Restarts)
 	row("brokers taken down during a restart (broker-down-during-restart)", r.InjectedDown)
-	row("**most brokers of one cluster in maintenance at once**", fmt.Sprintf("**%d**", r.MostUnavailable))
+	row("pods that could not start: ImagePullBackOff, CrashLoopBackOff (bad-image-rollout)", r.CannotStart)
+	row("restarted brokers that reclaimed their load slowly (slow-recovery)", r.SlowRecoveries)
+	row("**most brokers of one cluster restarting at once** (maintenance, a pod that cannot start, recovering)", fmt.Sprintf("**%d**", r.MostUnavailable))
 	row("**restarts begun while another broker was unavailable**", fmt.Sprintf("**%d**", r.RestartOverlaps))
 	row("**brokers into maintenance or down while another was, by the operator** (simulator)", fmt.Sprintf("**%d**", r.PodDownOverlaps))
 	row("step time p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.StepP50.Round(time.Millisecond), r.StepP99.Round(time.Millisecond), r.StepMax.Round(time.Millisecond)))

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // injectBrokerDownDuringRestart waits (up to two fault intervals) for a BrokerCluster whose status
@@ -168,6 +170,10 @@ func (w *world) restarting() *v1alpha1.BrokerCluster {
 
 // judgeRestarts adds a cluster's restarts and injected outages to res, and returns each restart
 // the operator began while another of its brokers was unavailable (see Unavailability).
+//
+// A restart lasts until its broker is back and has reclaimed its load (OwnOutages): a pod that
+// cannot start (the pull failer's spans) and a slow recovery (the simulator's) extend it. The
+// spans so used go to the history checker too (h.unavailable).
 func (h *rig) judgeRestarts(res *Result, name string, c *admintest.Cluster) []string {
 	outages := MaintenanceOutages(c.Calls())
 	res.Restarts += len(outages)
@@ -178,7 +184,21 @@ func (h *rig) judgeRestarts(res *Result, name string, c *admintest.Cluster) []st
 	res.MaintenanceCalls += harness.MaintenanceCalls(c.Calls())
 	_, own := Unavailability(name, outages)
 	res.MaintenanceOverlaps += len(own)
-	most, overlaps := Unavailability(name, append(outages, injected...))
+	cannotStart := h.pulls.cannotStart(name)
+	var recoveries []Outage
+	for _, r := range c.Recoveries() {
+		recoveries = append(recoveries, Outage{NodeID: r.NodeID, Ordinal: r.Ordinal, From: r.From, To: r.To, Why: WhyRecovering})
+	}
+	res.CannotStart += len(cannotStart)
+	res.SlowRecoveries += len(recoveries)
+	restarts, used := OwnOutages(outages, cannotStart, recoveries)
+	key := history.Key{Resource: "brokerclusters", Namespace: h.ns, Name: name}
+	h.mu.Lock()
+	for _, u := range used {
+		h.unavailable = append(h.unavailable, history.Outage{Key: key, Broker: strconv.Itoa(u.NodeID), From: u.From, To: u.To, Why: u.Why})
+	}
+	h.mu.Unlock()
+	most, overlaps := Unavailability(name, append(restarts, injected...))
 	res.MostUnavailable = max(res.MostUnavailable, most)
 	res.RestartOverlaps += len(overlaps)
 	return overlaps

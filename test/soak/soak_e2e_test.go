@@ -28,6 +28,7 @@ import (
 	"github.com/broker-operator/broker-operator/test/brokersim"
 	"github.com/broker-operator/broker-operator/test/framework"
 	"github.com/broker-operator/broker-operator/test/harness"
+	"github.com/broker-operator/broker-operator/test/history"
 )
 
 // The defaults are the quick mode, which make test runs; -full sets the full run's defaults, and
@@ -131,8 +132,16 @@ type rig struct {
 	// drainTraps takes, while the stuck-drain fault waits on it, the next scale-down any driver
 	// is about to make: the driver raises its cluster's replication factor first (see trapDrain).
 	drainTraps chan trappedDrain
-	rngMu      sync.Mutex
-	rng        *rand.Rand
+	// imageTraps hands a bad-image-rollout fault to the next driver about to take a step.
+	imageTraps chan badRollout
+	// badRollouts counts the bad-image-rollout faults; trapMin is the fewest brokers the
+	// cluster of the one waiting may have.
+	badRollouts atomic.Int64
+	trapMin     atomic.Int32
+	// pulls keeps the pods of images that cannot be pulled in ImagePullBackOff.
+	pulls *pullFailer
+	rngMu sync.Mutex
+	rng   *rand.Rand
 
 	// relistsSeen and goneSeen are the totals at the last attribute call.
 	relistsSeen, goneSeen int
@@ -142,6 +151,9 @@ type rig struct {
 	failures []string
 	// outages are the brokers the broker-down-during-restart fault took down, by cluster.
 	outages map[string][]Outage
+	// unavailable are the spans no admin call shows (a pod that cannot start, a recovery),
+	// for the history checker's OneUnavailable (judgeRestarts).
+	unavailable []history.Outage
 }
 
 // fail records a failure from any goroutine; the test reports it at the end.
@@ -439,6 +451,7 @@ func setUp(t *testing.T, s settings) *rig {
 	h.nudges = map[string]chan func(){}
 	h.outages = map[string][]Outage{}
 	h.drainTraps = make(chan trappedDrain)
+	h.imageTraps = make(chan badRollout)
 	for i := range s.clusters {
 		name := fmt.Sprintf("bc-%03d", i)
 		h.names = append(h.names, name)
@@ -513,6 +526,10 @@ func setUp(t *testing.T, s settings) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(volumes.Stop)
+	if h.pulls, err = startPullFailer(context.WithoutCancel(ctx), h.kube, h.ns, h.sim, pods); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.pulls.stop)
 	worldCtx, stopWorld := context.WithCancel(context.WithoutCancel(ctx))
 	if h.world, err = newWorld(worldCtx, h.ns, h.leaseName, h.kube, h.brokers, h.sim, pods); err != nil {
 		stopWorld()

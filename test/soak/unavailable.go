@@ -19,6 +19,9 @@ type Outage struct {
 	NodeID   int
 	From, To time.Time
 	Injected bool
+	// Why names an outage that is not maintenance mode: "its pod cannot start" or "recovering"
+	// (OwnOutages).
+	Why string
 	// Ordinal, and the simulator's call count just before and just after the broker was taken
 	// down, of an injected outage (see PodDownOverlaps).
 	Ordinal, CallsBefore, CallsAfter int
@@ -92,8 +95,11 @@ func Unavailability(cluster string, outages []Outage) (most int, overlaps []stri
 
 func describeOutage(o Outage) string {
 	what := "in maintenance"
-	if o.Injected {
+	switch {
+	case o.Injected:
 		what = "down (injected)"
+	case o.Why != "":
+		what = "unavailable (" + o.Why + ")"
 	}
 	return fmt.Sprintf("node %d %s since %s", o.NodeID, what, o.From.UTC().Format(time.RFC3339Nano))
 }
@@ -131,3 +137,47 @@ func injectedOverlap(entry string, injected map[string][]Outage) bool {
 	}
 	return false
 }
+
+// OwnOutages extends each of the operator's restarts (maintenance, from MaintenanceOutages)
+// until its broker is back and has reclaimed its load: a span of the same broker that begins
+// inside a restart, or inside what was joined to it already, extends it to that span's end. A
+// restart lasts that long, though the operator takes maintenance mode off while the broker's
+// new pod cannot start. A span of a pod that cannot start that begins outside any restart of
+// its broker is an outage of its own; a recovery that does (after an injected outage) is
+// dropped: the operator did not restart that broker. It returns the restarts so extended, with
+// the outages of their own, and the spans it used.
+func OwnOutages(restarts, cannotStart, recoveries []Outage) (own, used []Outage) {
+	own = slices.Clone(restarts)
+	extra := append(slices.Clone(cannotStart), recoveries...)
+	slices.SortStableFunc(extra, func(a, b Outage) int { return a.From.Compare(b.From) })
+	for _, e := range extra {
+		joined := false
+		for i := range own {
+			o := &own[i]
+			// A span that begins as the restart ends (the broker back, its recovery begun)
+			// joins it too.
+			if o.NodeID != e.NodeID || e.From.Before(o.From) || (!o.To.IsZero() && e.From.After(o.To)) {
+				continue
+			}
+			if !o.To.IsZero() && (e.To.IsZero() || e.To.After(o.To)) {
+				o.To = e.To
+			}
+			joined = true
+			break
+		}
+		switch {
+		case joined:
+			used = append(used, e)
+		case e.Why != WhyRecovering:
+			own = append(own, e)
+			used = append(used, e)
+		}
+	}
+	return own, used
+}
+
+// The reasons of the outages OwnOutages joins to restarts.
+const (
+	WhyCannotStart = "its pod cannot start"
+	WhyRecovering  = "recovering its load"
+)

@@ -95,3 +95,42 @@ func TestPodDownOverlapsDropsTheHarnessOwnDowns(t *testing.T) {
 		t.Errorf("a clean run: got %q, want none", got)
 	}
 }
+
+// A restart lasts until its broker is back and has reclaimed its load, though maintenance mode
+// was taken off while its pod could not start: a restart of another broker in that time is an
+// overlap.
+func TestOwnOutagesLastUntilTheBrokerIsBackAndRecovered(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	restarts := []Outage{
+		{NodeID: 3, From: at(0), To: at(4)}, // maintenance off at 4 while its pod cannot start
+		{NodeID: 2, From: at(30), To: at(40)},
+	}
+	cannotStart := []Outage{
+		{NodeID: 3, From: at(2), To: at(10), Why: WhyCannotStart},
+		{NodeID: 5, From: at(50), To: at(55), Why: WhyCannotStart}, // in no restart: its own
+	}
+	recoveries := []Outage{
+		{NodeID: 3, From: at(10), To: at(20), Why: WhyRecovering}, // after the pod came back
+		{NodeID: 1, From: at(32), To: at(36), Why: WhyRecovering}, // after an injected outage
+	}
+	own, used := OwnOutages(restarts, cannotStart, recoveries)
+	want := []Outage{{NodeID: 3, From: at(0), To: at(20)}, restarts[1], cannotStart[1]}
+	if !slices.Equal(own, want) {
+		t.Errorf("own outages %+v, want %+v", own, want)
+	}
+	if len(used) != 3 {
+		t.Errorf("used %+v, want the three spans of nodes 3 and 5", used)
+	}
+	// The operator restarts node 2 while node 3 has not recovered: an overlap, which the
+	// maintenance calls alone do not show.
+	early := append(slices.Clone(restarts), Outage{NodeID: 2, From: at(15), To: at(25)})
+	if _, overlaps := Unavailability("bc", early); len(overlaps) != 0 {
+		t.Fatalf("maintenance alone: %v", overlaps)
+	}
+	own, _ = OwnOutages(early, cannotStart, recoveries)
+	most, overlaps := Unavailability("bc", own)
+	if most != 2 || len(overlaps) != 1 || !strings.Contains(overlaps[0], "node 2 into maintenance at 2026-12-02T11:00:15Z while node 3 in maintenance") {
+		t.Errorf("most %d, overlaps %v; want node 2's restart at 15 s judged against node 3's, which lasts until 20 s", most, overlaps)
+	}
+}

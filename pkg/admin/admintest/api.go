@@ -333,7 +333,9 @@ func (c *Cluster) controllerPartition() reply {
 }
 
 // controllerID is the controller leader: the broker SetControllerLeader chose while it is an
-// alive member, else the lowest alive member. Callers hold s.mu.
+// alive member, else the lowest alive member; -1 when none is alive, as health_overview's
+// controller_id ("node that is currently a leader or -1 if leader is not elected",
+// src/v/redpanda/admin/api-doc/cluster.json). Callers hold s.mu.
 func (c *Cluster) controllerID() int {
 	if m := c.members[c.leaderNodeID]; c.leaderNodeID >= 0 && m != nil && m.status != admin.MembershipRemoved && c.alive(m) {
 		return m.nodeID
@@ -487,8 +489,8 @@ func (c *Cluster) postRestartProbe(ordinal int) reply {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
 	pc := 100
-	if elapsed := c.s.clock.Now().Sub(m.restartedAt); c.recoveryTime > 0 && !m.restartedAt.IsZero() && elapsed < c.recoveryTime {
-		pc = int(elapsed * 100 / c.recoveryTime)
+	if elapsed := c.s.clock.Now().Sub(m.restartedAt); m.recoveryTime > 0 && !m.restartedAt.IsZero() && elapsed < m.recoveryTime {
+		pc = int(elapsed * 100 / m.recoveryTime)
 	}
 	return reply{status: http.StatusOK, body: map[string]int{"load_reclaimed_pc": pc}}
 }
@@ -511,33 +513,15 @@ func versionAtLeast(version string, major, minor int) bool {
 // preRestartProbe answers GET /v1/broker/pre_restart_probe for the broker the addressed pod runs:
 // {"risks": {...}}, the partitions restarting it would affect, by risk (redpanda-data/redpanda
 // src/v/redpanda/admin/api-doc/broker.json; common-go rpadmin/api_broker.go, RestartRisks), from
-// Redpanda 25.1 on (404 before, as for postRestartProbe). It derives them from the simulator's
-// uniform partitions, each with a replica on rf brokers: at RF 1 every partition of the broker is
-// rf1_offline; at a higher factor, a partition whose replicas would keep no majority without it
-// (other brokers down) is unavailable, and then also full_acks_produce_unavailable. Tests add
-// what the model cannot show with Cluster.SetRestartRisks.
+// Redpanda 25.1 on (404 before, as for postRestartProbe). It derives them from the partitions
+// with a replica on the broker (restartRisks, partitions.go); tests add what the model cannot
+// show, such as acks=1 data not yet replicated, with Cluster.SetRestartRisks.
 func (c *Cluster) preRestartProbe(ordinal int) reply {
 	m := c.byOrdinal[ordinal]
 	if m == nil || !versionAtLeast(c.binaryVersion(ordinal), 25, 1) {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
-	down := 0
-	for _, o := range c.brokersLocked() {
-		if o != m && o.status != admin.MembershipRemoved && !c.alive(o) {
-			down++
-		}
-	}
-	partitions := make([]string, c.s.opts.ReplicasPerBroker)
-	for p := range partitions {
-		partitions[p] = fmt.Sprintf("kafka/simulated/%d", p)
-	}
-	risks := admin.RestartRisks{RF1Offline: []string{}, FullAcksProduceUnavailable: []string{}, Unavailable: []string{}, Acks1DataLoss: []string{}}
-	switch {
-	case c.rf == 1:
-		risks.RF1Offline = partitions
-	case c.rf-1-min(down, c.rf-1) < c.rf/2+1:
-		risks.Unavailable, risks.FullAcksProduceUnavailable = partitions, partitions
-	}
+	risks := c.restartRisks(m)
 	extra := c.extraRisks[ordinal]
 	risks.RF1Offline = append(risks.RF1Offline, extra.RF1Offline...)
 	risks.FullAcksProduceUnavailable = append(risks.FullAcksProduceUnavailable, extra.FullAcksProduceUnavailable...)

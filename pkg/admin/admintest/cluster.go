@@ -57,6 +57,23 @@ type Cluster struct {
 	// incompatible marks ordinals whose pod runs a binary the cluster refused to let join
 	// (features.go, joinRefusal): the pod runs, its broker is not alive.
 	incompatible map[int]bool
+	// recoveries are the slow recoveries of restarted brokers, in the order they began.
+	recoveries []Recovery
+}
+
+// Recovery is the time a restarted broker took to reclaim its load: from its Join until its
+// post_restart_probe reports 100 (a broker at Redpanda 25.1 or later, restarted while the
+// cluster's recovery time was set).
+type Recovery struct {
+	NodeID, Ordinal int
+	From, To        time.Time
+}
+
+// Recoveries returns the slow recoveries so far, in the order they began.
+func (c *Cluster) Recoveries() []Recovery {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return slices.Clone(c.recoveries)
 }
 
 // member is one broker's state in the cluster's membership table.
@@ -75,8 +92,10 @@ type member struct {
 	maintenanceStart time.Time
 	// version is the Redpanda version the broker runs; volume names its data (may be empty).
 	version, volume string
-	// restartedAt is when the broker last came back after a restart (a Join of a member).
-	restartedAt time.Time
+	// restartedAt is when the broker last came back after a restart (a Join of a member), and
+	// recoveryTime the cluster's recovery time then: a recovery keeps the time it began with.
+	restartedAt  time.Time
+	recoveryTime time.Duration
 }
 
 // BrokerState is a snapshot of one broker, for tests.
@@ -121,7 +140,10 @@ func (c *Cluster) Join(ordinal int) int {
 	}
 	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
 		m.version = version
-		m.restartedAt = c.s.clock.Now()
+		m.restartedAt, m.recoveryTime = c.s.clock.Now(), c.recoveryTime
+		if m.recoveryTime > 0 && versionAtLeast(version, 25, 1) {
+			c.recoveries = append(c.recoveries, Recovery{NodeID: m.nodeID, Ordinal: ordinal, From: m.restartedAt, To: m.restartedAt.Add(m.recoveryTime)})
+		}
 		c.configRestarted(m.nodeID)
 		c.advanceActiveVersion()
 		return m.nodeID
@@ -198,7 +220,8 @@ func (c *Cluster) SetMaintenanceDrainTime(d time.Duration) {
 
 // SetRecoveryTime sets how long a restarted broker takes to reclaim its load after it comes back
 // (Join of a member): its post_restart_probe reports load_reclaimed_pc growing evenly from 0 to 100
-// over d on the simulator's clock. Zero (the default) reclaims it at once.
+// over d on the simulator's clock. Zero (the default) reclaims it at once. It applies to the
+// restarts that follow; a recovery under way keeps its time (see Recoveries).
 func (c *Cluster) SetRecoveryTime(d time.Duration) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()

@@ -51,11 +51,16 @@
 //     none), advertised_rpc_api, data_directory.
 //   - GET /v1/broker/post_restart_probe: load_reclaimed_pc of the broker the addressed pod runs,
 //     100 unless Cluster.SetRecoveryTime makes a restarted broker reclaim its load evenly over a
-//     time; 404 "Not found" from a broker older than v25.1, which has no such route.
-//   - GET /v1/broker/pre_restart_probe: the partitions restarting the addressed pod's broker
-//     would affect, by risk: at replication factor 1 all of them rf1_offline; above it, when
-//     other brokers are down so that no majority would remain, unavailable and
-//     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds. 404 before v25.1.
+//     time (Cluster.Recoveries lists each such recovery); 404 "Not found" from a broker older
+//     than v25.1, which has no such route.
+//   - Partitions: the topic kafka/simulated, each partition with replicas on replication-factor
+//     distinct members, Options.ReplicasPerBroker replicas on each broker
+//     (cluster/scheduling/constraints.h distinct_nodes; Cluster.PartitionReplicas).
+//   - GET /v1/broker/pre_restart_probe: the partitions with a replica on the addressed pod's
+//     broker that restarting it would affect, by risk: at replication factor 1 rf1_offline; above
+//     it, when the partition's other replicas that are alive make no majority, unavailable and
+//     full_acks_produce_unavailable; plus what Cluster.SetRestartRisks adds (Cluster.RestartRisks
+//     tells a test the same). 404 before v25.1.
 //   - GET /v1/features: cluster_version (the active logical version), original_cluster_version,
 //     and node_earliest_version and node_latest_version of the binary the addressed pod runs
 //     (server.cc register_features_routes, api-doc/features.json; logical versions from

@@ -20,6 +20,14 @@ import (
 // The membership facts are read from the controller leader (authority.go), found through view,
 // the reconcile's brokers view (nil when the admin API was not asked).
 func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact, view *View) error {
+	if s.Kind == step.ReplaceStuckPod && bc.Status.CurrentReplicas == 1 {
+		// The facts are about the other brokers, and a cluster of one has none; its only
+		// broker cannot answer while its pod cannot start, so the version path rests on what
+		// the decision judged from the pods' images (step/upgrade.go).
+		facts = slices.DeleteFunc(slices.Clone(facts), func(f step.Fact) bool {
+			return f == step.FactOthersUp || f == step.FactNoOtherDrain || f == step.FactSupportedVersion
+		})
+	}
 	if len(facts) == 0 {
 		return nil
 	}

@@ -71,6 +71,13 @@ func stuckOutdated(o Observation) (StuckPod, bool) {
 
 // restartTransitions: R is set. The first row that matches wins.
 var restartTransitions = []Transition{
+	// The only broker of a cluster of one cannot answer while its pod cannot start: replacing
+	// that pod once the template changed needs nothing from the admin API (no other broker can
+	// be down or draining).
+	{"Restarting", "the only broker's new pod cannot start, and the template changed since it was made", func(o Observation) bool {
+		p, stuck := stuckRestart(o)
+		return o.Current == 1 && !o.Rollout.Back && stuck && p.Outdated
+	}, ReplaceStuckPod},
 	{"Restarting", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == MaintenanceUnknown) ||
 			(beforeDelete(o) && !o.SkipHealthGate && !o.Health.Known && !o.Rollout.Risk.Decides())

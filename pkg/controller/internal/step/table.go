@@ -190,7 +190,8 @@ var Rows = map[Kind]Row{
 	// The pod it replaced was deleted by someone else: nothing to call, R.step := Restarting.
 	AdoptReplacedPod: {Precondition: true, Polls: true},
 	// The pod is already unavailable, so deleting it takes nothing more away; the others must
-	// be up and none draining, as for any restart.
+	// be up and none draining, as for any restart. A cluster of one has no others: those facts
+	// are not read (internal/brokers/facts.go), as its only broker cannot answer.
 	ReplaceStuckPod: {Call: CallDeleteStuckPod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactSupportedVersion, FactOthersUp, FactNoOtherDrain}},
 	WaitForStuckPod: {Polls: true},
 	// A change of version off Redpanda's path: nothing restarts until spec.image changes.
