@@ -29,6 +29,8 @@ const (
 	ReasonAdminSecretInvalid       = step.ReasonAdminSecretInvalid
 	ReasonAdminSecretForbidden     = step.ReasonAdminSecretForbidden
 	ReasonUnsupportedVersionChange = step.ReasonUnsupportedVersionChange
+	ReasonBrokerPodCannotStart     = step.ReasonBrokerPodCannotStart
+	ReasonBrokerRecoveryStalled    = step.ReasonBrokerRecoveryStalled
 )
 
 // Reasons of the ConfigApplied condition (internal/brokers).
