@@ -85,7 +85,8 @@ func (r *reconcile) readClaims(ctx context.Context) ([]step.VolumeClaim, error) 
 
 // observeClaim is what step.PlanVolumes needs of a claim and its broker's pod.
 func observeClaim(claim *corev1.PersistentVolumeClaim, ordinal int32, pod *corev1.Pod) step.VolumeClaim {
-	c := step.VolumeClaim{Name: claim.Name, ResourceVersion: claim.ResourceVersion, Ordinal: ordinal, Request: claim.Spec.Resources.Requests[corev1.ResourceStorage]}
+	c := step.VolumeClaim{Name: claim.Name, ResourceVersion: claim.ResourceVersion, Ordinal: ordinal,
+		Bound: claim.Status.Phase == corev1.ClaimBound, Request: claim.Spec.Resources.Requests[corev1.ResourceStorage]}
 	if claim.Spec.StorageClassName != nil {
 		c.Class = *claim.Spec.StorageClassName
 	}

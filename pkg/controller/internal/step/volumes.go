@@ -44,6 +44,9 @@ type VolumeClaim struct {
 	Ordinal               int32
 	// Class is the claim's storageClassName, "" when it has none.
 	Class string
+	// Bound: the claim's phase is Bound; kube-apiserver refuses to expand any other
+	// (plugin/pkg/admission/storage/persistentvolume/resize), so an unbound claim waits.
+	Bound bool
 	// Request is spec.resources.requests.storage; Capacity is status.capacity.storage, nil
 	// when the claim reports none.
 	Request  resource.Quantity
@@ -125,7 +128,7 @@ func PlanVolumes(v Volumes) VolumePlan {
 	var waiting []string
 	for _, c := range claims {
 		state := claimState(c, v.Size)
-		if p.Allowed && c.Request.Cmp(v.Size) < 0 {
+		if p.Allowed && c.Bound && c.Request.Cmp(v.Size) < 0 {
 			p.Grow = append(p.Grow, c)
 			state = v1alpha1.ClaimResizing
 		}

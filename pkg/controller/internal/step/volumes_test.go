@@ -19,7 +19,7 @@ func q(s string) resource.Quantity { return resource.MustParse(s) }
 // grown is a claim of ordinal o in class, asking for request, with capacity.
 func grown(o int32, class, request, capacity string) VolumeClaim {
 	c := VolumeClaim{Name: fmt.Sprintf("datadir-rp-%d", o), Ordinal: o, Class: class, Request: q(request),
-		Pod: true, PodCreated: volumesNow.Add(-time.Hour)}
+		Bound: true, Pod: true, PodCreated: volumesNow.Add(-time.Hour)}
 	if capacity != "" {
 		c.Capacity = new(q(capacity))
 	}
@@ -117,6 +117,20 @@ func TestAFileSystemResizePendingRestartsThePodThatPredatesIt(t *testing.T) {
 				t.Errorf("status %+v, condition %q", p.Status.Claims[1], p.Condition.Message)
 			}
 		})
+	}
+}
+
+// kube-apiserver refuses to expand a claim that is not Bound: it waits, and the others grow.
+func TestAnUnboundClaimWaitsToGrow(t *testing.T) {
+	unbound := grown(1, "a", "1Gi", "")
+	unbound.Bound = false
+	p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
+		Claims: []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), unbound}, Classes: map[string]ClassVerdict{"a": {Allows: true}}})
+	if got := names(p.Grow); len(got) != 1 || got[0] != "datadir-rp-0" {
+		t.Errorf("grow %v, want only the bound claim", got)
+	}
+	if p.Status.Claims[1].State != v1alpha1.ClaimPending || p.Done {
+		t.Errorf("unbound claim %+v, done %v", p.Status.Claims[1], p.Done)
 	}
 }
 
