@@ -41,7 +41,9 @@ func (r *reconcile) remakeStatefulSet(ctx context.Context, existing *appsv1.Stat
 		PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan),
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 	})
-	if err != nil && !apierrors.IsNotFound(err) {
+	// NotFound or Conflict (another UID): the one read is gone already; a cache that has not seen
+	// it go can bring this reconcile here.
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("delete StatefulSet %s to make its claim template anew: %w", clusterKey(bc), err)
 	}
 	old := objects.ClaimTemplateSize(existing)
