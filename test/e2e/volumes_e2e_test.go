@@ -292,7 +292,7 @@ func TestStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 	setStorageSize(t, ns, name, "2Gi")
 	bc := awaitStatus(t, ns, name, "StorageExpansionNotAllowed", func(bc *v1alpha1.BrokerCluster) bool {
 		c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionStorageResized)
-		return c != nil && c.Reason == "StorageExpansionNotAllowed"
+		return c != nil && c.Reason == controller.ReasonStorageExpansionNotAllowed
 	})
 	if c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionStorageResized); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, class) {
 		t.Errorf("StorageResized %+v, want False naming StorageClass %s", c, class)
