@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -274,6 +275,42 @@ func TestTheClaimTemplateWaitsForARestartUnderWay(t *testing.T) {
 	}
 	if got := objects.ClaimTemplateSize(h.statefulSet()); got.String() != "20Gi" {
 		t.Errorf("claim template asks for %s, want 20Gi", got.String())
+	}
+}
+
+// A StatefulSet that is gone while its pods stay (deleted with its pods orphaned, and the
+// operator restarted before it made it again) is made with the seeds the pods were made with,
+// not with the replica count: a cluster founded by 3 brokers and grown to 4 keeps its pod
+// template, and no pod becomes outdated.
+func TestAStatefulSetGoneUnderItsPodsIsMadeWithTheirSeeds(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 4 })
+	h.settle(10)
+	before := h.statefulSet()
+	uids := h.podUIDs()
+	if err := h.kube.AppsV1().StatefulSets(testNamespace).Delete(h.ctx, testName, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationOrphan)}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncInformers()
+	for range 3 {
+		h.reconcileAfterPoll()
+	}
+	sts := h.statefulSet()
+	if sts == nil || sts.UID == before.UID {
+		t.Fatal("the StatefulSet was not made again")
+	}
+	if got, want := sts.Annotations[objects.AnnotationSeeds], before.Annotations[objects.AnnotationSeeds]; got != want || got != "3" {
+		t.Errorf("seeds %s, want %s", got, want)
+	}
+	if got, want := sts.Spec.Template.Annotations[objects.AnnotationTemplateHash], before.Spec.Template.Annotations[objects.AnnotationTemplateHash]; got != want {
+		t.Errorf("pod template %s, want the pods' %s", got, want)
+	}
+	if st := h.stored().Status; st.Restart != nil || st.UpdatedReplicas != 4 {
+		t.Errorf("status %+v after the StatefulSet was made again, want no restart and every pod updated", st)
+	}
+	if got := h.podUIDs(); !maps.Equal(got, uids) {
+		t.Errorf("pods %v, were %v", got, uids)
 	}
 }
 
