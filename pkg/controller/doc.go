@@ -167,8 +167,10 @@
 // currentReplicas is read by name, and the StorageClass it names with a GET by name
 // (volumes.go; the decision is internal/step/volumes.go, PlanVolumes). Only if every claim's
 // class allows volume expansion are the claims patched to the new size, all at once (a resize
-// takes no capacity away), each under the resourceVersion it was read at; a claim not Bound
-// yet waits, as kube-apiserver expands no other. A class that does not allow it, a claim with
+// takes no capacity away), each under the resourceVersion it was read at and each first as a
+// server-side dry run; a claim not Bound yet waits, as kube-apiserver expands no other. A claim
+// kube-apiserver refuses (Forbidden, Invalid) is reported, StorageResized False
+// (StorageExpansionRefused) with one Warning event, not retried with backoff. A class that does not allow it, a claim with
 // no class, or a class that is missing or cannot be read changes nothing: StorageResized is
 // False (StorageExpansionNotAllowed) naming the class, with one Warning event. status.storage
 // shows each claim (Pending, Resizing, FileSystemResizePending, Resized, with its capacity)

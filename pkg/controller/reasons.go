@@ -44,4 +44,5 @@ const (
 	ReasonStorageResizing            = step.ReasonStorageResizing
 	ReasonStorageResized             = step.ReasonStorageResized
 	ReasonStorageExpansionNotAllowed = step.ReasonStorageExpansionNotAllowed
+	ReasonStorageExpansionRefused    = step.ReasonStorageExpansionRefused
 )

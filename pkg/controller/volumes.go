@@ -41,10 +41,10 @@ func (r *reconcile) growVolumes(ctx context.Context) (time.Duration, error) {
 	}
 	plan := step.PlanVolumes(step.Volumes{Cluster: bc.Name, Size: size, Template: objects.ClaimTemplateSize(r.sts),
 		Claims: claims, Classes: r.judgeClasses(ctx, claims), Now: r.c.cfg.Clock.Now()})
-	r.templateMayGrow = plan.Allowed
-	if err := r.expandClaims(ctx, plan.Grow, size); err != nil {
+	if err := r.expandClaims(ctx, &plan, size); err != nil {
 		return 0, err
 	}
+	r.templateMayGrow = plan.Allowed
 	if err := r.requestResizeRestarts(ctx, plan.Restart); err != nil {
 		return 0, err
 	}
@@ -128,26 +128,48 @@ func (r *reconcile) judgeClasses(ctx context.Context, claims []step.VolumeClaim)
 	return out
 }
 
-// expandClaims raises each claim's storage request to size, with a merge patch that carries the
-// resourceVersion it was read at: a claim changed since is a Conflict, and the next reconcile
-// decides again. Claims are not cached (leftovers.go reads them live too), so
-// the plain client writes them.
-func (r *reconcile) expandClaims(ctx context.Context, claims []step.VolumeClaim, size resource.Quantity) error {
-	if len(claims) == 0 {
-		return nil
-	}
+// expandClaims raises the storage request of each claim of plan.Grow to size, with a merge patch
+// that carries the resourceVersion it was read at: a claim changed since is a Conflict, and the
+// next reconcile decides again. Every patch is first sent as a dry run, which runs
+// kube-apiserver's admission (the resize plugin among it) and changes nothing, so that a claim
+// it refuses (Forbidden, Invalid) leaves every claim as it was. A refusal is recorded in the plan
+// (step.VolumePlan.Refused) rather than retried with backoff: the answer will not change by
+// itself. Claims are not cached (leftovers.go reads them live too), so the plain client writes
+// them.
+func (r *reconcile) expandClaims(ctx context.Context, plan *step.VolumePlan, size resource.Quantity) error {
 	bc := r.bc
 	client := r.c.cfg.KubeClient.CoreV1().PersistentVolumeClaims(bc.Namespace)
-	var names []string
-	for _, c := range claims {
+	expand := func(c step.VolumeClaim, opts metav1.PatchOptions) error {
 		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q},"spec":{"resources":{"requests":{"storage":%q}}}}`, c.ResourceVersion, size.String())
-		if _, err := client.Patch(ctx, c.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		_, err := client.Patch(ctx, c.Name, types.MergePatchType, patch, opts)
+		return err
+	}
+	refused := func(err error) bool { return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) }
+	for _, c := range plan.Grow {
+		if err := expand(c, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}); refused(err) {
+			plan.Refused(c.Name, err.Error(), 0)
+			return nil
+		}
+	}
+	var names []string
+	defer func() {
+		if len(names) == 0 {
+			return
+		}
+		klog.FromContext(ctx).V(2).Info("Asked volume claims to grow", "claims", names, "size", size.String())
+		r.c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, "ExpandVolumeClaims", "asked volume claims %s to grow to %s (spec.storage.size)", strings.Join(names, ", "), size.String())
+	}()
+	for i, c := range plan.Grow {
+		err := expand(c, metav1.PatchOptions{})
+		switch {
+		case refused(err):
+			plan.Refused(c.Name, err.Error(), i)
+			return nil
+		case err != nil:
 			return fmt.Errorf("expand volume claim %s/%s to %s: %w", bc.Namespace, c.Name, size.String(), err)
 		}
 		names = append(names, c.Name)
 	}
-	klog.FromContext(ctx).V(2).Info("Asked volume claims to grow", "claims", names, "size", size.String())
-	r.c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, "ExpandVolumeClaims", "asked volume claims %s to grow to %s (spec.storage.size)", strings.Join(names, ", "), size.String())
 	return nil
 }
 
@@ -204,7 +226,7 @@ func (r *reconcile) writeStorageStatus(ctx context.Context, plan step.VolumePlan
 	r.bc = updated
 	if announce {
 		kind := corev1.EventTypeNormal
-		if cond.Reason == step.ReasonStorageExpansionNotAllowed {
+		if cond.Reason == step.ReasonStorageExpansionNotAllowed || cond.Reason == step.ReasonStorageExpansionRefused {
 			kind = corev1.EventTypeWarning
 		}
 		c.cfg.Recorder.Event(bc, kind, cond.Reason, cond.Message)

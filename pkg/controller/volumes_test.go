@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
@@ -36,6 +39,7 @@ func (h *harness) addStorageClass(name string, allowExpansion bool) {
 // with the capacity it asked for.
 func (h *harness) addClaims() {
 	h.t.Helper()
+	h.answerDryRuns()
 	template := h.statefulSet().Spec.VolumeClaimTemplates[0]
 	for _, p := range h.pods() {
 		claim := &corev1.PersistentVolumeClaim{
@@ -48,6 +52,19 @@ func (h *harness) addClaims() {
 			h.t.Fatal(err)
 		}
 	}
+}
+
+// answerDryRuns makes the fake answer a dry-run patch of a claim as kube-apiserver does: with
+// the object as stored, unchanged. The fake itself applies it.
+func (h *harness) answerDryRuns() {
+	h.kube.PrependReactor("patch", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		p := a.(k8stesting.PatchActionImpl)
+		if len(p.PatchOptions.DryRun) == 0 {
+			return false, nil, nil
+		}
+		obj, err := h.kubeTrack.Get(claimsGVR, p.GetNamespace(), p.GetName())
+		return true, obj, err
+	})
 }
 
 func (h *harness) claim(name string) *corev1.PersistentVolumeClaim {
@@ -79,7 +96,7 @@ func (h *harness) resize(name string, fsPending bool) {
 func (h *harness) claimPatches() []string {
 	var out []string
 	for _, a := range h.kube.Actions() {
-		if p, ok := a.(k8stesting.PatchActionImpl); ok && a.GetResource().Resource == "persistentvolumeclaims" {
+		if p, ok := a.(k8stesting.PatchActionImpl); ok && a.GetResource().Resource == "persistentvolumeclaims" && len(p.PatchOptions.DryRun) == 0 {
 			out = append(out, p.GetName())
 		}
 	}
@@ -234,6 +251,53 @@ func TestAStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 	}
 	if warnings != 1 {
 		t.Errorf("%d Warning events %s naming the class, want 1: %v", warnings, step.ReasonStorageExpansionNotAllowed, h.events())
+	}
+}
+
+// A claim kube-apiserver refuses to expand (here an admission plugin's Forbidden) is no error
+// loop: StorageResized says so, with one Warning event, and no claim nor the StatefulSet
+// // changes, since every claim is tried with a dry run first.
+func TestAClaimTheAPIServerRefusesToExpandIsReported(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.addStorageClass("expandable", true)
+	bc := newBrokerCluster(3)
+	bc.Spec.Storage.StorageClassName = ptr.To("expandable")
+	h.bringUpCluster(bc)
+	h.addClaims()
+	stsUID := h.statefulSet().UID
+	h.kube.PrependReactor("patch", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.(k8stesting.PatchActionImpl).GetName() != claimName(1) {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(claimsGVR.GroupResource(), claimName(1), errors.New("only dynamically provisioned pvc can be resized"))
+	})
+
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size = resource.MustParse("20Gi") })
+	for range 3 {
+		if _, err := h.reconcile(); err != nil {
+			t.Fatalf("reconcile: %v", err)
+		}
+	}
+	c := h.storageCondition()
+	if c == nil || c.Reason != step.ReasonStorageExpansionRefused || !strings.Contains(c.Message, claimName(1)) {
+		t.Fatalf("StorageResized = %+v, want StorageExpansionRefused naming %s", c, claimName(1))
+	}
+	if h.statefulSet().UID != stsUID {
+		t.Errorf("the StatefulSet was made again although a claim could not grow")
+	}
+	for i := range 3 {
+		if got := h.claim(claimName(i)).Spec.Resources.Requests[corev1.ResourceStorage]; got.String() != "10Gi" {
+			t.Errorf("claim %s asks for %s, want it unchanged: the dry run found the refusal first", claimName(i), got.String())
+		}
+	}
+	warnings := 0
+	for _, e := range h.events() {
+		if strings.HasPrefix(e, "Warning "+step.ReasonStorageExpansionRefused) {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d Warning events %s, want 1: %v", warnings, step.ReasonStorageExpansionRefused, h.events())
 	}
 }
 

@@ -30,6 +30,10 @@ const (
 	// ReasonStorageExpansionNotAllowed: a claim's StorageClass does not allow volume expansion
 	// (or the claim has none, or it cannot be read); no claim was changed.
 	ReasonStorageExpansionNotAllowed = "StorageExpansionNotAllowed"
+	// ReasonStorageExpansionRefused: kube-apiserver refused to expand a claim although its class
+	// allows it (an admission plugin, or the operator's RBAC). Every claim is first tried with a
+	// dry run, so a refusal normally leaves every claim unchanged.
+	ReasonStorageExpansionRefused = "StorageExpansionRefused"
 )
 
 // ResizeRestartGrace is how long a claim may wait for FileSystemResizePending before its pod's
@@ -169,6 +173,27 @@ func PlanVolumes(v Volumes) VolumePlan {
 	}
 	p.Condition = cond
 	return p
+}
+
+// Refused records that kube-apiserver refused to expand claim (why, in its words) after the
+// first asked claims of Grow had been asked: the others stay Pending, the claim template does
+// not grow, and StorageResized says why.
+func (p *VolumePlan) Refused(claim, why string, asked int) {
+	p.Allowed, p.Done = false, false
+	for _, c := range p.Grow[asked:] {
+		for j := range p.Status.Claims {
+			if p.Status.Claims[j].Claim == c.Name {
+				p.Status.Claims[j].State = v1alpha1.ClaimPending
+			}
+		}
+	}
+	p.Grow = p.Grow[:asked]
+	p.Restart = nil
+	p.Condition.Status, p.Condition.Reason = metav1.ConditionFalse, ReasonStorageExpansionRefused
+	p.Condition.Message = fmt.Sprintf("spec.storage.size asks for %s, but kube-apiserver refused to expand volume claim %s: %s", p.Status.Size.String(), claim, why)
+	if asked == 0 {
+		p.Condition.Message += "; no volume claim was changed"
+	}
 }
 
 // refusal says why claim c cannot grow, "" when its class allows it.

@@ -168,3 +168,33 @@ func TestOnlyAGrowthReadsTheClaims(t *testing.T) {
 		}
 	}
 }
+
+// A claim kube-apiserver refuses to expand leaves the claims not asked yet Pending, the claim
+// template as it is, and StorageResized naming the claim and the answer.
+func TestARefusedClaimHoldsTheRest(t *testing.T) {
+	for _, tc := range []struct {
+		asked  int
+		states string
+		none   bool
+	}{{0, "[Pending Pending Pending]", true}, {1, "[Resizing Pending Pending]", false}} {
+		p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
+			Claims:  []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), grown(1, "a", "1Gi", "1Gi"), grown(2, "a", "1Gi", "1Gi")},
+			Classes: map[string]ClassVerdict{"a": {Allows: true}}})
+		p.Refused("datadir-rp-1", "forbidden: only dynamically provisioned pvc can be resized", tc.asked)
+		if p.Allowed || p.Done || len(p.Grow) != tc.asked {
+			t.Fatalf("asked %d: plan %+v", tc.asked, p)
+		}
+		var states []v1alpha1.ClaimGrowthState
+		for _, c := range p.Status.Claims {
+			states = append(states, c.State)
+		}
+		if fmt.Sprint(states) != tc.states {
+			t.Errorf("asked %d: states %v, want %s", tc.asked, states, tc.states)
+		}
+		c := p.Condition
+		if c.Reason != ReasonStorageExpansionRefused || !strings.Contains(c.Message, "datadir-rp-1: forbidden") ||
+			strings.Contains(c.Message, "no volume claim was changed") != tc.none {
+			t.Errorf("asked %d: condition %+v", tc.asked, c)
+		}
+	}
+}
