@@ -93,11 +93,9 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 		return result{}, err
 	}
 	// Volumes (volumes.go) before the decision: a pod whose file system waits for a restart
-	// is one the rollout restarts.
-	volumesRecheck, err := r.growVolumes(ctx)
-	if err != nil {
-		return result{}, err
-	}
+	// is one the rollout restarts. A claim that cannot be read or written does not hold the
+	// step back; its error comes back after it, so the queue backs off.
+	volumesRecheck, volumesErr := r.growVolumes(ctx)
 	r.observe(ctx, configRestarts)
 	// act works on a copy: what the step writes is its own, and the stalled-pod check below
 	// reads the cluster as it was decided on.
@@ -107,6 +105,9 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	stalled, stallErr := r.resyncStalledStatefulSet(ctx)
 	if err == nil {
 		err = stallErr
+	}
+	if err == nil {
+		err = volumesErr
 	}
 	if err != nil {
 		return res, err

@@ -39,7 +39,7 @@ func (r *reconcile) growVolumes(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	plan := step.PlanVolumes(step.Volumes{Cluster: bc.Name, Size: size, Template: objects.ClaimTemplateSize(r.sts),
+	plan := step.PlanVolumes(step.Volumes{Size: size, Template: objects.ClaimTemplateSize(r.sts),
 		Claims: claims, Classes: r.judgeClasses(ctx, claims), Now: r.c.cfg.Clock.Now()})
 	if err := r.expandClaims(ctx, &plan, size); err != nil {
 		return 0, err

@@ -73,7 +73,6 @@ type ClassVerdict struct {
 
 // Volumes is what a volume growth decision rests on.
 type Volumes struct {
-	Cluster string
 	// Size is spec.storage.size; Template is what the StatefulSet's claim template asks for.
 	Size, Template resource.Quantity
 	Claims         []VolumeClaim

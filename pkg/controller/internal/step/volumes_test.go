@@ -35,7 +35,7 @@ func names(cs []VolumeClaim) []string {
 }
 
 func TestEveryClaimGrowsAtOnceWhenEveryClassAllowsIt(t *testing.T) {
-	p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
+	p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
 		Claims:  []VolumeClaim{grown(2, "a", "1Gi", "1Gi"), grown(0, "a", "1Gi", "1Gi"), grown(1, "b", "2Gi", "1Gi")},
 		Classes: map[string]ClassVerdict{"a": {Allows: true}, "b": {Allows: true}}})
 	if !p.Allowed || p.Done {
@@ -66,7 +66,7 @@ func TestOneClassThatRefusesHoldsEveryClaim(t *testing.T) {
 		"not read":     {grown(1, "other", "1Gi", "1Gi"), `StorageClass "other" of volume claim datadir-rp-1 was not read`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
+			p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
 				Claims: []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), tc.claim},
 				Classes: map[string]ClassVerdict{"a": {Allows: true},
 					"fixed": {Why: "does not allow volume expansion (allowVolumeExpansion is not true)"}, "gone": {Why: "does not exist"}}})
@@ -108,7 +108,7 @@ func TestAFileSystemResizePendingRestartsThePodThatPredatesIt(t *testing.T) {
 		"no pod":             {pending(func(c *VolumeClaim) { c.Pod = false }), false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
+			p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
 				Claims: []VolumeClaim{grown(0, "a", "2Gi", "2Gi"), tc.claim}, Classes: map[string]ClassVerdict{"a": {Allows: true}}})
 			if got := len(p.Restart) == 1; got != tc.restart {
 				t.Errorf("restart %v, want %v", names(p.Restart), tc.restart)
@@ -124,7 +124,7 @@ func TestAFileSystemResizePendingRestartsThePodThatPredatesIt(t *testing.T) {
 func TestAnUnboundClaimWaitsToGrow(t *testing.T) {
 	unbound := grown(1, "a", "1Gi", "")
 	unbound.Bound = false
-	p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
+	p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
 		Claims: []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), unbound}, Classes: map[string]ClassVerdict{"a": {Allows: true}}})
 	if got := names(p.Grow); len(got) != 1 || got[0] != "datadir-rp-0" {
 		t.Errorf("grow %v, want only the bound claim", got)
@@ -135,7 +135,7 @@ func TestAnUnboundClaimWaitsToGrow(t *testing.T) {
 }
 
 func TestAGrowthIsDoneWhenEveryCapacityAndTheTemplateHaveTheSize(t *testing.T) {
-	v := Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
+	v := Volumes{Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
 		Claims: []VolumeClaim{grown(0, "a", "2Gi", "2Gi"), grown(1, "a", "2Gi", "2048Mi")}, Classes: map[string]ClassVerdict{"a": {Allows: true}}}
 	p := PlanVolumes(v)
 	if !p.Done || p.Condition.Status != metav1.ConditionTrue || p.Condition.Reason != ReasonStorageResized {
@@ -177,7 +177,7 @@ func TestARefusedClaimHoldsTheRest(t *testing.T) {
 		states string
 		none   bool
 	}{{0, "[Pending Pending Pending]", true}, {1, "[Resizing Pending Pending]", false}} {
-		p := PlanVolumes(Volumes{Cluster: "rp", Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
+		p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
 			Claims:  []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), grown(1, "a", "1Gi", "1Gi"), grown(2, "a", "1Gi", "1Gi")},
 			Classes: map[string]ClassVerdict{"a": {Allows: true}}})
 		p.Refused("datadir-rp-1", "forbidden: only dynamically provisioned pvc can be resized", tc.asked)
