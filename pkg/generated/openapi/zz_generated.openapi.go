@@ -1407,7 +1407,7 @@ func schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref common.ReferenceCallback) 
 				Properties: map[string]spec.Schema{
 					"size": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Size of each broker's volume, for example 10Gi. It can grow but never shrink.",
+							Description: "Size of each broker's volume, for example 10Gi. It can grow but never shrink. A growth expands every broker's claim if its StorageClass allows volume expansion, and the claim template of brokers added later; status.storage and the StorageResized condition show it.",
 							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
 						},
 					},

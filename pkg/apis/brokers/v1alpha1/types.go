@@ -298,7 +298,9 @@ type RackAwarenessSpec struct {
 // +kubebuilder:validation:XValidation:rule="quantity(string(self.size)).compareTo(quantity(string(oldSelf.size))) >= 0",message="storage.size cannot shrink"
 // +kubebuilder:validation:XValidation:rule="has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName)",message="storage.storageClassName is immutable"
 type StorageSpec struct {
-	// Size of each broker's volume, for example 10Gi. It can grow but never shrink.
+	// Size of each broker's volume, for example 10Gi. It can grow but never shrink. A growth
+	// expands every broker's claim if its StorageClass allows volume expansion, and the claim
+	// template of brokers added later; status.storage and the StorageResized condition show it.
 	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",message="storage.size must be a positive quantity"
 	Size resource.Quantity `json:"size"`
 
