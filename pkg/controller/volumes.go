@@ -32,7 +32,7 @@ import (
 func (r *reconcile) growVolumes(ctx context.Context) (time.Duration, error) {
 	bc := r.bc
 	size := bc.Spec.Storage.Size
-	if r.sts == nil || !step.NeedsVolumeGrowth(size, objects.ClaimTemplateSize(r.sts), bc.Status.Storage) {
+	if r.sts == nil || !step.NeedsVolumeGrowth(size, objects.ClaimTemplateSize(r.sts), bc.Status.Storage, bc.Status.CurrentReplicas) {
 		return 0, nil
 	}
 	claims, err := r.readClaims(ctx)

@@ -98,16 +98,17 @@ type VolumePlan struct {
 }
 
 // NeedsVolumeGrowth reports whether the volumes need looking at: the claim template asks for
-// less than the spec, or status shows a growth that has not finished. A cluster whose volumes
-// never grew reads no claim.
-func NeedsVolumeGrowth(size, template resource.Quantity, st *v1alpha1.StorageStatus) bool {
+// less than the spec, or status shows a growth that has not finished, or one that lists
+// another number of claims than the current brokers (a scale-up may bring back a claim a
+// scale-down retained, at its old size). A cluster whose volumes never grew reads no claim.
+func NeedsVolumeGrowth(size, template resource.Quantity, st *v1alpha1.StorageStatus, current int32) bool {
 	if template.Cmp(size) < 0 {
 		return true
 	}
 	if st == nil {
 		return false
 	}
-	if st.Size.Cmp(size) != 0 {
+	if st.Size.Cmp(size) != 0 || len(st.Claims) != int(current) {
 		return true
 	}
 	return slices.ContainsFunc(st.Claims, func(c v1alpha1.ClaimGrowth) bool { return c.State != v1alpha1.ClaimResized })

@@ -155,15 +155,17 @@ func TestOnlyAGrowthReadsTheClaims(t *testing.T) {
 		size, template string
 		st             *v1alpha1.StorageStatus
 		want           bool
+		current        int32
 	}{
-		{"a new cluster", "1Gi", "1Gi", nil, false},
-		{"the spec grew", "2Gi", "1Gi", nil, true},
-		{"a growth finished", "2Gi", "2Gi", done, false},
-		{"a growth under way", "2Gi", "2Gi", resizing, true},
-		{"another growth", "3Gi", "3Gi", done, true},
-		{"the same size written otherwise", "2048Mi", "2048Mi", done, false},
+		{"a new cluster", "1Gi", "1Gi", nil, false, 1},
+		{"the spec grew", "2Gi", "1Gi", nil, true, 1},
+		{"a growth finished", "2Gi", "2Gi", done, false, 1},
+		{"a growth under way", "2Gi", "2Gi", resizing, true, 1},
+		{"another growth", "3Gi", "3Gi", done, true, 1},
+		{"the same size written otherwise", "2048Mi", "2048Mi", done, false, 1},
+		{"a scale-up after a growth", "2Gi", "2Gi", done, true, 2},
 	} {
-		if got := NeedsVolumeGrowth(q(tc.size), q(tc.template), tc.st); got != tc.want {
+		if got := NeedsVolumeGrowth(q(tc.size), q(tc.template), tc.st, tc.current); got != tc.want {
 			t.Errorf("%s: NeedsVolumeGrowth = %v, want %v", tc.name, got, tc.want)
 		}
 	}
