@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/wordstest"
 )
 
 var volumesNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -38,6 +39,7 @@ func TestEveryClaimGrowsAtOnceWhenEveryClassAllowsIt(t *testing.T) {
 	p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
 		Claims:  []VolumeClaim{grown(2, "a", "1Gi", "1Gi"), grown(0, "a", "1Gi", "1Gi"), grown(1, "b", "2Gi", "1Gi")},
 		Classes: map[string]ClassVerdict{"a": {Allows: true}, "b": {Allows: true}}})
+	wordstest.Check(t, "StorageResized", p.Condition.Message)
 	if !p.Allowed || p.Done {
 		t.Fatalf("plan %+v", p)
 	}
@@ -70,6 +72,7 @@ func TestOneClassThatRefusesHoldsEveryClaim(t *testing.T) {
 				Claims: []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), tc.claim},
 				Classes: map[string]ClassVerdict{"a": {Allows: true},
 					"fixed": {Why: "does not allow volume expansion (allowVolumeExpansion is not true)"}, "gone": {Why: "does not exist"}}})
+			wordstest.Check(t, "StorageResized", p.Condition.Message)
 			if p.Allowed || len(p.Grow) != 0 || len(p.Restart) != 0 {
 				t.Fatalf("plan %+v, want nothing grown", p)
 			}
@@ -110,6 +113,7 @@ func TestAFileSystemResizePendingRestartsThePodThatPredatesIt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
 				Claims: []VolumeClaim{grown(0, "a", "2Gi", "2Gi"), tc.claim}, Classes: map[string]ClassVerdict{"a": {Allows: true}}})
+			wordstest.Check(t, "StorageResized", p.Condition.Message)
 			if got := len(p.Restart) == 1; got != tc.restart {
 				t.Errorf("restart %v, want %v", names(p.Restart), tc.restart)
 			}
@@ -126,6 +130,7 @@ func TestAnUnboundClaimWaitsToGrow(t *testing.T) {
 	unbound.Bound = false
 	p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("2Gi"), Now: volumesNow,
 		Claims: []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), unbound}, Classes: map[string]ClassVerdict{"a": {Allows: true}}})
+	wordstest.Check(t, "StorageResized", p.Condition.Message)
 	if got := names(p.Grow); len(got) != 1 || got[0] != "datadir-rp-0" {
 		t.Errorf("grow %v, want only the bound claim", got)
 	}
@@ -182,7 +187,9 @@ func TestARefusedClaimHoldsTheRest(t *testing.T) {
 		p := PlanVolumes(Volumes{Size: q("2Gi"), Template: q("1Gi"), Now: volumesNow,
 			Claims:  []VolumeClaim{grown(0, "a", "1Gi", "1Gi"), grown(1, "a", "1Gi", "1Gi"), grown(2, "a", "1Gi", "1Gi")},
 			Classes: map[string]ClassVerdict{"a": {Allows: true}}})
+		wordstest.Check(t, "StorageResized", p.Condition.Message)
 		p.Refused("datadir-rp-1", "forbidden: only dynamically provisioned pvc can be resized", tc.asked)
+		wordstest.Check(t, "StorageResized", p.Condition.Message)
 		if p.Allowed || p.Done || len(p.Grow) != tc.asked {
 			t.Fatalf("asked %d: plan %+v", tc.asked, p)
 		}
