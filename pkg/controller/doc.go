@@ -41,6 +41,8 @@
 //   - Which pod does a rollout restart next? internal/step/rollout.go (ObserveRollout: a pod
 //     whose restart was asked for, then the highest-ordinal outdated pod).
 //   - What does each step write, call and rely on? internal/step/table.go.
+//   - What happens when spec.storage.size grows? internal/step/volumes.go (the decision),
+//     volumes.go and templategrowth.go.
 //   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.
 //   - How does a row become calls and writes? runner.go.
 //   - What does a reconcile read, and in what order? reconcile.go.
@@ -51,8 +53,10 @@
 //
 // Every write goes through a capturing client from pkg/writeback (clients.go): BrokerCluster
 // status patches, StatefulSet, Service and PodDisruptionBudget creates and updates, per-broker
-// Service deletes, Pod annotation patches and Pod deletes (rollouts). Nodes are read with a GET
-// by name, only for rack awareness. No call site records anything by hand. What a reconcile reads depends on
+// Service deletes, Pod annotation patches and Pod deletes (rollouts), and the StatefulSet's
+// delete when it is made again for a grown claim template. Volume claims are not cached: they
+// are read with a GET by name and patched with the plain client, as are StorageClasses read,
+// only while the volumes grow. Nodes are read with a GET by name, only for rack awareness. No call site records anything by hand. What a reconcile reads depends on
 // the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
 // sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
 // a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
@@ -160,6 +164,34 @@
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //
+// # Volumes that grow
+//
+// When spec.storage.size grows (it never shrinks), each broker's data volume claim below
+// currentReplicas is read by name, and the StorageClass it names with a GET by name
+// (volumes.go; the decision is internal/step/volumes.go, PlanVolumes). Only if every claim's
+// class allows volume expansion are the claims patched to the new size, all at once (a resize
+// takes no capacity away), each under the resourceVersion it was read at and each first as a
+// server-side dry run; a claim not Bound yet waits, as kube-apiserver expands no other. A claim
+// kube-apiserver refuses (Forbidden, Invalid) is reported, StorageResized False
+// (StorageExpansionRefused) with one Warning event, not retried with backoff. A class that does not allow it, a claim with
+// no class, or a class that is missing or cannot be read changes nothing: StorageResized is
+// False (StorageExpansionNotAllowed) naming the class, with one Warning event. status.storage
+// shows each claim (Pending, Resizing, FileSystemResizePending, Resized, with its capacity)
+// while the claims are polled every Config.DrainPollInterval; StorageResized is True
+// (StorageResized) once every capacity and the claim template have the size, False
+// (StorageResizing) until then. A claim whose file system waits for its pod
+// (FileSystemResizePending for 30 s, the pod older than the wait) gets its pod annotated
+// broker-operator.dev/restart-requested ("volume claim <name> resize pending"), and the
+// rollout restarts it like any requested restart, one broker at a time behind every fact of
+// the step table. The StatefulSet's claim template cannot be updated (kubernetes v1.37.2
+// pkg/apis/apps/validation/validation.go, ValidateStatefulSetUpdate), so once every class
+// allows the growth, and while no decommission and no restart is under way, the StatefulSet is
+// deleted with propagationPolicy Orphan (its UID as a precondition) and made again with the
+// same founding seeds and the new claim template (templategrowth.go): the pods and claims
+// stay, the new StatefulSet adopts the pods, and with OnDelete none restarts. Until it is made
+// again the founding seeds are read from the pods' node config (objects.Seeds). A scale-up
+// afterwards makes its claim at the new size.
+//
 // # Cluster properties
 //
 // spec.clusterConfig is written through the admin API (internal/brokers/clusterconfig.go), as `rpk cluster config
@@ -248,9 +280,10 @@
 //   - The status write that starts, adopts or skips a decommission carries the precondition;
 //     the others (scale-up, finish, recommission) do not, because they follow from what the
 //     admin API reports now rather than from status alone.
-//   - The StatefulSet uses Parallel pod management (replicas move one at a time anyway) and
-//     keeps its volume claim templates once created: a StatefulSet does not let them change,
-//     so spec.storage's size and class apply to new clusters only. Other spec changes are
+//   - The StatefulSet uses Parallel pod management (replicas move one at a time anyway). An
+//     update keeps its volume claim templates, which kube-apiserver does not let change; a
+//     growth of spec.storage.size reaches them by making the StatefulSet again (see Volumes
+//     that grow), and spec.storage.storageClassName cannot change. Other spec changes are
 //     written into the StatefulSet, Service and PodDisruptionBudget, detected by a hash of what
 //     the operator wrote (AnnotationSpecHash) so that apiserver defaults never cause rewrites;
 //     the pods pick up a new template through the rollout.

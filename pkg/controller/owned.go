@@ -77,18 +77,19 @@ func (r *reconcile) ensureStatefulSet(ctx context.Context, replicas int32) error
 	ns := bc.Namespace
 	existing, err := nc.readStatefulSet(ctx, ns, bc.Name)
 	if apierrors.IsNotFound(err) {
-		seeds := objects.FoundingSeeds(nil, replicas)
-		sts := objects.StatefulSetWith(bc, replicas, seeds, c.templates.Get(bc, seeds))
-		if _, err := nc.statefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create StatefulSet %s: %w", clusterKey(bc), err)
-		}
-		return nil
+		return r.createStatefulSet(ctx, replicas)
 	}
 	if err != nil {
 		return err
 	}
 	if err := r.checkOwned(existing); err != nil {
 		return err
+	}
+	if existing.DeletionTimestamp != nil {
+		return nil // being deleted (templategrowth.go): its delete event brings the next reconcile
+	}
+	if r.claimTemplateDue(existing) {
+		return r.remakeStatefulSet(ctx, existing, replicas)
 	}
 	seeds := objects.FoundingSeeds(existing, replicas)
 	sts := objects.StatefulSetWith(bc, replicas, seeds, c.templates.Get(bc, seeds))

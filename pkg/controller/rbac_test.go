@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -51,15 +53,25 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards(), auth: tc.auth})
 		record(append(h.kube.Actions(), h.brokers.Actions()...)) // the informers' list and watch
 		h.onReconcileActions = record
+		h.addStorageClass("expandable", true)
+		bc := newBrokerCluster(3)
 		if tc.kafka {
-			bc := nodePortCluster(3)
+			bc = nodePortCluster(3)
 			bc.Spec.RackAwareness = &v1alpha1.RackAwarenessSpec{}
-			h.bringUpCluster(bc)
-		} else {
-			h.bringUp(3)
 		}
+		if tc.auth {
+			bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
+		}
+		bc.Spec.Storage.StorageClassName = ptr.To("expandable")
+		h.bringUpCluster(bc)
 		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 4; s.Image = "broker:2"; s.AdminAPI.Port = 9645 })
 		h.settle(10)
+		h.addClaims()
+		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size.Add(resource.MustParse("10Gi")) })
+		h.settle(5)
+		if claims := h.claimPatches(); len(claims) == 0 {
+			t.Fatalf("%s: the scenario's storage growth patched no claim", strategy)
+		}
 		tamperWithPodDisruptionBudget(t, h) // the controller puts it back
 		h.settle(3)
 		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })

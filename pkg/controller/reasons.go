@@ -40,3 +40,11 @@ const (
 	ReasonConfigRestartPending = brokers.ReasonConfigRestartPending
 	ReasonConfigRejected       = brokers.ReasonConfigRejected
 )
+
+// Reasons of the StorageResized condition (internal/step/volumes.go).
+const (
+	ReasonStorageResizing            = step.ReasonStorageResizing
+	ReasonStorageResized             = step.ReasonStorageResized
+	ReasonStorageExpansionNotAllowed = step.ReasonStorageExpansionNotAllowed
+	ReasonStorageExpansionRefused    = step.ReasonStorageExpansionRefused
+)

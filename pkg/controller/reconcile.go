@@ -38,6 +38,9 @@ type reconcile struct {
 	view *brokers.View
 	// adminErr is why the admin API could not be used this reconcile, if it could not.
 	adminErr error
+	// templateMayGrow: growVolumes found that every claim's StorageClass allows expansion, so
+	// the StatefulSet's claim template may be made with spec.storage.size (templategrowth.go).
+	templateMayGrow bool
 }
 
 // sync reconciles one BrokerCluster: read, decide one step, write, return.
@@ -93,6 +96,10 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	// Volumes (volumes.go) before the decision: a pod whose file system waits for a restart
+	// is one the rollout restarts. A claim that cannot be read or written does not hold the
+	// step back; its error comes back after it, so the queue backs off.
+	volumesRecheck, volumesErr := r.growVolumes(ctx)
 	r.observe(ctx, configRestarts)
 	// act works on a copy: what the step writes is its own, and the stalled-pod check below
 	// reads the cluster as it was decided on.
@@ -103,11 +110,14 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err == nil {
 		err = stallErr
 	}
+	if err == nil {
+		err = volumesErr
+	}
 	if err != nil {
 		return res, err
 	}
 	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, configRecheck)))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, volumesRecheck))))
 	return res, nil
 }
 
@@ -174,7 +184,7 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		Decommissioning: st.DecommissioningBroker,
 		AdminCheck:      !r.c.cfg.Guards.SkipAdminCheck,
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
-		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.sts), r.pods, configRestarts, r.c.cfg.Clock.Now()),
+		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.seeds()), r.pods, configRestarts, r.c.cfg.Clock.Now()),
 		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
 	}
 	r.nameTemplateChanges()
@@ -185,6 +195,12 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
 }
 
+// seeds is the cluster's founding seed count: the StatefulSet's record, or, while the
+// StatefulSet is made again for its claim template (templategrowth.go), what the pods say.
+func (r *reconcile) seeds() int32 {
+	return objects.Seeds(r.sts, r.pods, r.bc.Status.CurrentReplicas)
+}
+
 // nameTemplateChanges names, for each pod the rollout restarts because it was made from another
 // template, the template fields it does not have, for the restart's events and conditions.
 func (r *reconcile) nameTemplateChanges() {
@@ -192,7 +208,7 @@ func (r *reconcile) nameTemplateChanges() {
 	if len(order) == 0 {
 		return
 	}
-	template := r.c.templates.Get(r.bc, objects.FoundingSeeds(r.sts, r.bc.Status.CurrentReplicas))
+	template := r.c.templates.Get(r.bc, r.seeds())
 	for i, p := range order {
 		if pod := r.pods[int(p.Ordinal)]; pod != nil && p.Template {
 			order[i].Fields = objects.TemplateChanges(pod, template)

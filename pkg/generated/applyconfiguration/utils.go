@@ -46,6 +46,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerClusterStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
+		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
 		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ExternalListener"):
@@ -70,6 +72,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.RolloutSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
+		return &brokersv1alpha1.StorageStatusApplyConfiguration{}
 
 	}
 	return nil

@@ -41,6 +41,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":  schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":     schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":      schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
@@ -53,6 +54,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":          schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":          schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus":        schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -783,6 +785,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus"),
 						},
 					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Storage is the growth of the brokers' volumes to spec.storage.size, per broker, once the size has grown after the cluster was made; absent before any growth.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"),
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -793,7 +801,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.",
+							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and StorageResized.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -808,7 +816,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -862,6 +870,52 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref common.ReferenceCallback
 				Required: []string{"pod", "ordinal", "nodeID", "step"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClaimGrowth is one broker's volume claim on its way to the new size.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"claim": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Claim is the PersistentVolumeClaim's name, datadir-<cluster>-<ordinal>.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"ordinal": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ordinal is the broker pod's ordinal.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"capacity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Capacity is the claim's status.capacity: the size its volume has.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+					"state": {
+						SchemaProps: spec.SchemaProps{
+							Description: "State is Pending (not asked to grow yet), Resizing (asked; the volume grows), FileSystemResizePending (the volume grew; the file system grows when the pod restarts), or Resized (its capacity has the new size).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"claim", "ordinal", "state"},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 
@@ -1353,7 +1407,7 @@ func schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref common.ReferenceCallback) 
 				Properties: map[string]spec.Schema{
 					"size": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Size of each broker's volume, for example 10Gi. It can grow but never shrink.",
+							Description: "Size of each broker's volume, for example 10Gi. It can grow but never shrink. A growth expands every broker's claim if its StorageClass allows volume expansion, and the claim template of brokers added later; status.storage and the StorageResized condition show it.",
 							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
 						},
 					},
@@ -1377,6 +1431,49 @@ func schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref common.ReferenceCallback) 
 		},
 		Dependencies: []string{
 			resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "StorageStatus reports a growth of spec.storage.size on the brokers' volume claims.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"size": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Size is the size the claims are grown to: spec.storage.size as last seen.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+					"claims": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"claim",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Claims are the data volume claims of the brokers below status.currentReplicas, as last read.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"size"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth", resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 

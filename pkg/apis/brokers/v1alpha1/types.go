@@ -298,7 +298,9 @@ type RackAwarenessSpec struct {
 // +kubebuilder:validation:XValidation:rule="quantity(string(self.size)).compareTo(quantity(string(oldSelf.size))) >= 0",message="storage.size cannot shrink"
 // +kubebuilder:validation:XValidation:rule="has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName)",message="storage.storageClassName is immutable"
 type StorageSpec struct {
-	// Size of each broker's volume, for example 10Gi. It can grow but never shrink.
+	// Size of each broker's volume, for example 10Gi. It can grow but never shrink. A growth
+	// expands every broker's claim if its StorageClass allows volume expansion, and the claim
+	// template of brokers added later; status.storage and the StorageResized condition show it.
 	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self)) && quantity(string(self)).isGreaterThan(quantity('0'))",message="storage.size must be a positive quantity"
 	Size resource.Quantity `json:"size"`
 
@@ -430,12 +432,57 @@ type BrokerClusterStatus struct {
 	// +optional
 	ClusterConfig *ClusterConfigStatus `json:"clusterConfig,omitempty"`
 
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.
+	// Storage is the growth of the brokers' volumes to spec.storage.size, per broker, once the
+	// size has grown after the cluster was made; absent before any growth.
+	// +optional
+	Storage *StorageStatus `json:"storage,omitempty"`
+
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
+	// StorageResized.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// StorageStatus reports a growth of spec.storage.size on the brokers' volume claims.
+type StorageStatus struct {
+	// Size is the size the claims are grown to: spec.storage.size as last seen.
+	Size resource.Quantity `json:"size"`
+
+	// Claims are the data volume claims of the brokers below status.currentReplicas, as last
+	// read.
+	// +optional
+	// +listType=map
+	// +listMapKey=claim
+	Claims []ClaimGrowth `json:"claims,omitempty"`
+}
+
+// ClaimGrowth is one broker's volume claim on its way to the new size.
+type ClaimGrowth struct {
+	// Claim is the PersistentVolumeClaim's name, datadir-<cluster>-<ordinal>.
+	Claim string `json:"claim"`
+	// Ordinal is the broker pod's ordinal.
+	Ordinal int32 `json:"ordinal"`
+	// Capacity is the claim's status.capacity: the size its volume has.
+	// +optional
+	Capacity *resource.Quantity `json:"capacity,omitempty"`
+	// State is Pending (not asked to grow yet), Resizing (asked; the volume grows),
+	// FileSystemResizePending (the volume grew; the file system grows when the pod restarts),
+	// or Resized (its capacity has the new size).
+	State ClaimGrowthState `json:"state"`
+}
+
+// ClaimGrowthState is where a claim is on its way to the new size.
+// +kubebuilder:validation:Enum=Pending;Resizing;FileSystemResizePending;Resized
+type ClaimGrowthState string
+
+const (
+	ClaimPending                 ClaimGrowthState = "Pending"
+	ClaimResizing                ClaimGrowthState = "Resizing"
+	ClaimFileSystemResizePending ClaimGrowthState = "FileSystemResizePending"
+	ClaimResized                 ClaimGrowthState = "Resized"
+)
 
 // ClusterConfigStatus reports spec.clusterConfig as the brokers have it.
 type ClusterConfigStatus struct {
@@ -570,6 +617,10 @@ const (
 	// ConditionPaused is true while the annotation broker-operator.dev/paused is "true": the
 	// operator makes no change to the cluster.
 	ConditionPaused = "Paused"
+	// ConditionStorageResized is true when every broker's volume claim has the capacity
+	// spec.storage.size asks for, and the StatefulSet's claim template carries it; it appears
+	// once the size grows.
+	ConditionStorageResized = "StorageResized"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -119,7 +119,8 @@ func NewPodDisruptionBudget(bc *v1alpha1.BrokerCluster) *policyv1.PodDisruptionB
 // newStatefulSet builds the brokers' StatefulSet with the given replica count (which follows
 // status.currentReplicas, never spec.replicas), whose first seeds pods founded the cluster. The
 // hash covers everything but the replica count and the volume claim templates, which a
-// StatefulSet does not let change: a storage change in the spec applies to new clusters only.
+// StatefulSet does not let change: a growth of spec.storage.size reaches them by making the
+// StatefulSet again (claimtemplate.go).
 func NewStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.StatefulSet {
 	return StatefulSetWith(bc, replicas, seeds, hashedPodTemplate(bc, seeds))
 }
@@ -202,9 +203,8 @@ func withTemplateHash(t corev1.PodTemplateSpec) map[string]string {
 }
 
 // templateRevision is the template hash of the pods bc's StatefulSet makes once the operator
-// has written it; existing gives the founding seeds, which the template names.
-func (p *PodTemplates) Revision(bc *v1alpha1.BrokerCluster, existing *appsv1.StatefulSet) string {
-	seeds := FoundingSeeds(existing, bc.Status.CurrentReplicas)
+// has written it, for the founding seeds (Seeds), which the template names.
+func (p *PodTemplates) Revision(bc *v1alpha1.BrokerCluster, seeds int32) string {
 	return p.Get(bc, seeds).Annotations[AnnotationTemplateHash]
 }
 
@@ -239,7 +239,8 @@ func OwnedBy(obj metav1.Object, bc *v1alpha1.BrokerCluster) bool {
 }
 
 // updatedStatefulSet returns a copy of existing carrying desired's spec, labels and hash, and
-// keeping its volume claim templates; nil when nothing differs.
+// keeping its volume claim templates, which an update may not change (claimtemplate.go); nil
+// when nothing differs.
 func UpdatedStatefulSet(existing, desired *appsv1.StatefulSet) *appsv1.StatefulSet {
 	if !SpecChanged(existing, desired) && ptr.Deref(existing.Spec.Replicas, 1) == *desired.Spec.Replicas {
 		return nil

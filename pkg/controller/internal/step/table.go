@@ -61,6 +61,11 @@ import "fmt"
 // a broker every live broker may lead partitions again. Once the facts hold, the next reconcile
 // turns maintenance mode on again (EnableMaintenance, facts read afresh) and the restart goes on.
 // A pod already being deleted is past that point: the restart under way is not interrupted.
+//
+// A growth of the volumes (volumes.go) is no row: patching a claim to a larger size and making
+// the StatefulSet again with its pods orphaned take no capacity away. The one thing it needs
+// that does, a pod's restart for its file system, is asked for with the restart-requested
+// annotation and taken through the rows above.
 
 // fact is something an irreversible step relies on; checkFacts (internal/brokers/facts.go) reads it afresh
 // right before the step. Each reads as what the step needs: "it needs <fact>, but <why not>".

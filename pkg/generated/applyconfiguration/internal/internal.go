@@ -396,6 +396,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: selector
       type:
         scalar: string
+    - name: storage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageStatus
     - name: updateRevision
       type:
         scalar: string
@@ -422,6 +425,24 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
     - name: step
+      type:
+        scalar: string
+      default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClaimGrowth
+  map:
+    fields:
+    - name: capacity
+      type:
+        namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
+    - name: claim
+      type:
+        scalar: string
+      default: ""
+    - name: ordinal
+      type:
+        scalar: numeric
+      default: 0
+    - name: state
       type:
         scalar: string
       default: ""
@@ -599,6 +620,20 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: whenScaledDown
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageStatus
+  map:
+    fields:
+    - name: claims
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClaimGrowth
+          elementRelationship: associative
+          keys:
+          - claim
+    - name: size
+      type:
+        namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
 - name: __untyped_atomic_
   scalar: untyped
   list:

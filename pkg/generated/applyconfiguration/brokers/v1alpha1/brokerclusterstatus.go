@@ -57,7 +57,11 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	ClusterConfig *ClusterConfigStatusApplyConfiguration `json:"clusterConfig,omitempty"`
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers and ConfigApplied.
+	// Storage is the growth of the brokers' volumes to spec.storage.size, per broker, once the
+	// size has grown after the cluster was made; absent before any growth.
+	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
+	// StorageResized.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
@@ -154,6 +158,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithMembershipReadFrom(value str
 // If called multiple times, the ClusterConfig field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithClusterConfig(value *ClusterConfigStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
 	b.ClusterConfig = value
+	return b
+}
+
+// WithStorage sets the Storage field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Storage field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	b.Storage = value
 	return b
 }
 

@@ -28,7 +28,9 @@ import (
 //
 // StorageSpec is the persistent volume claim template of each broker.
 type StorageSpecApplyConfiguration struct {
-	// Size of each broker's volume, for example 10Gi. It can grow but never shrink.
+	// Size of each broker's volume, for example 10Gi. It can grow but never shrink. A growth
+	// expands every broker's claim if its StorageClass allows volume expansion, and the claim
+	// template of brokers added later; status.storage and the StorageResized condition show it.
 	Size *resource.Quantity `json:"size,omitempty"`
 	// StorageClassName of the volumes; empty means the cluster default. Immutable.
 	StorageClassName *string `json:"storageClassName,omitempty"`
