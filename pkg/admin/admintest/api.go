@@ -102,6 +102,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return c.postRestartProbe(req.ordinal)
 	case req.rest == "/v1/features" && method == http.MethodGet:
 		return c.features(req.ordinal)
+	case req.rest == "/v1/cluster/partitions" && method == http.MethodGet:
+		return c.clusterPartitions()
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
