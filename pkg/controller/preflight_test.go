@@ -93,6 +93,66 @@ func TestAFactorRaisedBeforeTheCallHoldsTheDecommission(t *testing.T) {
 	}
 }
 
+// With rack awareness on, a scale-down that would leave fewer racks than the factor needs is
+// held; once the remaining brokers span enough racks it goes on.
+func TestAScaleDownThatWouldLoseARackIsHeld(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	bc := newBrokerCluster(3)
+	bc.Spec.RackAwareness = &v1alpha1.RackAwarenessSpec{}
+	h.bringUpCluster(bc)
+	h.cluster.SetReplicationFactor(2)
+	for o, rack := range []string{"a", "a", "b"} {
+		h.cluster.SetRack(o, rack)
+	}
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+	h.awaitHold("rack awareness", "only 1 of the 2 racks")
+	h.cluster.SetRack(1, "b")
+	h.settle(40)
+	if calls := h.decommissionCalls(); len(calls) != 1 {
+		t.Errorf("decommission calls %v once the remaining brokers span both racks, want one", calls)
+	}
+}
+
+// A scale-down whose remaining brokers lack the free disk for the leaving broker's data, above
+// Redpanda's own floor, is held; once there is room it goes on.
+func TestAScaleDownWithoutRoomOnTheRemainingDisksIsHeld(t *testing.T) {
+	const gi = int64(1) << 30
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.cluster.SetDisk(0, 30*gi, 100*gi)
+	h.cluster.SetDisk(1, 30*gi, 100*gi)
+	h.cluster.SetDisk(2, 20*gi, 100*gi)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+	// 80 GiB to move; each remaining broker takes 30 less its 5 GiB floor.
+	h.awaitHold("hold 80.0 GiB", "can take only 50.0 GiB", "storage_min_free_bytes")
+	h.cluster.SetDisk(2, 60*gi, 100*gi)
+	h.settle(40)
+	if calls := h.decommissionCalls(); len(calls) != 1 {
+		t.Errorf("decommission calls %v once the data fits, want one", calls)
+	}
+}
+
+// awaitHold reconciles a few times and checks that the scale-down is held, nothing
+// decommissioned, with a Degraded message that says each of texts.
+func (h *harness) awaitHold(texts ...string) {
+	h.t.Helper()
+	for range 5 {
+		h.reconcileAfterPoll()
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		h.t.Fatalf("decommission calls %v while held, want none", calls)
+	}
+	d := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded)
+	if d == nil || d.Reason != ReasonScaleDownWouldNotFit {
+		h.t.Fatalf("Degraded %+v, want %s", d, ReasonScaleDownWouldNotFit)
+	}
+	for _, text := range texts {
+		if !strings.Contains(d.Message, text) {
+			h.t.Errorf("Degraded message %q does not say %q", d.Message, text)
+		}
+	}
+}
+
 // onAdminCall calls f with the path of every admin call before the simulator answers it.
 func (h *harness) onAdminCall(f func(path string)) {
 	sim := h.sim.Transport()
