@@ -133,9 +133,9 @@ type Client interface {
 	// transition: the broker is not draining, or its drain is too far along to be stopped. Only
 	// Brokers or Broker tell which.
 	Recommission(ctx context.Context, nodeID int) error
-	// ClusterPartitions lists every partition of every topic, internal ones included
-	// (GET /v1/cluster/partitions?with_internal=true, Redpanda 23.2 and later), with its
-	// replicas. ErrNotFound: the brokers predate the route.
+	// ClusterPartitions lists every partition of every topic, internal ones included, with its
+	// replicas (GET /v1/cluster/partitions?with_internal=true; Redpanda 23.3 and later, added by
+	// redpanda-data/redpanda commit 7c73a28e92). ErrNotFound: the brokers predate the route.
 	ClusterPartitions(ctx context.Context) ([]Partition, error)
 	// DecommissionStatus reports drain progress; Finished once the broker has been removed.
 	// ErrNotDecommissioning: the broker is an active member.

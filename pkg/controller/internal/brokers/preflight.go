@@ -23,7 +23,7 @@ const (
 // scale-down to spec.replicas: every partition's replicas (GET /v1/cluster/partitions), and
 // from list, the brokers list, the racks and data disks of the brokers the pods below
 // spec.replicas run (those that remain) and of those above it (those that leave), as view
-// identifies them. A 404 is Redpanda before 23.2, which has no such route: NoRoute.
+// identifies them. A 404 is Redpanda before 23.3, which has no such route: NoRoute.
 func readPlacement(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, list []admin.Broker, view *View) (step.Placement, error) {
 	p := step.Placement{Target: bc.Spec.Replicas, RackAware: bc.Spec.RackAwareness != nil}
 	parts, err := client.ClusterPartitions(ctx)

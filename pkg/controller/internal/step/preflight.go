@@ -99,7 +99,7 @@ func distinct(racks []string) []string {
 // Unchecked says that a scale-down goes ahead without the pre-flight, and why; "" otherwise.
 func (p Placement) Unchecked() string {
 	if p.NoRoute {
-		return "the brokers have no GET /v1/cluster/partitions (Redpanda before 23.2), so whether the brokers that would remain can hold the data is not checked"
+		return "the brokers have no GET /v1/cluster/partitions (Redpanda before 23.3), so whether the brokers that would remain can hold the data is not checked"
 	}
 	return ""
 }

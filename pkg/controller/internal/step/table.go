@@ -101,7 +101,7 @@ const (
 	// data (preflight.go): no partition has more replicas than they are, with rack awareness
 	// they keep the racks the replicas need, and their disks take the leaving brokers' data;
 	// read from GET /v1/cluster/partitions and GET /v1/brokers (and the cluster's storage
-	// properties). Redpanda before 23.2 (404) is not checked.
+	// properties). Redpanda before 23.3 (404) is not checked.
 	FactDataFits Fact = "the brokers that would remain able to hold the data"
 )
 
