@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +131,32 @@ func TestAScaleDownWithoutRoomOnTheRemainingDisksIsHeld(t *testing.T) {
 	h.settle(40)
 	if calls := h.decommissionCalls(); len(calls) != 1 {
 		t.Errorf("decommission calls %v once the data fits, want one", calls)
+	}
+}
+
+// Brokers without GET /v1/cluster/partitions (Redpanda before 23.3) answer 404: the
+// scale-down goes on unchecked, and its event says so.
+func TestAScaleDownOnBrokersWithoutThePartitionsRouteGoesOnUnchecked(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	sim := h.sim.Transport()
+	h.c.brokers.SetTransport(roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.URL.Path == "/v1/cluster/partitions" {
+			return &http.Response{StatusCode: http.StatusNotFound, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(`{"message":"Not found","code":404}`)), Request: req}, nil
+		}
+		return sim.RoundTrip(req)
+	}))
+	h.events()
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+	h.settle(40)
+	if calls := h.decommissionCalls(); len(calls) != 1 {
+		t.Errorf("decommission calls %v, want one", calls)
+	}
+	if !slices.ContainsFunc(h.events(), func(e string) bool {
+		return strings.HasPrefix(e, "Normal StartDecommission") && strings.Contains(e, "is not checked")
+	}) {
+		t.Error("no StartDecommission event saying the pre-flight was not checked")
 	}
 }
 
