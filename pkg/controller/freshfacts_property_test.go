@@ -260,9 +260,10 @@ func (a *adversary) log() string { return "  " + strings.Join(a.trace, "\n  ") }
 
 // act may change one thing: take a running broker down or make its pod unable to start, bring
 // a stopped one back, make the next PUT fail with 503, toggle a risk in a broker's
-// pre_restart_probe, move the controller leadership, or set how long the next restarted
-// brokers take to reclaim their load. When its budget is spent it brings every broker back and
-// clears the risks, once.
+// pre_restart_probe, move the controller leadership, set how long the next restarted brokers
+// take to reclaim their load, or, in a scale-down, raise the topic's replication factor above
+// the brokers that would remain or lower it back. When its budget is spent it brings every broker
+// back and clears the risks and the raised factor, once.
 func (a *adversary) act(where string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -271,12 +272,16 @@ func (a *adversary) act(where string) {
 	}
 	a.budget--
 	down, up := a.brokersByState()
-	switch k := a.rng.IntN(10); {
-	case a.budget == 0:
-		a.restoreLocked(where)
-	case k == 7 && a.rf < 3 && (where == "before GET /v1/cluster/partitions" || where == "before a status write"):
+	// A scale-down's own move, drawn only there, so that the other schedules' moves stay as
+	// they were.
+	if a.budget > 0 && a.rf < 3 && (where == "before GET /v1/cluster/partitions" || where == "before a status write") && a.rng.IntN(3) == 0 {
 		a.toggleFactor(where)
 		a.seen["rf"]++
+		return
+	}
+	switch k := a.rng.IntN(9); {
+	case a.budget == 0:
+		a.restoreLocked(where)
 	case k == 0:
 		a.h.cluster.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut, Times: 1})
 		a.note("%s: the next PUT fails with 503", where)
