@@ -103,6 +103,8 @@ type call struct {
 	notDecommissioning bool
 	// only, when set, is the one broker to ask: the call never moves to another.
 	only *url.URL
+	// query is the request's query string, "" for none.
+	query string
 	// decode reads a successful body; nil means the body is ignored.
 	decode func(body io.Reader) error
 }
@@ -164,6 +166,18 @@ func (c *httpClient) HealthOverview(ctx context.Context) (HealthOverview, error)
 		},
 	})
 	return h, err
+}
+
+func (c *httpClient) ClusterPartitions(ctx context.Context) ([]Partition, error) {
+	var parts []Partition
+	err := c.do(ctx, call{
+		op: "list the cluster's partitions", method: http.MethodGet, path: "/v1/cluster/partitions", query: "with_internal=true", nodeID: -1,
+		decode: func(body io.Reader) (err error) {
+			parts, err = decodeClusterPartitions(body, c.maxBody)
+			return err
+		},
+	})
+	return parts, err
 }
 
 func (c *httpClient) Decommission(ctx context.Context, nodeID int) error {
@@ -349,7 +363,9 @@ const maxRedirects = 1
 func (c *httpClient) attempt(ctx context.Context, base *url.URL, cl call) *Error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	target := base.JoinPath(cl.path).String()
+	u := base.JoinPath(cl.path)
+	u.RawQuery = cl.query
+	target := u.String()
 	for hops := 0; ; hops++ {
 		e, next := c.send(ctx, target, cl, hops < maxRedirects)
 		if next == "" {

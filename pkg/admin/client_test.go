@@ -25,7 +25,7 @@ func TestBrokersDecodesTheListAndSendsTheDocumentedRequest(t *testing.T) {
 		t.Fatalf("Brokers: %v", err)
 	}
 	want := []Broker{
-		{NodeID: 101, MembershipStatus: MembershipActive, IsAlive: true, InternalRPCAddress: "c-0.c.ns.svc.cluster.local", InternalRPCPort: 33145, Version: "v24.1.1"},
+		{NodeID: 101, MembershipStatus: MembershipActive, IsAlive: true, InternalRPCAddress: "c-0.c.ns.svc.cluster.local", InternalRPCPort: 33145, Version: "v24.1.1", Disk: DiskSpace{Known: true, Free: 1, Total: 2}},
 		{NodeID: 102, MembershipStatus: MembershipDraining, IsAlive: false, InternalRPCAddress: "c-1.c.ns.svc.cluster.local", InternalRPCPort: 33145},
 	}
 	if len(got) != len(want) {

@@ -33,6 +33,14 @@ type wireBroker struct {
 	InternalRPCAddress *string `json:"internal_rpc_address"`
 	InternalRPCPort    *int64  `json:"internal_rpc_port"`
 	Version            *string `json:"version"`
+	Rack               *string `json:"rack"`
+	// DiskSpace is disk_space_info per data directory; server.cc get_brokers writes one, the
+	// data directory, for a broker in the health report.
+	DiskSpace []struct {
+		Path  string `json:"path"`
+		Free  int64  `json:"free"`
+		Total int64  `json:"total"`
+	} `json:"disk_space"`
 	// MaintenanceStatus is the "maintenance_status" model; server.cc fill_maintenance_status
 	// always sets draining, the counts only with a drain status from the health report.
 	MaintenanceStatus *struct {
@@ -145,6 +153,16 @@ func (w wireBroker) broker() (Broker, error) {
 	}
 	if w.Version != nil {
 		b.Version = *w.Version
+	}
+	if w.Rack != nil {
+		b.Rack = *w.Rack
+	}
+	if len(w.DiskSpace) > 0 {
+		d := w.DiskSpace[0]
+		if d.Free < 0 || d.Total < 0 || d.Free > d.Total {
+			return Broker{}, fmt.Errorf("disk_space free %d of total %d out of range", d.Free, d.Total)
+		}
+		b.Disk = DiskSpace{Known: true, Free: d.Free, Total: d.Total}
 	}
 	if m := w.MaintenanceStatus; m != nil {
 		for _, n := range []int64{m.Partitions, m.Eligible, m.Transferring, m.Failed} {
@@ -429,4 +447,46 @@ func decodeFeatures(r io.Reader, limit int64) (Features, error) {
 		f.NodeEarliestVersion = *w.NodeEarliestVersion
 	}
 	return f, nil
+}
+
+// decodeClusterPartitions parses the body of GET /v1/cluster/partitions: an array of
+// cluster_partition (api-doc/cluster.json), each with ns, topic, partition_id and replicas of
+// node_id and core. A partition without replicas is refused: it would read as needing none.
+func decodeClusterPartitions(r io.Reader, limit int64) ([]Partition, error) {
+	body, err := readCapped(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := expectJSON(body, '['); err != nil {
+		return nil, err
+	}
+	var wire []struct {
+		NS          *string `json:"ns"`
+		Topic       *string `json:"topic"`
+		PartitionID *int64  `json:"partition_id"`
+		Replicas    []struct {
+			NodeID *int64 `json:"node_id"`
+		} `json:"replicas"`
+	}
+	if err := json.Unmarshal(body, &wire); err != nil {
+		return nil, fmt.Errorf("decoding cluster partitions: %w", err)
+	}
+	out := make([]Partition, 0, len(wire))
+	for i, w := range wire {
+		if w.NS == nil || w.Topic == nil || w.PartitionID == nil || len(w.Replicas) == 0 {
+			return nil, fmt.Errorf("cluster partition entry %d: ns, topic, partition_id or replicas missing", i)
+		}
+		if *w.PartitionID < 0 || *w.PartitionID > math.MaxInt32 {
+			return nil, fmt.Errorf("cluster partition entry %d: partition_id %d out of range", i, *w.PartitionID)
+		}
+		p := Partition{Namespace: *w.NS, Topic: *w.Topic, ID: int(*w.PartitionID)}
+		for _, rep := range w.Replicas {
+			if rep.NodeID == nil || *rep.NodeID < 0 || *rep.NodeID > math.MaxInt32 {
+				return nil, fmt.Errorf("cluster partition entry %d: a replica without a usable node_id", i)
+			}
+			p.Replicas = append(p.Replicas, int(*rep.NodeID))
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -26,6 +26,8 @@ func FuzzDecodeBrokers(f *testing.F) {
 		`[{"node_id":1,"membership_status":"active","internal_rpc_port":70000}]`,
 		`[{"node_id":1,"membership_status":"active","version":"v24.2.4","maintenance_status":{"draining":true,"finished":false,"errors":true,"partitions":5,"eligible":4,"transferring":2,"failed":1}}]`,
 		`[{"node_id":1,"membership_status":"active","maintenance_status":{"draining":true,"partitions":-1}}]`,
+		`[{"node_id":1,"membership_status":"active","rack":"a","disk_space":[{"path":"/d","free":5,"total":10}]}]`,
+		`[{"node_id":1,"membership_status":"active","disk_space":[{"path":"/d","free":11,"total":10}]}]`,
 		`[null]`, `null`, ``, `[`, `[{"node_id":1,"membership_st`, `{"node_id":1}`, `"text"`,
 		`[{"node_id":1,"membership_status":"active"}] trailing`,
 		strings.Repeat("[", 200),
@@ -51,7 +53,7 @@ func FuzzDecodeBrokers(f *testing.F) {
 			seen[b.NodeID] = true
 			m := b.MaintenanceStatus
 			if b.MembershipStatus == "" || b.InternalRPCPort < 0 || b.InternalRPCPort > 65535 ||
-				min(m.Partitions, m.Eligible, m.Transferring, m.Failed) < 0 {
+				min(m.Partitions, m.Eligible, m.Transferring, m.Failed) < 0 || b.Disk.Free < 0 || b.Disk.Free > b.Disk.Total {
 				t.Fatalf("invalid broker accepted: %+v", b)
 			}
 		}
@@ -102,7 +104,7 @@ func encodeBrokers(t *testing.T, brokers []Broker) []byte {
 	t.Helper()
 	wire := make([]map[string]any, 0, len(brokers))
 	for _, b := range brokers {
-		wire = append(wire, map[string]any{
+		w := map[string]any{
 			"node_id": b.NodeID, "membership_status": string(b.MembershipStatus), "is_alive": b.IsAlive,
 			"internal_rpc_address": b.InternalRPCAddress, "internal_rpc_port": b.InternalRPCPort,
 			"version": b.Version,
@@ -112,7 +114,14 @@ func encodeBrokers(t *testing.T, brokers []Broker) []byte {
 				"eligible": b.MaintenanceStatus.Eligible, "transferring": b.MaintenanceStatus.Transferring,
 				"failed": b.MaintenanceStatus.Failed,
 			},
-		})
+		}
+		if b.Rack != "" {
+			w["rack"] = b.Rack
+		}
+		if b.Disk.Known {
+			w["disk_space"] = []map[string]any{{"path": "/var/lib/redpanda/data", "free": b.Disk.Free, "total": b.Disk.Total}}
+		}
+		wire = append(wire, w)
 	}
 	data, err := json.Marshal(wire)
 	if err != nil {

@@ -29,6 +29,29 @@ type Broker struct {
 	Version string
 	// MaintenanceStatus is the broker's maintenance mode; the zero value when not reported.
 	MaintenanceStatus MaintenanceStatus
+	// Rack is the rack the broker's node_config names, "" when it names none (get_brokers
+	// writes rack only when set).
+	Rack string
+	// Disk is the broker's data directory's space, from the health report; Known false when
+	// the broker does not report it (not alive, or no report yet).
+	Disk DiskSpace
+}
+
+// DiskSpace is broker.json's disk_space_info of a broker's data directory: free and total
+// bytes as its storage node reports them.
+type DiskSpace struct {
+	Known       bool
+	Free, Total int64
+}
+
+// Partition is one entry of GET /v1/cluster/partitions (redpanda-data/redpanda
+// src/v/redpanda/admin/api-doc/cluster.json, cluster_partition; server.cc
+// get_cluster_partitions_handler): a partition of a topic and the node IDs of its replicas, as
+// the controller's topic table assigns them.
+type Partition struct {
+	Namespace, Topic string
+	ID               int
+	Replicas         []int
 }
 
 // MaintenanceStatus mirrors broker.json's "maintenance_status". Draining comes from the members
@@ -110,6 +133,10 @@ type Client interface {
 	// transition: the broker is not draining, or its drain is too far along to be stopped. Only
 	// Brokers or Broker tell which.
 	Recommission(ctx context.Context, nodeID int) error
+	// ClusterPartitions lists every partition of every topic, internal ones included, with its
+	// replicas (GET /v1/cluster/partitions?with_internal=true; Redpanda 23.3 and later, added by
+	// redpanda-data/redpanda commit 7c73a28e92). ErrNotFound: the brokers predate the route.
+	ClusterPartitions(ctx context.Context) ([]Partition, error)
 	// DecommissionStatus reports drain progress; Finished once the broker has been removed.
 	// ErrNotDecommissioning: the broker is an active member.
 	DecommissionStatus(ctx context.Context, nodeID int) (DecommissionStatus, error)

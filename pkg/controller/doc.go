@@ -260,6 +260,13 @@
 // unchanged for three polls, put replicas_left and allocation_failures into the Scaling
 // condition, set Degraded DrainStalled and send one Warning event (internal/brokers/drain.go); a drain
 // that progresses writes nothing.
+// Before a decommission, and right before its call (FactDataFits), the scale-down pre-flight
+// checks that the brokers that would remain once spec.replicas is reached can hold the data: no
+// partition with more replicas (GET /v1/cluster/partitions), with rack awareness no fewer racks
+// than the replicas need, room on their disks for the leaving brokers' data (GET /v1/brokers)
+// (internal/step/preflight.go and disk.go; internal/brokers/preflight.go). When they cannot, the
+// scale-down is held (HoldScaleDown, Degraded ScaleDownWouldNotFit), nothing decommissioned,
+// until spec.replicas or the topics change.
 //
 // # Decisions
 //

@@ -32,8 +32,10 @@ import (
 // An adversary may, before any admin call and any status write the operator makes, take any
 // broker down or bring it back, fail the next PUT, put a broker's pod into ImagePullBackOff or
 // CrashLoopBackOff (its broker down with it) or bring it back, make a broker's pre_restart_probe
-// start or stop reporting a partition at risk, move the controller leadership, or make the
-// restarts that follow reclaim their load slowly (post_restart_probe). It does not act between the operator's
+// start or stop reporting a partition at risk, move the controller leadership, make the
+// restarts that follow reclaim their load slowly (post_restart_probe), or, during a
+// scale-down, raise the topic's replication factor above the brokers that would remain (or
+// lower it back) right before the operator reads the partitions or writes status. It does not act between the operator's
 // last read of a fact and the irreversible call that follows it: no operator can close that
 // window, and the rule asks only that nothing of the operator's own lies in it.
 //
@@ -63,7 +65,7 @@ func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
 	// Enough schedules make every move, and the calls they are to test: a run that made none
 	// would pass without testing them.
 	if total >= 200 {
-		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited"} {
+		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited", "rf", "decommission judged"} {
 			if seen[what] == 0 {
 				t.Errorf("%d schedules made no %q", total, what)
 			}
@@ -91,7 +93,9 @@ func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
 		// majority of each while the others are up (at RF 2 it never would, and a broker with
 		// the restart probes would never restart); a scale-down's need somewhere to go.
 		h.cluster.SetReplicationFactor(3)
+		a.setFactor(3)
 		if scaleDown {
+			a.setFactor(2)
 			h.cluster.SetReplicationFactor(2)
 			image = h.stored().Spec.Image
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
@@ -153,6 +157,16 @@ type adversary struct {
 	risky map[int]bool
 	// seen counts the moves made and the calls judged, by kind, over the whole test.
 	seen map[string]int
+	// rf is the schedule's replication factor; raised: the adversary raised it above.
+	rf     int
+	raised bool
+}
+
+// setFactor sets the schedule's replication factor.
+func (a *adversary) setFactor(rf int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rf, a.raised = rf, false
 }
 
 func (a *adversary) reset(seed uint64) {
@@ -246,9 +260,10 @@ func (a *adversary) log() string { return "  " + strings.Join(a.trace, "\n  ") }
 
 // act may change one thing: take a running broker down or make its pod unable to start, bring
 // a stopped one back, make the next PUT fail with 503, toggle a risk in a broker's
-// pre_restart_probe, move the controller leadership, or set how long the next restarted
-// brokers take to reclaim their load. When its budget is spent it brings every broker back and
-// clears the risks, once.
+// pre_restart_probe, move the controller leadership, set how long the next restarted brokers
+// take to reclaim their load, or, in a scale-down, raise the topic's replication factor above
+// the brokers that would remain or lower it back. When its budget is spent it brings every broker
+// back and clears the risks and the raised factor, once.
 func (a *adversary) act(where string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -257,6 +272,13 @@ func (a *adversary) act(where string) {
 	}
 	a.budget--
 	down, up := a.brokersByState()
+	// A scale-down's own move, drawn only there, so that the other schedules' moves stay as
+	// they were.
+	if a.budget > 0 && a.rf < 3 && (where == "before GET /v1/cluster/partitions" || where == "before a status write") && a.rng.IntN(3) == 0 {
+		a.toggleFactor(where)
+		a.seen["rf"]++
+		return
+	}
 	switch k := a.rng.IntN(9); {
 	case a.budget == 0:
 		a.restoreLocked(where)
@@ -311,6 +333,21 @@ func (a *adversary) restoreLocked(where string) {
 	for o := range a.risky {
 		a.toggleRisk(o, where)
 	}
+	if a.raised {
+		a.toggleFactor(where)
+	}
+}
+
+// toggleFactor raises the topic's replication factor to 3, above the two brokers a scale-down
+// leaves, or lowers it back.
+func (a *adversary) toggleFactor(where string) {
+	rf := 3
+	if a.raised {
+		rf = a.rf
+	}
+	a.raised = !a.raised
+	a.h.cluster.SetReplicationFactor(rf)
+	a.note("%s: replication factor %d", where, rf)
 }
 
 // toggleRisk makes the ordinal's pre_restart_probe report an acks=1 partition at risk, or stop
@@ -423,9 +460,23 @@ func (a *adversary) checkAdmin(req *http.Request) {
 		for _, on := range a.inMaintenance() {
 			a.violation("decommission of broker %d while broker %d is in maintenance", id, on)
 		}
+		a.checkFits(id)
 	}
 	if what == "maintenance" {
 		a.checkRisk("maintenance on", id)
+	}
+}
+
+// checkFits judges a decommission by the partitions the simulator holds at that instant
+// (FactDataFits): none may have more replicas than spec.replicas brokers would remain.
+func (a *adversary) checkFits(id int) {
+	a.seen["decommission judged"]++
+	target := int(a.h.stored().Spec.Replicas)
+	for name, replicas := range a.h.cluster.PartitionReplicas() {
+		if len(replicas) > target {
+			a.violation("decommission of broker %d while partition %s has %d replicas and %d brokers would remain", id, name, len(replicas), target)
+			return
+		}
 	}
 }
 

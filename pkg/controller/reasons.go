@@ -31,6 +31,7 @@ const (
 	ReasonUnsupportedVersionChange = step.ReasonUnsupportedVersionChange
 	ReasonBrokerPodCannotStart     = step.ReasonBrokerPodCannotStart
 	ReasonBrokerRecoveryStalled    = step.ReasonBrokerRecoveryStalled
+	ReasonScaleDownWouldNotFit     = step.ReasonScaleDownWouldNotFit
 )
 
 // Reasons of the ConfigApplied condition (internal/brokers).

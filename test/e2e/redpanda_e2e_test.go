@@ -112,21 +112,32 @@ func TestSecuredAdminAPI(t *testing.T) {
 	checkNoForbidden(t)
 }
 
-// TestStuckDrainIsReportedAndAScaleUpRecoversIt scales a cluster whose partitions have three
-// replicas down to two brokers: Redpanda cannot place the drained replicas anywhere, reports
+// TestStuckDrainIsReportedAndAScaleUpRecoversIt scales a cluster whose partitions have two
+// replicas down to two brokers, which the pre-flight lets through, and raises the factor to
+// three once the drain has begun: Redpanda cannot place the drained replicas anywhere, reports
 // allocation failures, and the drain never ends. The operator says so in a condition and an
 // event; raising replicas back recommissions the broker.
 func TestStuckDrainIsReportedAndAScaleUpRecoversIt(t *testing.T) {
 	t.Parallel()
 	ns := env.NewNamespace(t)
 	const name = "stuck"
-	env.Sim.Cluster(ns, name).SetReplicationFactor(3)
+	sim := env.Sim.Cluster(ns, name)
+	sim.SetReplicationFactor(2)
 	startOperator(t, ns, "a")
-	env.CreateCluster(t, ns, name, 3, 500*time.Millisecond)
+	env.CreateCluster(t, ns, name, 3, time.Hour)
 	env.AwaitConverged(t, ns, name, 3)
 	ids := env.NodeIDs(t, ns, name, 3)
 
 	env.Scale(t, ns, name, 2)
+	// Once the broker drains: raised between the status write and the call, the factor would
+	// be seen by the call's pre-flight and the scale-down held instead.
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, convergeLimit, true, func(context.Context) (bool, error) {
+		return slices.ContainsFunc(sim.Brokers(), func(b admintest.BrokerState) bool { return b.Status == admin.MembershipDraining }), nil
+	})
+	if err != nil {
+		t.Fatalf("no broker of %s/%s began to drain: %v", ns, name, err)
+	}
+	sim.SetReplicationFactor(3)
 	cond := awaitDegraded(t, ns, name, "DrainStalled", "allocation failures")
 	if !strings.Contains(cond.Message, "raise spec.replicas") {
 		t.Errorf("Degraded message %q does not say how to recover", cond.Message)

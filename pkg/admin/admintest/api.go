@@ -26,6 +26,7 @@ type brokerJSON struct {
 	// InFIPSMode is always written (fmt of the broker's fips_mode_flag); RecoveryModeEnabled and
 	// DiskSpace only for a broker in the health report, as server.cc get_brokers does.
 	InFIPSMode          string          `json:"in_fips_mode"`
+	Rack                string          `json:"rack,omitempty"`
 	RecoveryModeEnabled *bool           `json:"recovery_mode_enabled,omitempty"`
 	DiskSpace           []diskSpaceJSON `json:"disk_space,omitempty"`
 }
@@ -102,6 +103,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return c.postRestartProbe(req.ordinal)
 	case req.rest == "/v1/features" && method == http.MethodGet:
 		return c.features(req.ordinal)
+	case req.rest == "/v1/cluster/partitions" && method == http.MethodGet:
+		return c.clusterPartitions()
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
@@ -350,8 +353,7 @@ func (c *Cluster) controllerID() int {
 
 // listBrokers answers GET /v1/brokers as server.cc get_brokers does: members from the members
 // table (node_id, num_cores, membership_status, is_alive, maintenance_status.draining,
-// internal_rpc_address and _port, in_fips_mode; rack only when set, and no simulated broker has
-// one), enriched from the health report (version, recovery_mode_enabled, disk_space, drain
+// internal_rpc_address and _port, in_fips_mode; rack only when set, by SetRack), enriched from the health report (version, recovery_mode_enabled, disk_space, drain
 // status) for brokers that report, and
 // 503 "Unable to get cluster health" while that report cannot be had.
 func (c *Cluster) listBrokers() reply {
@@ -367,11 +369,12 @@ func (c *Cluster) listBrokers() reply {
 			NodeID: b.nodeID, NumCores: 1, MembershipStatus: string(b.status), IsAlive: c.alive(b),
 			InternalRPCAddress: c.stableAddress(b.ordinal), InternalRPCPort: internalRPCPort,
 			MaintenanceStatus: maintenanceJSON{Draining: b.maintenance}, InFIPSMode: "disabled",
+			Rack: c.racks[b.ordinal],
 		}
 		if j.IsAlive {
 			recovery := false
 			j.Version, j.RecoveryModeEnabled = b.version, &recovery
-			j.DiskSpace = []diskSpaceJSON{{Path: dataDirectory, Free: diskFreeBytes, Total: diskTotalBytes}}
+			j.DiskSpace = []diskSpaceJSON{c.diskOf(b.ordinal)}
 			j.MaintenanceStatus = c.maintenanceStatus(b)
 		}
 		list = append(list, j)

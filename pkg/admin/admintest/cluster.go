@@ -43,6 +43,10 @@ type Cluster struct {
 	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
 	podVersion map[int]string
 	podVolume  map[int]string
+	// racks and disks are what the broker of the pod with an ordinal reports as its rack and its
+	// data disk (placement.go).
+	racks map[int]string
+	disks map[int]diskSpaceJSON
 	// leaderNodeID is the controller leader SetControllerLeader chose, -1 for none.
 	leaderNodeID int
 	// advertiseLoopback: Options.AdvertiseLoopback for this cluster alone.

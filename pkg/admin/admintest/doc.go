@@ -89,9 +89,17 @@
 //     broker's restart flag is true once a property that needs a restart changed, until its pod
 //     joins again (Join). Modelled properties (configuration.cc): enable_rack_awareness,
 //     auto_create_topics_enabled, enable_sasl, log_segment_size, default_topic_replications,
-//     sasl_mechanisms, superusers (no restart) and kafka_rpc_server_tcp_recv_buf (restart); any
+//     sasl_mechanisms, superusers, storage_min_free_bytes,
+//     storage_space_alert_free_threshold_percent (no restart) and kafka_rpc_server_tcp_recv_buf (restart); any
 //     other name is unknown. A new cluster starts at config version 0 (not confirmed against
 //     Redpanda, whose bootstrap writes its own first version).
+//   - GET /v1/cluster/partitions: every partition of kafka/simulated with its replicas (node_id,
+//     core), leader_id and disabled, as server.cc get_cluster_partitions_handler writes
+//     cluster_partition (api-doc/cluster.json); with_internal changes nothing, as the simulator
+//     has no internal topics. The brokers list carries each broker's rack (Cluster.SetRack) and
+//     data disk (Cluster.SetDisk, 90 GiB free of 100 GiB by default), what the scale-down
+//     pre-flight reads; storage_min_free_bytes and storage_space_alert_free_threshold_percent are
+//     modelled cluster properties.
 //   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.
 //   - GET /v1/status/ready: {"status":"ready"}, "booting" for a pod whose join was refused.
 //   - Authentication (Security.Username, Password and Users: the server's Options for clusters

@@ -102,3 +102,33 @@ func (c *Cluster) RestartRisks(ordinal int) (admin.RestartRisks, bool) {
 	}
 	return r.body.(map[string]any)["risks"].(admin.RestartRisks), true
 }
+
+// clusterPartitions answers GET /v1/cluster/partitions as server.cc
+// get_cluster_partitions_handler does (api-doc/cluster.json, cluster_partition): every
+// partition of every topic in the controller's topic table, sorted by topic, with ns, topic,
+// partition_id, leader_id, replicas (node_id and core) and disabled. with_internal adds the
+// internal topics, and the simulator has none, so it answers the same either way. The leader
+// is the partition's first replica. Callers hold s.mu.
+func (c *Cluster) clusterPartitions() reply {
+	type assignment struct {
+		NodeID int `json:"node_id"`
+		Core   int `json:"core"`
+	}
+	type partitionJSON struct {
+		NS          string       `json:"ns"`
+		Topic       string       `json:"topic"`
+		PartitionID int          `json:"partition_id"`
+		LeaderID    int          `json:"leader_id"`
+		Replicas    []assignment `json:"replicas"`
+		Disabled    bool         `json:"disabled"`
+	}
+	out := []partitionJSON{}
+	for i, p := range c.partitions() {
+		j := partitionJSON{NS: "kafka", Topic: "simulated", PartitionID: i, LeaderID: p.replicas[0]}
+		for _, id := range p.replicas {
+			j.Replicas = append(j.Replicas, assignment{NodeID: id})
+		}
+		out = append(out, j)
+	}
+	return reply{status: http.StatusOK, body: out}
+}

@@ -221,6 +221,8 @@ func (s *Server) cluster(namespace, name string, sec Security, mustBeNew bool) (
 		podRunning:   make(map[int]bool),
 		podVersion:   make(map[int]string),
 		podVolume:    make(map[int]string),
+		racks:        make(map[int]string),
+		disks:        make(map[int]diskSpaceJSON),
 		podDown:      make(map[int]bool),
 		brokerFaults: make(map[int]*faultSlot),
 	}

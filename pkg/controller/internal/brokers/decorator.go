@@ -97,6 +97,10 @@ func (d decoratedAdmin) DecommissionStatus(ctx context.Context, nodeID int) (adm
 	})
 }
 
+func (d decoratedAdmin) ClusterPartitions(ctx context.Context) ([]admin.Partition, error) {
+	return decorate(ctx, d, "cluster_partitions", func(ctx context.Context) ([]admin.Partition, error) { return d.inner.ClusterPartitions(ctx) })
+}
+
 func (d decoratedAdmin) EnableMaintenance(ctx context.Context, nodeID int) error {
 	return decorateErr(ctx, d, "enable_maintenance", func(ctx context.Context) error { return d.inner.EnableMaintenance(ctx, nodeID) })
 }

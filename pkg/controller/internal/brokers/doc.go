@@ -6,11 +6,13 @@
 //   - Observe (observe.go) fills in the brokers' part of a step.Observation: who runs each pod
 //     (identity.go: node_config, then the pod's annotation, then the member list's address),
 //     the membership of the broker being decommissioned and of the next to go or to restart,
-//     maintenance mode and health_overview (maintenance.go), and ghost brokers (ghosts.go).
+//     maintenance mode and health_overview (maintenance.go), ghost brokers (ghosts.go), and the
+//     scale-down pre-flight's placement while a decommission may be next (preflight.go).
 //   - CheckFacts (facts.go) reads a step's facts afresh right before its irreversible call or
 //     write: the restart's pod from the apiserver, the brokers list (from the controller leader,
 //     authority.go; and with it the brokers' versions and, for a rollback, GET /v1/features:
-//     upgrade.go), health_overview last.
+//     upgrade.go; for a decommission, the scale-down pre-flight's partitions, racks and disks:
+//     preflight.go), health_overview last.
 //   - Decommission, Recommission and SetMaintenance (calls.go, maintenance.go) are the calls of
 //     the step table; Problem and WaitsOnAdmin (calls.go) classify what went wrong.
 //   - CheckClusterConfig (clusterconfig.go, clusterconfig_report.go) writes spec.clusterConfig

@@ -59,6 +59,11 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 				return err
 			}
 		}
+		if slices.Contains(facts, step.FactDataFits) {
+			if err := checkDataFits(ctx, client, bc, brokers, view); err != nil {
+				return err
+			}
+		}
 	}
 	gate := slices.Contains(facts, step.FactHealthGate)
 	if slices.Contains(facts, step.FactRestartSafe) && !bc.Spec.UnsafeSkipHealthGate {

@@ -253,3 +253,12 @@ func VictimOf(ordinal int32, view View) step.Victim {
 	v.Status = step.MemberUnidentified
 	return v
 }
+
+// list is the brokers list the view was made from, removed members left out.
+func (v *View) list() []admin.Broker {
+	out := make([]admin.Broker, 0, len(v.byID))
+	for _, b := range v.byID {
+		out = append(out, b)
+	}
+	return out
+}

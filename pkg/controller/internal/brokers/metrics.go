@@ -63,5 +63,5 @@ func ExportZeros(requests *prometheus.CounterVec) {
 var Operations = []string{
 	"brokers", "brokers_from", "broker", "health_overview", "decommission", "recommission",
 	"decommission_status", "enable_maintenance", "disable_maintenance", "node_config",
-	"patch_cluster_config", "cluster_config", "cluster_config_status", "post_restart_probe", "pre_restart_probe", "features",
+	"patch_cluster_config", "cluster_config", "cluster_config_status", "post_restart_probe", "pre_restart_probe", "features", "cluster_partitions",
 }

@@ -89,6 +89,7 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 			o.Rollout.Maintenance = m
 		}
 	}
+	view.observePlacement(ctx, client, bc, o)
 	if step.BehindHealthGate(*o) {
 		h, err := readHealth(ctx, client)
 		if err != nil {
@@ -104,6 +105,21 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 	o.Ghosts = FindGhosts(bc, *view, pods)
 	o.Leaked = view.leakedMaintenance(pods, o)
 	return nil
+}
+
+// observePlacement reads what the scale-down pre-flight rests on when a decommission may be
+// next: a scale-down with no broker draining yet, or B still an active member. A read that
+// fails leaves it unasked: the decommission's fresh check of FactDataFits reads it again.
+func (view *View) observePlacement(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, o *step.Observation) {
+	if o.Current <= o.Desired || (o.Decommissioning != nil && o.Target != step.MemberActive) {
+		return
+	}
+	p, err := readPlacement(ctx, client, bc, view.list(), view)
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("Scale-down pre-flight did not answer; the decommission's fresh check reads it again", "err", err)
+		return
+	}
+	o.Placement = p
 }
 
 // leakedMaintenance lists the brokers in maintenance mode that nothing of the operator's is

@@ -64,6 +64,9 @@ type Observation struct {
 	// Leaked are the brokers left in maintenance mode with nothing of the operator's about them
 	// (leaked.go); nil when the admin API was not asked.
 	Leaked []LeakedMaintenance
+	// Placement is what the scale-down pre-flight rests on (preflight.go), read while a
+	// decommission may be next.
+	Placement Placement
 	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
 	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
 	// StatefulSet and the garbage collector have removed it (pkg/controller/leftovers.go).

@@ -2,7 +2,8 @@
 // out. It holds the transition tables (scaling.go, rollout.go; Decide in decide.go), the step
 // table (table.go: what each step writes, calls and relies on), the facts and how the brokers
 // list judges them (members.go), the health gate (health.go), Redpanda's upgrade path and its
-// versions (upgrade.go, version.go), the reasons in words
+// versions (upgrade.go, version.go), the scale-down pre-flight (preflight.go, disk.go), the
+// reasons in words
 // (reasons.go), the status a step writes (status.go), whether a step is news for an event
 // (story.go), the ghost broker row's choice (ghosts.go), the growth of the brokers' volumes
 // (volumes.go) and every step kind (kinds.go).

@@ -18,6 +18,10 @@ const (
 	WaitForAdminAPI    Kind = "WaitForAdminAPI"
 	WaitForBrokerID    Kind = "WaitForBrokerID"
 	WaitForRemovedPod  Kind = "WaitForRemovedPod"
+	// HoldScaleDown: the brokers that would remain cannot hold the data (preflight.go); nothing
+	// is decommissioned, Degraded (ScaleDownWouldNotFit) says why, until spec.replicas or the
+	// topics change.
+	HoldScaleDown Kind = "HoldScaleDown"
 )
 
 // Steps of the rollout (rollout.go).
@@ -65,5 +69,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, DecommissionGhostBroker,
 }

@@ -67,7 +67,12 @@ func scaleReason(t Transition, o Observation) string {
 		return fmt.Sprintf("scaling up from %d to %s waits until the pod and volume claim of a broker that left the cluster are gone",
 			o.Current, BrokerCount(o.Desired))
 	case StartDecommission:
+		if why := o.Placement.Unchecked(); why != "" {
+			return fmt.Sprintf("decommissioning %s, %s; %s", b, down, why)
+		}
 		return fmt.Sprintf("decommissioning %s, %s", b, down)
+	case HoldScaleDown:
+		return fmt.Sprintf("the scale-down from %d to %s is held, nothing decommissioned: %s", o.Current, BrokerCount(o.Desired), o.Placement.Refused())
 	case AdoptDrain:
 		return fmt.Sprintf("%s is already draining: following its decommission, %s", b, down)
 	case SkipAbsentBroker:

@@ -24,6 +24,9 @@ var scaleTransitions = []Transition{
 	{"Decommissioning", "spec.replicas went back up before the drain began", func(o Observation) bool {
 		return decommissioning(o) && !shrinking(o) && o.Target == MemberActive
 	}, CancelDecommission},
+	{"Decommissioning", "the brokers that would remain cannot hold the data", func(o Observation) bool {
+		return decommissioning(o) && o.Target == MemberActive && o.Placement.Refused() != ""
+	}, HoldScaleDown},
 	{"Decommissioning", "the broker is still an active member", func(o Observation) bool {
 		return decommissioning(o) && o.Target == MemberActive
 	}, Decommission},
@@ -53,6 +56,9 @@ var scaleTransitions = []Transition{
 		return o.AdminCheck && o.Victim.Status == MemberDraining
 	}, AdoptDrain},
 	{"ScalingDown", "the next broker's ID is not known", func(o Observation) bool { return !o.Victim.IDKnown }, WaitForBrokerID},
+	{"ScalingDown", "the brokers that would remain cannot hold the data", func(o Observation) bool {
+		return o.Placement.Refused() != ""
+	}, HoldScaleDown},
 	{"ScalingDown", "the health gate is closed", gateClosed, WaitForHealthyCluster},
 	{"ScalingDown", "a broker is next to go", func(Observation) bool { return true }, StartDecommission},
 }

@@ -67,6 +67,18 @@ func TestDecide(t *testing.T) {
 			Observation{Desired: 5, Current: 3, Decommissioning: ptr.To[int32](102), Target: MemberDraining}, Recommission, ptr.To[int32](102)},
 		{"scale up before the drain began: cancel",
 			Observation{Desired: 3, Current: 3, Decommissioning: ptr.To[int32](102), Target: MemberActive}, CancelDecommission, ptr.To[int32](102)},
+		{"scale down below the largest replication factor: held before anything is decommissioned",
+			Observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: ok, Placement: placement(2, 3)}, HoldScaleDown, ptr.To[int32](102)},
+		{"scale down below the largest replication factor with the gate closed: the hold says why it cannot go on at all",
+			Observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: sick, Placement: placement(2, 3)}, HoldScaleDown, ptr.To[int32](102)},
+		{"scale down to the largest replication factor: it goes on",
+			Observation{Desired: 3, Current: 4, Victim: active(3, 103), AdminCheck: true, Health: ok, Placement: placement(3, 3)}, StartDecommission, ptr.To[int32](103)},
+		{"scale down on a Redpanda without the partitions route: it goes on unchecked",
+			Observation{Desired: 2, Current: 3, Victim: active(2, 102), AdminCheck: true, Health: ok, Placement: Placement{Asked: true, NoRoute: true, Target: 2}}, StartDecommission, ptr.To[int32](102)},
+		{"decommissioning, broker active, the data no longer fits: held",
+			Observation{Desired: 2, Current: 3, Decommissioning: ptr.To[int32](102), Target: MemberActive, AdminCheck: true, Placement: placement(2, 3)}, HoldScaleDown, ptr.To[int32](102)},
+		{"decommissioning, broker draining when the data no longer fits: the drain is followed",
+			Observation{Desired: 2, Current: 3, Decommissioning: ptr.To[int32](102), Target: MemberDraining, AdminCheck: true, Placement: placement(2, 3)}, WaitForDrain, ptr.To[int32](102)},
 		{"scale up after the broker left: finish, then scale up",
 			Observation{Desired: 3, Current: 3, Decommissioning: ptr.To[int32](102), Target: MemberAbsent}, FinishDecommission, ptr.To[int32](102)},
 	}
@@ -100,13 +112,15 @@ func TestTransitionsAllReachable(t *testing.T) {
 								for _, down := range []bool{false, true} {
 									for _, healthy := range []bool{false, true} {
 										for _, leftover := range []int{0, 1} {
-											o := Observation{Desired: desired, Current: current, Decommissioning: b, Target: target,
-												Victim: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, AdminCheck: check, AdminUnavailable: down,
-												Health: Health{Known: healthy}, Leftovers: leftover}
-											for i, tr := range scaleTransitions {
-												if tr.match(o) {
-													seen[i] = true
-													break
+											for _, rf := range []int32{1, 3} {
+												o := Observation{Desired: desired, Current: current, Decommissioning: b, Target: target,
+													Victim: Victim{Ordinal: current - 1, ID: 9, IDKnown: known, Status: vs}, AdminCheck: check, AdminUnavailable: down,
+													Health: Health{Known: healthy}, Leftovers: leftover, Placement: placement(desired, rf)}
+												for i, tr := range scaleTransitions {
+													if tr.match(o) {
+														seen[i] = true
+														break
+													}
 												}
 											}
 										}
@@ -124,4 +138,14 @@ func TestTransitionsAllReachable(t *testing.T) {
 			t.Errorf("row %d (%s: %s -> %s) never matches first", i, tr.State, tr.When, tr.Then)
 		}
 	}
+}
+
+// placement is a pre-flight's observation of one topic, kafka/orders, with rf replicas on every
+// partition, for a scale-down to target brokers.
+func placement(target, rf int32) Placement {
+	replicas := make([]int32, rf)
+	for i := range replicas {
+		replicas[i] = 100 + int32(i)
+	}
+	return Placement{Asked: true, Target: target, Partitions: []PartitionReplicas{{Topic: "kafka/orders", Replicas: replicas}}}
 }

@@ -54,6 +54,10 @@ const (
 	// Redpanda's upgrade path (upgrade.go); it is held, nothing restarted, until spec.image
 	// changes.
 	ReasonUnsupportedVersionChange = "UnsupportedVersionChange"
+	// ReasonScaleDownWouldNotFit: the brokers that would remain after the scale-down cannot hold
+	// the data (preflight.go); it is held, nothing decommissioned, until spec.replicas or the
+	// topics change.
+	ReasonScaleDownWouldNotFit = "ScaleDownWouldNotFit"
 )
 
 // AdminProblem is why the brokers' admin API could not be used, as the brokers' view classifies
@@ -156,6 +160,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == WaitForRecovery && s.Overdue {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
 	}
+	if s.Kind == HoldScaleDown {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonScaleDownWouldNotFit, s.Reason
+	}
 	if s.Kind == HoldVersionChange {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonUnsupportedVersionChange, s.Reason
 	}
@@ -177,6 +184,9 @@ func scalingCondition(name string, s Step, current, desired int32, decommissioni
 	case decommissioning != nil:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
 		scaling.Message = fmt.Sprintf("cancelling the decommission of broker %d (pod %s-%d): spec.replicas went back up to %d", *decommissioning, name, current-1, desired)
+	case current > desired && s.Kind == HoldScaleDown:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		scaling.Message = fmt.Sprintf("the scale-down from %d to %s is held, nothing decommissioned: the brokers that would remain cannot hold the data (see the Degraded condition)", current, BrokerCount(desired))
 	case current > desired:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
 		scaling.Message = fmt.Sprintf("scaling down from %d to %s", current, BrokerCount(desired))
@@ -290,7 +300,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange || k == HoldScaleDown {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal
@@ -319,7 +329,7 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 		current--
 	case FinishDecommission:
 		current, decommissioning = current-1, nil
-	case CancelDecommission:
+	case CancelDecommission, HoldScaleDown:
 		// Recommission keeps B: Redpanda refuses a recommission late in a drain (400, invalid
 		// state transition), so B is cleared only once the admin API lists the broker as active
 		// again (CancelDecommission) or it has left (FinishDecommission).

@@ -50,7 +50,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
 		// EnableMaintenance; RestartPod, RestartSingleBroker or DeletePod, which were told.
 		return false
-	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery:
+	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery, HoldScaleDown:
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
 	case HoldVersionChange:
 		// A hold names the versions: another spec.image off the path is another hold.
@@ -114,6 +114,7 @@ var endedWaits = map[string]struct {
 	ReasonBrokerRecoveryStalled:    {WaitForRecovery, "no longer waiting for a restarted broker to reclaim its load"},
 	ReasonDrainStalled:             {WaitForDrain, "the drain is no longer stalled"},
 	ReasonUnsupportedVersionChange: {HoldVersionChange, "the rollout is no longer held: spec.image no longer changes the brokers' version off Redpanda's upgrade path"},
+	ReasonScaleDownWouldNotFit:     {HoldScaleDown, "the scale-down is no longer held: the brokers that would remain can hold the data, or spec.replicas went back up"},
 	ReasonAdminAPIUnavailable:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
 	ReasonAdminAPIUnauthorized:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
 	ReasonAdminAPITLSRefused:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},

@@ -16,10 +16,10 @@ import "fmt"
 //	step                     status write (precondition)     call                order   polls irreversible facts
 //	None                     -                               -                   -       no    -            -
 //	ScaleUp                  C := D                          -                   -       no    -            -
-//	StartDecommission        B := victim (yes)               decommission        after   yes   call         gate, no other drain
+//	StartDecommission        B := victim (yes)               decommission        after   yes   call         gate, no other drain, fits
 //	AdoptDrain               B := victim (yes)               -                   -       yes   -            -
 //	SkipAbsentBroker         C := C-1 (yes)                  -                   -       no    write        broker left
-//	Decommission             -                               decommission(B)     before  yes   call         gate, no other drain
+//	Decommission             -                               decommission(B)     before  yes   call         gate, no other drain, fits
 //	WaitForDrain             drain progress                  -                   -       yes   -            -
 //	FinishDecommission       C := C-1, B := nil              -                   -       no    write        broker left
 //	Recommission             -                               recommission(B)     before  yes   -            -
@@ -46,6 +46,12 @@ import "fmt"
 //	ClearLeakedMaintenance   -                               maintenance off     before  yes   -            -
 //	HoldVersionChange        Degraded (UnsupportedVersion-   -                   -       yes   -            -
 //	                         Change)
+//	HoldScaleDown            B := nil, Degraded (ScaleDown-  -                   -       yes   -            -
+//	                         WouldNotFit)
+//
+// "fits" is FactDataFits: the brokers that would remain once spec.replicas is reached can hold
+// the data (preflight.go); a decommission that would not fit is held (HoldScaleDown), not
+// waited on as for a healthy cluster.
 //
 // "version" is FactSupportedVersion: a restart makes its broker come back on the current
 // template's image, so every step that restarts one checks that Redpanda can go to that version
@@ -96,14 +102,23 @@ const (
 	// brokers' reports from GET /v1/brokers and, for a rollback, GET /v1/features, read afresh.
 	// Never waived.
 	FactSupportedVersion Fact = "a change of version Redpanda supports"
+	// FactDataFits: the brokers that would remain once spec.replicas is reached can hold the
+	// data (preflight.go): no partition has more replicas than they are, with rack awareness
+	// they keep the racks the replicas need, and their disks take the leaving brokers' data;
+	// read from GET /v1/cluster/partitions and GET /v1/brokers (and the cluster's storage
+	// properties). Redpanda before 23.3 (404) is not checked.
+	FactDataFits Fact = "the brokers that would remain able to hold the data"
 )
 
 // WaitFor is the step a reconcile takes when fact f does not hold right before an irreversible
 // step: a change of version off Redpanda's path holds the rollout; anything else waits for a
 // healthy cluster.
 func WaitFor(f Fact) Kind {
-	if f == FactSupportedVersion {
+	switch f {
+	case FactSupportedVersion:
 		return HoldVersionChange
+	case FactDataFits:
+		return HoldScaleDown
 	}
 	return WaitForHealthyCluster
 }
@@ -164,15 +179,17 @@ type Row struct {
 	ReportsDrain bool
 }
 
+var decommissionFacts = []Fact{FactDataFits, FactHealthGate, FactNoOtherDrain}
+
 var restartFacts = []Fact{FactSupportedVersion, FactRestartSafe, FactOthersUp, FactPodReady}
 
 // steps is the step table; a step missing from it writes status and calls nothing.
 var Rows = map[Kind]Row{
 	ScaleUp:                {},
-	StartDecommission:      {Precondition: true, Call: CallDecommission, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactNoOtherDrain}},
+	StartDecommission:      {Precondition: true, Call: CallDecommission, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: decommissionFacts},
 	AdoptDrain:             {Precondition: true, Polls: true, AdminCheckAvoidsCall: true},
 	SkipAbsentBroker:       {Precondition: true, Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}, AdminCheckAvoidsCall: true},
-	Decommission:           {Call: CallDecommission, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactHealthGate, FactNoOtherDrain}},
+	Decommission:           {Call: CallDecommission, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: decommissionFacts},
 	WaitForDrain:           {Polls: true, ReportsDrain: true},
 	FinishDecommission:     {Irreversible: IrreversibleWrite, Facts: []Fact{FactBrokerLeft}},
 	Recommission:           {Call: CallRecommission, Order: CallBeforeWrite, Polls: true},
@@ -201,7 +218,10 @@ var Rows = map[Kind]Row{
 	WaitForStuckPod: {Polls: true},
 	// A change of version off Redpanda's path: nothing restarts until spec.image changes.
 	HoldVersionChange: {Polls: true},
-	WaitForRecovery:   {Polls: true},
+	// The brokers that would remain cannot hold the data: nothing is decommissioned, B is
+	// cleared (its broker is still an active member), until spec.replicas or the topics change.
+	HoldScaleDown:   {Polls: true},
+	WaitForRecovery: {Polls: true},
 	// Maintenance off gives leadership back; it takes nothing away.
 	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A flag nothing of the operator's is about (leaked.go): off gives leadership back.
