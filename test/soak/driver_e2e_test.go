@@ -195,14 +195,15 @@ type trappedDrain struct {
 }
 
 // trapDrain hands the scale-down the driver is about to make to a waiting stuck-drain fault, if
-// there is one. It raises the cluster's replication factor to its broker count first, before the
-// operator can start the decommission: the drain then has nowhere to move replicas from its first
-// moment, as a topic with a replication factor as large as the cluster stalls a real one. (Raised
-// once the drain was seen running, the factor came too late: most 1 s drains had finished.)
+// there is one. The cluster's replication factor rises to its broker count as the simulator
+// accepts the decommission: the drain then has nowhere to move replicas from its first moment, as
+// a topic with a replication factor as large as the cluster stalls a real one. (Raised before the
+// step, the scale-down pre-flight holds it, rightly, and nothing stalls; raised once the drain was
+// seen running, the factor came too late: most 1 s drains had finished.)
 func (h *rig) trapDrain(name string, brokers int32) {
 	select {
 	case h.drainTraps <- trappedDrain{name, brokers}:
-		h.sim.Cluster(h.ns, name).SetReplicationFactor(int(brokers))
+		h.sim.Cluster(h.ns, name).SetReplicationFactorOnDecommission(int(brokers))
 	default:
 	}
 }

@@ -132,6 +132,10 @@ func (c *Cluster) handle(req request, method string) reply {
 		m.drainStart = c.s.clock.Now()
 		m.lastTick, m.drained = m.drainStart, 0
 		m.decommissioned = true
+		if c.rfOnDecommission > 0 {
+			c.refresh()
+			c.rf, c.rfOnDecommission = c.rfOnDecommission, 0
+		}
 		return reply{status: http.StatusOK}
 	case req.action == "recommission" && method == http.MethodPut:
 		if m == nil {

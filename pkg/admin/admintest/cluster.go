@@ -31,6 +31,9 @@ type Cluster struct {
 	adminPort int
 	// rf is the replication factor of the simulated partitions.
 	rf int
+	// rfOnDecommission, when positive, becomes rf as the next decommission is accepted
+	// (SetReplicationFactorOnDecommission).
+	rfOnDecommission int
 	// maintenanceDrainTime is how long leadership takes to drain off a broker in maintenance.
 	maintenanceDrainTime time.Duration
 	// recoveryTime is how long a restarted broker takes to reclaim its load (postRestartProbe).
@@ -212,6 +215,17 @@ func (c *Cluster) SetReplicationFactor(rf int) {
 	defer c.s.mu.Unlock()
 	c.refresh()
 	c.rf = max(rf, 1)
+	c.rfOnDecommission = 0
+}
+
+// SetReplicationFactorOnDecommission raises the partitions' replication factor to rf as the next
+// decommission is accepted: a topic created with a large factor just after the scale-down's
+// pre-flight read the partitions, which no read before the call can see coming. The drain then
+// stalls with allocation failures, as SetReplicationFactor describes.
+func (c *Cluster) SetReplicationFactorOnDecommission(rf int) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.rfOnDecommission = rf
 }
 
 // SetMaintenanceDrainTime sets how long leadership takes to move off a broker in maintenance
