@@ -33,6 +33,7 @@ type options struct {
 	adminTimeout         time.Duration
 	adminDeadline        time.Duration
 	drainPollInterval    time.Duration
+	maxRetryDelay        time.Duration
 	readStrategy         string
 	writebackTTL         time.Duration
 	shutdownTimeout      time.Duration
@@ -56,6 +57,7 @@ func defaultOptions() *options {
 		adminTimeout:         10 * time.Second,
 		adminDeadline:        controller.DefaultAdminDeadline,
 		drainPollInterval:    controller.DefaultDrainPollInterval,
+		maxRetryDelay:        controller.DefaultMaxRetryDelay,
 		readStrategy:         controller.ReadWriteback.String(),
 		writebackTTL:         5 * time.Minute,
 		shutdownTimeout:      30 * time.Second,
@@ -97,6 +99,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Time all the admin API requests of one reconcile may take together; at least --admin-timeout.")
 	fs.DurationVar(&o.drainPollInterval, "drain-poll-interval", o.drainPollInterval,
 		"How often a draining broker is checked on.")
+	fs.DurationVar(&o.maxRetryDelay, "max-retry-delay", o.maxRetryDelay,
+		"Longest wait before a failed reconcile is retried (an admin API that did not answer, a failed write); the wait doubles from 5ms up to it.")
 	fs.StringVar(&o.readStrategy, "read-strategy", o.readStrategy,
 		"How reconciles read objects: writeback (see your own writes), cache (plain informer), uncached (live GET). The last two exist for experiments.")
 	fs.DurationVar(&o.writebackTTL, "writeback-ttl", o.writebackTTL,
@@ -156,6 +160,9 @@ func (o *options) validate() error {
 	}
 	if o.adminDeadline < o.adminTimeout {
 		errs = append(errs, fmt.Errorf("--admin-deadline %s is shorter than --admin-timeout %s", o.adminDeadline, o.adminTimeout))
+	}
+	if o.maxRetryDelay <= 0 {
+		errs = append(errs, fmt.Errorf("--max-retry-delay must be positive, got %s", o.maxRetryDelay))
 	}
 	if o.drainPollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--drain-poll-interval must be positive, got %s", o.drainPollInterval))

@@ -61,6 +61,7 @@ func TestInvalidFlagsAreRejectedWithAClearMessage(t *testing.T) {
 		{[]string{"--admin-timeout=-1s"}, "--admin-timeout must be positive"},
 		{[]string{"--admin-deadline=5s"}, "--admin-deadline 5s is shorter than --admin-timeout 10s"},
 		{[]string{"--drain-poll-interval=0s"}, "--drain-poll-interval must be positive"},
+		{[]string{"--max-retry-delay=0s"}, "--max-retry-delay must be positive"},
 		{[]string{"--shutdown-timeout=0s"}, "--shutdown-timeout must be positive"},
 	}
 	for _, tc := range cases {

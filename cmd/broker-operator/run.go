@@ -91,6 +91,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		AdminTimeout:         opts.adminTimeout,
 		AdminDeadline:        opts.adminDeadline,
 		DrainPollInterval:    opts.drainPollInterval,
+		MaxRetryDelay:        opts.maxRetryDelay,
 		Guards:               controller.DefaultGuards(),
 		WritebackTTL:         opts.writebackTTL,
 		Recorder:             recorder,

@@ -23,6 +23,11 @@ const (
 	// DefaultAdminDeadline bounds all the admin calls of one reconcile together.
 	DefaultAdminDeadline     = 30 * time.Second
 	DefaultDrainPollInterval = 10 * time.Second
+	// DefaultMaxRetryDelay caps how long a failed reconcile waits for its retry. client-go's
+	// default, 1000 s, suits apiserver errors; the admin API's recovery cannot be watched, and
+	// a few seconds of fast failures (a broker answering 503 while its health report is
+	// missing) would otherwise push the next look minutes past the recovery.
+	DefaultMaxRetryDelay = 30 * time.Second
 )
 
 // Config is what NewController needs. KubeClient and BrokerClient are required; every other
@@ -68,6 +73,10 @@ type Config struct {
 	// DrainPollInterval is how long to wait before looking at a draining broker again. Zero
 	// means DefaultDrainPollInterval.
 	DrainPollInterval time.Duration
+	// MaxRetryDelay is the longest a failed reconcile (an admin API that did not answer, a
+	// write that failed) waits before its retry; the delay doubles from 5 ms up to it. Zero
+	// means DefaultMaxRetryDelay.
+	MaxRetryDelay time.Duration
 	// ReadHook, when set, is called with the resource ("brokerclusters" or "statefulsets"),
 	// namespace, name and resourceVersion ("" when absent) of each BrokerCluster and
 	// StatefulSet read at the start of a reconcile, so an experiment can count stale reads. It
@@ -152,6 +161,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		errs = append(errs, fmt.Errorf("DrainPollInterval %v is negative", cfg.DrainPollInterval))
 	} else if cfg.DrainPollInterval == 0 {
 		cfg.DrainPollInterval = DefaultDrainPollInterval
+	}
+	if cfg.MaxRetryDelay < 0 {
+		errs = append(errs, fmt.Errorf("MaxRetryDelay %v is negative", cfg.MaxRetryDelay))
+	} else if cfg.MaxRetryDelay == 0 {
+		cfg.MaxRetryDelay = DefaultMaxRetryDelay
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = &record.FakeRecorder{} // with no channel it drops every event

@@ -51,7 +51,7 @@ func NewController(cfg Config) (*Controller, error) {
 		cfg:    cfg,
 		caches: map[string]*namespaceCache{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
+			retryRateLimiter(cfg.MaxRetryDelay),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "brokerclusters", Clock: cfg.Clock},
 		),
 		stalled:   &stalledPodTracker{missing: map[string]stalledPod{}},

@@ -348,6 +348,47 @@ func TestAdminAPIDownDegradesAndBacksOff(t *testing.T) {
 	}
 }
 
+// An admin API that fails fast many times in a row (a broker answering 503 while its health
+// report is missing) is still looked at again within MaxRetryDelay of each failure: nothing
+// watches the brokers, so the retry is how the operator learns that they answer again.
+// client-go's default backoff would have reached minutes by the tenth failure.
+func TestManyFastAdminFailuresAreRetriedWithinTheCap(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+	h.cluster.SetFault(admintest.Fault{Refuse: true})
+	for h.c.queue.Len() > 0 {
+		key, _ := h.c.queue.Get()
+		h.c.queue.Forget(key)
+		h.c.queue.Done(key)
+	}
+	h.c.queue.Add(testKey)
+	const failures = 20
+	for i := range failures {
+		if i > 0 {
+			h.clock.Step(DefaultMaxRetryDelay)
+		}
+		got := make(chan string, 1)
+		go func() { key, _ := h.c.queue.Get(); got <- key }()
+		select {
+		case key := <-got:
+			h.c.queue.Done(key)
+			h.c.queue.Add(key) // hand it back to processNextWorkItem, which takes it at once
+		case <-time.After(20 * time.Second): // a hang guard, not a synchronisation
+			t.Fatalf("failure %d: the key was not retried within %v", i, DefaultMaxRetryDelay)
+		}
+		if !h.c.processNextWorkItem(h.ctx, 0) {
+			t.Fatal("queue shut down")
+		}
+	}
+	if n := h.c.queue.NumRequeues(testKey); n != failures {
+		t.Errorf("NumRequeues = %d, want %d: every retry failed", n, failures)
+	}
+	if calls := h.decommissionCalls(); len(calls) != 0 {
+		t.Errorf("decommission calls %v while the admin API refused", calls)
+	}
+}
+
 // After the context ends, a worker takes no more keys to reconcile, even though the queue,
 // draining, still hands them out: their reconciles could not write, and their reads could miss
 // a write whose answer the cancelled request never delivered.

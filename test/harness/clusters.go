@@ -88,19 +88,27 @@ func (c *Clusters) Converged(name string, target int32) (bool, string) {
 }
 
 // Await waits until the cluster converges at target, and reports false with the last reason it
-// had not if timeout passes first. It looks again on every BrokerCluster event, every change of
-// the broker pods, and every recheckEvery. A value from nudges (nil: none) ends the wait at once
-// and is returned.
+// had not if the cluster makes no progress for timeout. Progress is a change of what status
+// says the operator is doing (brokers current, updated and ready, the broker decommissioning
+// or restarting and its phase): a rollout of seven brokers is seven restarts, each of which
+// may take its own while, and it is stuck only when none of them moves. It looks again on
+// every BrokerCluster event, every change of the broker pods, and every recheckEvery. A value
+// from nudges (nil: none) ends the wait at once and is returned.
 func (c *Clusters) Await(ctx context.Context, name string, target int32, timeout time.Duration, nudges <-chan func()) (bool, string, func()) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(recheckEvery)
 	defer tick.Stop()
+	last := c.progress(name)
 	for {
 		bcChanged, podsChanged := c.Changes(), c.pods.Changes()
 		ok, why := c.Converged(name, target)
 		if ok {
 			return true, "", nil
+		}
+		if p := c.progress(name); p != last {
+			last = p
+			deadline.Reset(timeout)
 		}
 		select {
 		case <-bcChanged:
@@ -109,9 +117,27 @@ func (c *Clusters) Await(ctx context.Context, name string, target int32, timeout
 		case n := <-nudges:
 			return false, "nudged", n
 		case <-deadline.C:
-			return false, why, nil
+			return false, fmt.Sprintf("no progress for %s: %s", timeout, why), nil
 		case <-ctx.Done():
 			return false, "stopped: " + why, nil
 		}
 	}
+}
+
+// progress is what status says the operator is doing, for Await to tell a slow step from a
+// stuck one.
+func (c *Clusters) progress(name string) string {
+	bc, err := c.Lister().Get(name)
+	if err != nil {
+		return err.Error()
+	}
+	st := bc.Status
+	p := fmt.Sprintf("current %d, updated %d, ready %d", st.CurrentReplicas, st.UpdatedReplicas, st.ReadyReplicas)
+	if st.DecommissioningBroker != nil {
+		p += fmt.Sprintf(", decommissioning %d", *st.DecommissioningBroker)
+	}
+	if r := st.Restart; r != nil {
+		p += fmt.Sprintf(", restarting %+v", *r)
+	}
+	return p
 }

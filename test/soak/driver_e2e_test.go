@@ -50,8 +50,8 @@ func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.
 // drive runs one cluster until stop is set: create it, wait until it is ready, then set each of
 // the targets drawn from rng (scale-downs by one broker with scale-ups mixed in, as the race
 // experiment draws them) and wait for each to converge. Rolling restarts are mixed in: the first
-// step after bring-up, then in place of a scaling step with probability rolloutShare. A step that does not converge within
-// stepTimeout leaves the cluster stuck, and its run ends there. Writes by the harness are retried
+// step after bring-up, then in place of a scaling step with probability -rollout-share. A step whose cluster makes no
+// progress for stepTimeout (harness.Clusters.Await) leaves the cluster stuck, and its run ends there. Writes by the harness are retried
 // until they succeed or the step's time is up: the apiserver may be down.
 func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
 	run := &clusterRun{name: name}
@@ -91,7 +91,7 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 			default:
 			}
 		}
-		if rolloutNext(rollouts, restore != nil, rng) {
+		if rolloutNext(rollouts, restore != nil, h.s.rolloutShare, rng) {
 			rollouts++
 			if !h.rollOut(ctx, name, cur, rollouts, run) {
 				return run

@@ -16,18 +16,14 @@ func NewPlan(seed uint64, kinds []string, rounds int) []string {
 	return out
 }
 
-// rolloutShare is the chance that a cluster's next step is a rolling restart rather than the
-// next scaling step of its schedule.
-const rolloutShare = 0.2
-
 // rolloutNext tells whether a cluster's driver makes a rolling restart its next step: the
-// first step always is one, then one step in five (drawn from rng). Never while the stuck-drain
+// first step always is one, then a step with probability share (-rollout-share, drawn from rng). Never while the stuck-drain
 // fault's scale-up is pending: the cluster is then still draining towards a size its replication
 // factor forbids, so a rollout at the size the driver knew would never converge; the scale-up
 // that frees the drain comes first.
-func rolloutNext(rollouts int, scaleUpPending bool, rng *rand.Rand) bool {
+func rolloutNext(rollouts int, scaleUpPending bool, share float64, rng *rand.Rand) bool {
 	if scaleUpPending {
 		return false
 	}
-	return rollouts == 0 || rng.Float64() < rolloutShare
+	return rollouts == 0 || rng.Float64() < share
 }

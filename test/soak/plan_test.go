@@ -32,17 +32,17 @@ func TestNewPlan(t *testing.T) {
 // (rollout 3 at 3 brokers): spec 2, current 3, decommissioning 102").
 func TestRolloutNextWaitsForAPendingScaleUp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	if !rolloutNext(0, false, rng) {
+	if !rolloutNext(0, false, 0.2, rng) {
 		t.Fatal("the first step must be a rollout")
 	}
 	for range 1000 {
-		if rolloutNext(0, true, rng) || rolloutNext(3, true, rng) {
+		if rolloutNext(0, true, 0.2, rng) || rolloutNext(3, true, 0.2, rng) {
 			t.Fatal("a rollout came before the pending scale-up")
 		}
 	}
 	rollouts := 0
 	for range 10000 {
-		if rolloutNext(1, false, rng) {
+		if rolloutNext(1, false, 0.2, rng) {
 			rollouts++
 		}
 	}

@@ -34,7 +34,7 @@ import (
 // The defaults are the quick mode, which make test runs; -full sets the full run's defaults, and
 // any flag given overrides them.
 var (
-	flagFull          = flag.Bool("full", false, "the full run: defaults of -clusters=40 -decommissions=10000 -rounds=20 -fault-every=20s; writes -out")
+	flagFull          = flag.Bool("full", false, "the full run: defaults of -clusters=40 -decommissions=10000 -rounds=20 -fault-every=20s -rollout-share=0.05; writes -out")
 	flagClusters      = flag.Int("clusters", 0, "BrokerClusters (quick: 6)")
 	flagDecommissions = flag.Int("decommissions", 0, "run at least this many decommissions in all (quick: 18)")
 	flagRounds        = flag.Int("rounds", 0, "inject every fault kind this many times (quick: 1)")
@@ -43,8 +43,9 @@ var (
 	flagMaxDuration   = flag.Duration("max-duration", 0, "stop starting new steps after this long, whatever was reached (quick: 6m; full: 85m)")
 	flagLag           = flag.String("lag", "0-100ms", "delay of each chunk of the operator's watch streams while the lag fault is on")
 	flagSeed          = flag.Uint64("seed", 0, "seed of the schedules, the faults and the lags; 0 draws one from the clock (it is printed)")
+	flagRolloutShare  = flag.Float64("rollout-share", 0, "the chance that a cluster's next step is a rolling restart rather than a scaling step (quick: 0.2; full: 0.05, as a rollout of N brokers takes about N times a scaling step)")
 	flagDrain         = flag.Duration("drain", time.Second, "how long a decommission drains in the simulator")
-	flagStepTimeout   = flag.Duration("step-timeout", 3*time.Minute, "a cluster that takes longer on one step counts as stuck")
+	flagStepTimeout   = flag.Duration("step-timeout", 3*time.Minute, "a cluster that makes no progress on a step for this long (status unchanged) counts as stuck")
 	flagOut           = flag.String("out", "", "write the report into this markdown file between the soak-table markers (relative to the repository root; -full defaults to docs/soak.md)")
 )
 
@@ -57,6 +58,7 @@ type settings struct {
 	lag                     harness.Lag
 	seed                    uint64
 	drain, stepTimeout      time.Duration
+	rolloutShare            float64
 	bringUp                 time.Duration
 	out                     string
 	scale                   bool // TestSoakScale
@@ -64,9 +66,11 @@ type settings struct {
 
 func parseSettings() (settings, error) {
 	s := settings{full: *flagFull, clusters: 6, decommissions: 18, rounds: 1, faultEvery: 6 * time.Second, faultWindow: 5 * time.Second,
-		maxDuration: 6 * time.Minute, seed: *flagSeed, drain: *flagDrain, stepTimeout: *flagStepTimeout, bringUp: 5 * time.Minute, out: *flagOut}
+		maxDuration: 6 * time.Minute, seed: *flagSeed, drain: *flagDrain, stepTimeout: *flagStepTimeout, bringUp: 5 * time.Minute, out: *flagOut,
+		rolloutShare: 0.2}
 	if s.full {
 		s.clusters, s.decommissions, s.rounds, s.faultEvery, s.faultWindow, s.maxDuration = 40, 10000, 20, 20*time.Second, 15*time.Second, 85*time.Minute
+		s.rolloutShare = 0.05
 		if s.out == "" {
 			s.out = "docs/soak.md"
 		}
@@ -87,12 +91,16 @@ func parseSettings() (settings, error) {
 	setDur(&s.faultEvery, *flagFaultEvery)
 	setDur(&s.faultWindow, *flagFaultWindow)
 	setDur(&s.maxDuration, *flagMaxDuration)
+	if *flagRolloutShare != 0 {
+		s.rolloutShare = *flagRolloutShare
+	}
 	var err error
 	if s.lag, err = harness.ParseLag(*flagLag); err != nil {
 		return s, err
 	}
-	if s.clusters < 1 || s.decommissions < 0 || s.rounds < 1 || s.faultEvery <= 0 || s.faultWindow <= 0 || s.maxDuration <= 0 || s.drain < 0 || s.stepTimeout <= 0 {
-		return s, fmt.Errorf("-clusters, -rounds, -fault-every, -fault-window, -max-duration and -step-timeout must be positive; -decommissions and -drain not negative")
+	if s.clusters < 1 || s.decommissions < 0 || s.rounds < 1 || s.faultEvery <= 0 || s.faultWindow <= 0 || s.maxDuration <= 0 || s.drain < 0 || s.stepTimeout <= 0 ||
+		s.rolloutShare < 0 || s.rolloutShare > 1 {
+		return s, fmt.Errorf("-clusters, -rounds, -fault-every, -fault-window, -max-duration and -step-timeout must be positive; -decommissions and -drain not negative; -rollout-share between 0 and 1")
 	}
 	s.seed = harness.DrawSeed(s.seed)
 	return s, nil
