@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -463,6 +464,19 @@ func (h *harness) events() []string {
 			return out
 		}
 	}
+}
+
+// countEvents drains the recorded events and counts those that begin with prefix and contain
+// part; it returns them all too, for the failure message.
+func (h *harness) countEvents(prefix, part string) (int, []string) {
+	all := h.events()
+	n := 0
+	for _, e := range all {
+		if strings.HasPrefix(e, prefix) && strings.Contains(e, part) {
+			n++
+		}
+	}
+	return n, all
 }
 
 // nodeIDs maps ordinal to broker ID as the simulator sees it now.

@@ -34,6 +34,17 @@ func (h *harness) addStorageClass(name string, allowExpansion bool) {
 	}
 }
 
+// bringUpOnClass brings up three brokers whose claims use a new StorageClass, with their
+// claims bound at the size asked for.
+func (h *harness) bringUpOnClass(class string, allowExpansion bool) {
+	h.t.Helper()
+	h.addStorageClass(class, allowExpansion)
+	bc := newBrokerCluster(3)
+	bc.Spec.Storage.StorageClassName = ptr.To(class)
+	h.bringUpCluster(bc)
+	h.addClaims()
+}
+
 // addClaims plays the StatefulSet controller and the provisioner for the claims, which the
 // harness's StatefulSet player does not make: a bound claim per pod, from the claim template,
 // with the capacity it asked for.
@@ -116,11 +127,7 @@ func claimName(ordinal int) string { return fmt.Sprintf("datadir-%s-%d", testNam
 // the new template.
 func TestAStorageGrowthExpandsEveryClaimAndTheClaimTemplate(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.addStorageClass("expandable", true)
-	bc := newBrokerCluster(3)
-	bc.Spec.Storage.StorageClassName = ptr.To("expandable")
-	h.bringUpCluster(bc)
-	h.addClaims()
+	h.bringUpOnClass("expandable", true)
 	before := h.podUIDs()
 	stsBefore := h.statefulSet()
 
@@ -221,11 +228,7 @@ func TestAStorageGrowthExpandsEveryClaimAndTheClaimTemplate(t *testing.T) {
 // StatefulSet stays as it is, StorageResized names the class, and one Warning event says so.
 func TestAStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.addStorageClass("fixed", false)
-	bc := newBrokerCluster(3)
-	bc.Spec.Storage.StorageClassName = ptr.To("fixed")
-	h.bringUpCluster(bc)
-	h.addClaims()
+	h.bringUpOnClass("fixed", false)
 	stsUID := h.statefulSet().UID
 
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size = resource.MustParse("20Gi") })
@@ -243,14 +246,8 @@ func TestAStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != step.ReasonStorageExpansionNotAllowed || !strings.Contains(c.Message, `"fixed"`) {
 		t.Fatalf("StorageResized = %+v, want False StorageExpansionNotAllowed naming the class", c)
 	}
-	warnings := 0
-	for _, e := range h.events() {
-		if strings.HasPrefix(e, "Warning "+step.ReasonStorageExpansionNotAllowed) && strings.Contains(e, `"fixed"`) {
-			warnings++
-		}
-	}
-	if warnings != 1 {
-		t.Errorf("%d Warning events %s naming the class, want 1: %v", warnings, step.ReasonStorageExpansionNotAllowed, h.events())
+	if warnings, all := h.countEvents("Warning "+step.ReasonStorageExpansionNotAllowed, `"fixed"`); warnings != 1 {
+		t.Errorf("%d Warning events %s naming the class, want 1: %v", warnings, step.ReasonStorageExpansionNotAllowed, all)
 	}
 }
 
@@ -259,11 +256,7 @@ func TestAStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 // // changes, since every claim is tried with a dry run first.
 func TestAClaimTheAPIServerRefusesToExpandIsReported(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.addStorageClass("expandable", true)
-	bc := newBrokerCluster(3)
-	bc.Spec.Storage.StorageClassName = ptr.To("expandable")
-	h.bringUpCluster(bc)
-	h.addClaims()
+	h.bringUpOnClass("expandable", true)
 	stsUID := h.statefulSet().UID
 	h.kube.PrependReactor("patch", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.(k8stesting.PatchActionImpl).GetName() != claimName(1) {
@@ -290,14 +283,8 @@ func TestAClaimTheAPIServerRefusesToExpandIsReported(t *testing.T) {
 			t.Errorf("claim %s asks for %s, want it unchanged: the dry run found the refusal first", claimName(i), got.String())
 		}
 	}
-	warnings := 0
-	for _, e := range h.events() {
-		if strings.HasPrefix(e, "Warning "+step.ReasonStorageExpansionRefused) {
-			warnings++
-		}
-	}
-	if warnings != 1 {
-		t.Errorf("%d Warning events %s, want 1: %v", warnings, step.ReasonStorageExpansionRefused, h.events())
+	if warnings, all := h.countEvents("Warning "+step.ReasonStorageExpansionRefused, ""); warnings != 1 {
+		t.Errorf("%d Warning events %s, want 1: %v", warnings, step.ReasonStorageExpansionRefused, all)
 	}
 }
 
@@ -305,11 +292,7 @@ func TestAClaimTheAPIServerRefusesToExpandIsReported(t *testing.T) {
 // the restarted pod. It is made once the restart has finished.
 func TestTheClaimTemplateWaitsForARestartUnderWay(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.addStorageClass("expandable", true)
-	bc := newBrokerCluster(3)
-	bc.Spec.Storage.StorageClassName = ptr.To("expandable")
-	h.bringUpCluster(bc)
-	h.addClaims()
+	h.bringUpOnClass("expandable", true)
 	stsUID := h.statefulSet().UID
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.1.2" })
 	for range 10 {

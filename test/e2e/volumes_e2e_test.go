@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -195,18 +196,12 @@ func claimSizes(t *testing.T, ns, name string, n int) map[string]string {
 	return out
 }
 
-// TestStorageGrowthExpandsEveryClaim grows spec.storage.size of 3 brokers on a class that allows
-// expansion: every claim is asked for the new size and reaches it; the two whose file systems
-// wait for a restart have their pods restarted one at a time through the rollout, and no other
-// pod restarts; the StatefulSet is made again with the new claim template without restarting
-// a pod; and a scale-up afterwards gets the new size.
-func TestStorageGrowthExpandsEveryClaim(t *testing.T) {
-	t.Parallel()
-	ns := env.NewNamespace(t)
-	class := ns + "-expandable"
-	createStorageClass(t, class, true)
+// bringUpOnClass makes a StorageClass, an operator and a cluster of three brokers whose claims
+// use the class, and returns once they are bound: the pods' UIDs and the StatefulSet then.
+func bringUpOnClass(t *testing.T, ns, name, class string, allowExpansion bool) (map[string]types.UID, *appsv1.StatefulSet) {
+	t.Helper()
+	createStorageClass(t, class, allowExpansion)
 	startOperator(t, ns, "a")
-	const name = "grow"
 	createClusterInClass(t, ns, name, class, 3)
 	env.AwaitConverged(t, ns, name, 3)
 	awaitClaimsBound(t, ns, name, 3)
@@ -215,6 +210,19 @@ func TestStorageGrowthExpandsEveryClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return before, sts
+}
+
+// TestStorageGrowthExpandsEveryClaim grows spec.storage.size of 3 brokers on a class that allows
+// expansion: every claim is asked for the new size and reaches it; the two whose file systems
+// wait for a restart have their pods restarted one at a time through the rollout, and no other
+// pod restarts; the StatefulSet is made again with the new claim template without restarting
+// a pod; and a scale-up afterwards gets the new size.
+func TestStorageGrowthExpandsEveryClaim(t *testing.T) {
+	t.Parallel()
+	ns := env.NewNamespace(t)
+	const name = "grow"
+	before, sts := bringUpOnClass(t, ns, name, ns+"-expandable", true)
 	res := startResizer(t, ns, name, 1, 2)
 
 	setStorageSize(t, ns, name, "2Gi")
@@ -276,18 +284,9 @@ func TestStorageGrowthExpandsEveryClaim(t *testing.T) {
 func TestStorageGrowthOnAClassWithoutExpansionChangesNothing(t *testing.T) {
 	t.Parallel()
 	ns := env.NewNamespace(t)
-	class := ns + "-fixed"
-	createStorageClass(t, class, false)
-	startOperator(t, ns, "a")
 	const name = "fixed"
-	createClusterInClass(t, ns, name, class, 3)
-	env.AwaitConverged(t, ns, name, 3)
-	awaitClaimsBound(t, ns, name, 3)
-	before := podUIDs(t, ns, name)
-	sts, err := env.Kube.AppsV1().StatefulSets(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	class := ns + "-fixed"
+	before, sts := bringUpOnClass(t, ns, name, class, false)
 
 	setStorageSize(t, ns, name, "2Gi")
 	bc := awaitStatus(t, ns, name, "StorageExpansionNotAllowed", func(bc *v1alpha1.BrokerCluster) bool {
