@@ -41,6 +41,8 @@
 //   - Which pod does a rollout restart next? internal/step/rollout.go (ObserveRollout: a pod
 //     whose restart was asked for, then the highest-ordinal outdated pod).
 //   - What does each step write, call and rely on? internal/step/table.go.
+//   - When may a restart or decommission start? internal/step/windows.go
+//     (spec.maintenanceWindows, FactInsideWindow).
 //   - What happens when spec.storage.size grows? internal/step/volumes.go (the decision),
 //     volumes.go and templategrowth.go.
 //   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.

@@ -186,6 +186,7 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
 		Rollout:         step.ObserveRollout(bc, r.c.templates.Revision(bc, r.seeds()), r.pods, configRestarts, r.c.cfg.Clock.Now()),
 		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
+		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
 	}
 	r.nameTemplateChanges()
 	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)

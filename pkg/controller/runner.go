@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -145,7 +146,8 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 	r.record(ctx, s)
 	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
 		ReadyReplicas: brokerpod.ReadyBelow(r.pods, current), Lifecycle: lc, Admin: brokers.ProblemOf(r.adminErr),
-		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc)}, r.c.cfg.Clock.Now())
+		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc),
+		NextWindow: step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()).Next}, r.c.cfg.Clock.Now())
 	if row.ReportsDrain {
 		if stalled, ok := r.c.brokers.CheckDrain(ctx, bc, *s.Broker, &next); ok {
 			r.c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, stalled)
@@ -188,7 +190,23 @@ func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.R
 	if row.Polls {
 		return result{RequeueAfter: r.c.cfg.DrainPollInterval}, nil
 	}
+	if row.PollsWindow {
+		return result{RequeueAfter: untilWindow(step.ObserveWindow(r.bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()), r.c.cfg.Clock.Now())}, nil
+	}
 	return result{}, nil
+}
+
+// maxWindowWait bounds the wait for a window, so that a clock set forward or back is noticed.
+const maxWindowWait = time.Hour
+
+// untilWindow is how long to wait before looking again at a step held for the next window: until
+// it opens, at most maxWindowWait; an invalid window is looked at again only when the spec changes
+// (and after maxWindowWait).
+func untilWindow(w step.Window, now time.Time) time.Duration {
+	if w.Next.IsZero() {
+		return maxWindowWait
+	}
+	return min(max(w.Next.Sub(now), time.Second), maxWindowWait)
 }
 
 // record logs and counts a decision, polls included; tell reports it as an event when it is

@@ -62,6 +62,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.ListenerTLSApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LoadBalancerListener"):
 		return &brokersv1alpha1.LoadBalancerListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("MaintenanceWindow"):
+		return &brokersv1alpha1.MaintenanceWindowApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePortListener"):
 		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RackAwarenessSpec"):

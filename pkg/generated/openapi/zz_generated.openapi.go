@@ -49,6 +49,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec":            schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS":          schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener": schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":    schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
@@ -645,6 +646,24 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec"),
 						},
 					},
+					"maintenanceWindows": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "MaintenanceWindows are the weekly times in which the operator may start a step that takes a broker away: a restart (a rollout, a property needing a restart, a volume resize) or a decommission. Empty: any time. A step under way when its window closes finishes its broker, and the next broker waits for the next window. A restart asked for on the pod by a drain or by hand (broker-operator.dev/restart-requested) is not held: whoever asked chose the time.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow"),
+									},
+								},
+							},
+						},
+					},
 					"decommissionGhostBrokers": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin API lists as active but not alive that no pod of this cluster runs. Off by default: a ghost may be a broker whose pod is only briefly gone, and the operator only reports it.",
@@ -684,7 +703,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
 	}
 }
 
@@ -779,6 +798,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"nextMaintenanceWindow": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NextMaintenanceWindow is when the next of spec.maintenanceWindows opens, set while a step waits for it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
 					"clusterConfig": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile that asked the admin API.",
@@ -816,7 +841,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1281,6 +1306,62 @@ func schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref common.ReferenceC
 				},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MaintenanceWindow is one weekly window, in the shape of AKS planned maintenance's weekly schedule (day of week, start time, duration) with a CronJob's spec.timeZone.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"days": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Days the window opens on. Empty: every day.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"start": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Start is the time of day the window opens, HH:MM on a 24-hour clock in TimeZone.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"duration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Duration is how long the window stays open, from 1m to 168h: \"4h\", \"90m\".",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"timeZone": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TimeZone is the IANA name of the time zone Start is in, as a CronJob's spec.timeZone (\"Europe/Berlin\"). Empty: UTC. A name the operator does not know holds every step that waits for a window, with Degraded reason InvalidMaintenanceWindow.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"start", "duration"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName()},
 	}
 }
 

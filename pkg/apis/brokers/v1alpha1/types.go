@@ -22,6 +22,7 @@ import (
 // +kubebuilder:printcolumn:name="Decommissioning",type=integer,JSONPath=`.status.decommissioningBroker`
 // +kubebuilder:printcolumn:name="Restarting",type=string,JSONPath=`.status.restart.pod`
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.restart.step`
+// +kubebuilder:printcolumn:name="Next-Window",type=string,JSONPath=`.status.nextMaintenanceWindow`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BrokerCluster struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -91,6 +92,16 @@ type BrokerClusterSpec struct {
 	// Rollout tunes how a rolling restart judges that a restarted broker has recovered.
 	// +optional
 	Rollout *RolloutSpec `json:"rollout,omitempty"`
+
+	// MaintenanceWindows are the weekly times in which the operator may start a step that takes
+	// a broker away: a restart (a rollout, a property needing a restart, a volume resize) or a
+	// decommission. Empty: any time. A step under way when its window closes finishes its broker,
+	// and the next broker waits for the next window. A restart asked for on the pod by a drain or
+	// by hand (broker-operator.dev/restart-requested) is not held: whoever asked chose the time.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
 
 	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
@@ -427,6 +438,11 @@ type BrokerClusterStatus struct {
 	// +optional
 	MembershipReadFrom string `json:"membershipReadFrom,omitempty"`
 
+	// NextMaintenanceWindow is when the next of spec.maintenanceWindows opens, set while a step
+	// waits for it.
+	// +optional
+	NextMaintenanceWindow *metav1.Time `json:"nextMaintenanceWindow,omitempty"`
+
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	// +optional
@@ -538,6 +554,32 @@ type RejectedProperty struct {
 	// Reason is Redpanda's message, for example "Unknown property".
 	Reason string `json:"reason"`
 }
+
+// MaintenanceWindow is one weekly window, in the shape of AKS planned maintenance's weekly
+// schedule (day of week, start time, duration) with a CronJob's spec.timeZone.
+// +kubebuilder:validation:XValidation:rule="duration(self.duration) >= duration('1m') && duration(self.duration) <= duration('168h')",message="duration must be between 1m and 168h"
+type MaintenanceWindow struct {
+	// Days the window opens on. Empty: every day.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=7
+	Days []Weekday `json:"days,omitempty"`
+	// Start is the time of day the window opens, HH:MM on a 24-hour clock in TimeZone.
+	// +kubebuilder:validation:Pattern=`^([01][0-9]|2[0-3]):[0-5][0-9]$`
+	Start string `json:"start"`
+	// Duration is how long the window stays open, from 1m to 168h: "4h", "90m".
+	Duration metav1.Duration `json:"duration"`
+	// TimeZone is the IANA name of the time zone Start is in, as a CronJob's spec.timeZone
+	// ("Europe/Berlin"). Empty: UTC. A name the operator does not know holds every step that
+	// waits for a window, with Degraded reason InvalidMaintenanceWindow.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	TimeZone string `json:"timeZone,omitempty"`
+}
+
+// Weekday is a day of the week, in English.
+// +kubebuilder:validation:Enum=Monday;Tuesday;Wednesday;Thursday;Friday;Saturday;Sunday
+type Weekday string
 
 // RolloutSpec tunes the rolling restart.
 type RolloutSpec struct {

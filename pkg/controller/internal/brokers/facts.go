@@ -28,6 +28,15 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 			return f == step.FactOthersUp || f == step.FactNoOtherDrain || f == step.FactSupportedVersion
 		})
 	}
+	if slices.Contains(facts, step.FactInsideWindow) {
+		if !s.AnyTime {
+			// The clock, read now: a window that closed since the decision holds the step too.
+			if err := step.CheckWindow(bc.Spec.MaintenanceWindows, a.cfg.Clock.Now()); err != nil {
+				return err
+			}
+		}
+		facts = slices.DeleteFunc(slices.Clone(facts), func(f step.Fact) bool { return f == step.FactInsideWindow })
+	}
 	if len(facts) == 0 {
 		return nil
 	}

@@ -71,6 +71,8 @@ type Observation struct {
 	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
 	// StatefulSet and the garbage collector have removed it (pkg/controller/leftovers.go).
 	Leftovers int
+	// Window is what spec.maintenanceWindows say now (windows.go).
+	Window Window
 }
 
 // victim is what is known of the broker at ordinal C-1.
@@ -229,6 +231,12 @@ type Step struct {
 	// Overdue: a wait that has lasted longer than it should (WaitForRecovery past
 	// spec.rollout.recoveryTimeout); the cluster is Degraded while it lasts.
 	Overdue bool
+	// AnyTime: the step is a restart asked for on its pod by someone other than the operator,
+	// which no maintenance window holds (windows.go).
+	AnyTime bool
+	// WindowInvalid: a WaitForMaintenanceWindow whose windows cannot be read; the cluster is
+	// Degraded (InvalidMaintenanceWindow) while it lasts.
+	WindowInvalid bool
 }
 
 // transition is one row of the table: in State, when When holds, take Then.
@@ -243,6 +251,10 @@ type Transition struct {
 // restart under way, then scaling (scaling.go), then the next restart of a rollout
 // (rollout.go).
 func Decide(o Observation) Step {
+	return holdForWindow(decide(o), o)
+}
+
+func decide(o Observation) Step {
 	if s, ok := clearLeaked(o); ok {
 		return s
 	}

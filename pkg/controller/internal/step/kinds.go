@@ -58,6 +58,10 @@ const (
 	HoldVersionChange Kind = "HoldVersionChange"
 )
 
+// WaitForMaintenanceWindow: a step that would start taking a broker away waits for the next of
+// spec.maintenanceWindows (windows.go).
+const WaitForMaintenanceWindow Kind = "WaitForMaintenanceWindow"
+
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
 // of a waiting step in the same reconcile, rather than being decided on its own.
 const DecommissionGhostBroker Kind = "DecommissionGhostBroker"
@@ -69,5 +73,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForMaintenanceWindow, DecommissionGhostBroker,
 }

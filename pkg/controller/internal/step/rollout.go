@@ -184,6 +184,11 @@ func decideRollout(o Observation, table []Transition) Step {
 			s.Reason = rolloutReason(t, o)
 		}
 		s.Overdue = t.Then == WaitForRecovery && o.Rollout.Recovery.Overdue
+		if o.Rollout.Restart != nil {
+			s.AnyTime = requestedAnyTime(o, o.Rollout.Restart.Ordinal)
+		} else {
+			s.AnyTime = requestedAnyTime(o, o.Rollout.Next.Ordinal)
+		}
 		if t.Then == ReplaceStuckPod {
 			p, _ := stuckOutdated(o)
 			if o.Rollout.Restart != nil {

@@ -58,6 +58,9 @@ const (
 	// the data (preflight.go); it is held, nothing decommissioned, until spec.replicas or the
 	// topics change.
 	ReasonScaleDownWouldNotFit = "ScaleDownWouldNotFit"
+	// ReasonInvalidMaintenanceWindow: spec.maintenanceWindows names a time zone the operator
+	// does not know (windows.go); every step that waits for a window is held until it is fixed.
+	ReasonInvalidMaintenanceWindow = "InvalidMaintenanceWindow"
 )
 
 // AdminProblem is why the brokers' admin API could not be used, as the brokers' view classifies
@@ -82,6 +85,8 @@ type Write struct {
 	// MembershipReadFrom is where the last fresh fact check read its membership; "" keeps
 	// what status says.
 	MembershipReadFrom string
+	// NextWindow is when the next maintenance window opens, for a step that waits for it.
+	NextWindow time.Time
 }
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
@@ -126,6 +131,11 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 	if w.MembershipReadFrom != "" {
 		st.MembershipReadFrom = w.MembershipReadFrom
 	}
+	st.NextMaintenanceWindow = nil
+	if s.Kind == WaitForMaintenanceWindow && !w.NextWindow.IsZero() {
+		next := metav1.NewTime(w.NextWindow)
+		st.NextMaintenanceWindow = &next
+	}
 	st.Restart = lc.Restart
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
@@ -166,6 +176,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == HoldVersionChange {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonUnsupportedVersionChange, s.Reason
 	}
+	if s.Kind == WaitForMaintenanceWindow && s.WindowInvalid {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidMaintenanceWindow, s.Reason
+	}
 	if s.Kind == WaitForStuckPod || s.Kind == ReleaseMaintenance {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodCannotStart, s.Reason
 	}
@@ -184,6 +197,9 @@ func scalingCondition(name string, s Step, current, desired int32, decommissioni
 	case decommissioning != nil:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
 		scaling.Message = fmt.Sprintf("cancelling the decommission of broker %d (pod %s-%d): spec.replicas went back up to %d", *decommissioning, name, current-1, desired)
+	case current > desired && s.Kind == WaitForMaintenanceWindow:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		scaling.Message = fmt.Sprintf("scaling down from %d to %s: %s", current, BrokerCount(desired), s.Reason)
 	case current > desired && s.Kind == HoldScaleDown:
 		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
 		scaling.Message = fmt.Sprintf("the scale-down from %d to %s is held, nothing decommissioned: the brokers that would remain cannot hold the data (see the Degraded condition)", current, BrokerCount(desired))
@@ -227,7 +243,7 @@ func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition
 		}
 		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart%s: %s; %d of %s updated",
 			r.NodeID, r.Pod, change, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
-	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange):
+	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == WaitForMaintenanceWindow):
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
@@ -280,6 +296,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	}
 	if old.MembershipReadFrom != next.MembershipReadFrom {
 		fields["membershipReadFrom"] = next.MembershipReadFrom
+	}
+	if !equality.Semantic.DeepEqual(old.NextMaintenanceWindow, next.NextMaintenanceWindow) {
+		fields["nextMaintenanceWindow"] = next.NextMaintenanceWindow // nil clears it
 	}
 	if !equality.Semantic.DeepEqual(old.Conditions, next.Conditions) {
 		fields["conditions"] = next.Conditions
@@ -334,6 +353,14 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 		// state transition), so B is cleared only once the admin API lists the broker as active
 		// again (CancelDecommission) or it has left (FinishDecommission).
 		decommissioning = nil
+	case WaitForMaintenanceWindow:
+		// Held before its first call: a decommission or restart recorded but not begun is
+		// dropped (its broker is an active member, its maintenance mode off), so that nothing
+		// waits behind it; the next window picks again.
+		decommissioning = nil
+		if r := lc.Restart; r != nil && r.Step == v1alpha1.RestartDraining {
+			lc.Restart = nil
+		}
 	case StartRestart, RestartSingleBroker:
 		lc.Restart = s.Restart
 	case RestartPod, SuspendRestart, AdoptReplacedPod:

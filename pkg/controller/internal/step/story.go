@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -55,6 +56,10 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 	case HoldVersionChange:
 		// A hold names the versions: another spec.image off the path is another hold.
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded) || messageChanged(before, after, v1alpha1.ConditionDegraded)
+	case WaitForMaintenanceWindow:
+		// Told once a window: when the wait begins, and again for each window it waits for.
+		return ConditionBegan(before, after, v1alpha1.ConditionDegraded) ||
+			(after.NextMaintenanceWindow != nil && !equality.Semantic.DeepEqual(before.NextMaintenanceWindow, after.NextMaintenanceWindow))
 	case WaitForRemovedPod:
 		return messageChanged(before, after, v1alpha1.ConditionScaling)
 	case WaitForReadyBrokers:

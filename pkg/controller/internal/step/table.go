@@ -16,10 +16,10 @@ import "fmt"
 //	step                     status write (precondition)     call                order   polls irreversible facts
 //	None                     -                               -                   -       no    -            -
 //	ScaleUp                  C := D                          -                   -       no    -            -
-//	StartDecommission        B := victim (yes)               decommission        after   yes   call         gate, no other drain, fits
+//	StartDecommission        B := victim (yes)               decommission        after   yes   call         window, gate, no other drain, fits
 //	AdoptDrain               B := victim (yes)               -                   -       yes   -            -
 //	SkipAbsentBroker         C := C-1 (yes)                  -                   -       no    write        broker left
-//	Decommission             -                               decommission(B)     before  yes   call         gate, no other drain, fits
+//	Decommission             -                               decommission(B)     before  yes   call         window, gate, no other drain, fits
 //	WaitForDrain             drain progress                  -                   -       yes   -            -
 //	FinishDecommission       C := C-1, B := nil              -                   -       no    write        broker left
 //	Recommission             -                               recommission(B)     before  yes   -            -
@@ -29,9 +29,9 @@ import "fmt"
 //	WaitForHealthyCluster    Degraded (ClusterUnhealthy)     -                   -       yes   -            -
 //	WaitForRemovedPod        -                               -                   -       yes   -            -
 //	WaitForReadyBrokers      -                               -                   -       yes   -            -
-//	StartRestart             R := next, Draining (yes)       maintenance on      after   yes   call         version, gate, others up, pod Ready
-//	RestartSingleBroker      R := next, Restarting (yes)     delete pod (UID)    after   yes   call         version, gate, pod Ready
-//	EnableMaintenance        -                               maintenance on      before  yes   call         version, gate, others up, pod Ready
+//	StartRestart             R := next, Draining (yes)       maintenance on      after   yes   call         window, version, gate, others up, pod Ready
+//	RestartSingleBroker      R := next, Restarting (yes)     delete pod (UID)    after   yes   call         window, version, gate, pod Ready
+//	EnableMaintenance        -                               maintenance on      before  yes   call         window, version, gate, others up, pod Ready
 //	WaitForLeadershipDrain   -                               -                   -       yes   -            -
 //	RestartPod               R.step := Restarting (yes)      delete pod (UID)    after   yes   call         version, gate, others up, pod Ready
 //	DeletePod                -                               delete pod (UID)    before  yes   call         version, gate, others up, pod Ready
@@ -48,6 +48,13 @@ import "fmt"
 //	                         Change)
 //	HoldScaleDown            B := nil, Degraded (ScaleDown-  -                   -       yes   -            -
 //	                         WouldNotFit)
+//	WaitForMaintenanceWindow next window opening             -                   -       window -           -
+//
+// "window" is FactInsideWindow: now is inside one of spec.maintenanceWindows, or none is set
+// (windows.go). Only the steps that start taking a broker away carry it; what follows them
+// (the restarted pod's delete, maintenance off, the drain) finishes the broker under way. A
+// restart asked for on the pod by a drain or a person (Step.AnyTime) is not held. The wait
+// polls when the next window opens, not every DrainPollInterval.
 //
 // "fits" is FactDataFits: the brokers that would remain once spec.replicas is reached can hold
 // the data (preflight.go); a decommission that would not fit is held (HoldScaleDown), not
@@ -108,6 +115,10 @@ const (
 	// read from GET /v1/cluster/partitions and GET /v1/brokers (and the cluster's storage
 	// properties). Redpanda before 23.3 (404) is not checked.
 	FactDataFits Fact = "the brokers that would remain able to hold the data"
+	// FactInsideWindow: now, read from the clock right before the call, is inside one of
+	// spec.maintenanceWindows, or none is set (windows.go). Waived for a restart asked for on
+	// the pod by anyone but the operator (Step.AnyTime).
+	FactInsideWindow Fact = "a maintenance window open"
 )
 
 // WaitFor is the step a reconcile takes when fact f does not hold right before an irreversible
@@ -119,6 +130,8 @@ func WaitFor(f Fact) Kind {
 		return HoldVersionChange
 	case FactDataFits:
 		return HoldScaleDown
+	case FactInsideWindow:
+		return WaitForMaintenanceWindow
 	}
 	return WaitForHealthyCluster
 }
@@ -163,7 +176,9 @@ type Row struct {
 	Call         Call
 	Order        Order
 	// Polls: the step is looked at again after Config.DrainPollInterval.
-	Polls        bool
+	Polls bool
+	// PollsWindow: the step is looked at again when the next maintenance window opens.
+	PollsWindow  bool
 	Irreversible Irreversibility
 	// Facts are read afresh right before the irreversible call or write, and must all hold.
 	Facts []Fact
@@ -179,9 +194,14 @@ type Row struct {
 	ReportsDrain bool
 }
 
-var decommissionFacts = []Fact{FactDataFits, FactHealthGate, FactNoOtherDrain}
+var decommissionFacts = []Fact{FactInsideWindow, FactDataFits, FactHealthGate, FactNoOtherDrain}
 
-var restartFacts = []Fact{FactSupportedVersion, FactRestartSafe, FactOthersUp, FactPodReady}
+// startRestartFacts are the facts of the steps that start a broker's restart; restartFacts those
+// of the steps that go on with one, which no window holds.
+var (
+	startRestartFacts = []Fact{FactInsideWindow, FactSupportedVersion, FactRestartSafe, FactOthersUp, FactPodReady}
+	restartFacts      = []Fact{FactSupportedVersion, FactRestartSafe, FactOthersUp, FactPodReady}
+)
 
 // steps is the step table; a step missing from it writes status and calls nothing.
 var Rows = map[Kind]Row{
@@ -199,9 +219,9 @@ var Rows = map[Kind]Row{
 	WaitForHealthyCluster:  {Polls: true},
 	WaitForRemovedPod:      {Polls: true},
 	WaitForReadyBrokers:    {Polls: true},
-	StartRestart:           {Precondition: true, Call: CallMaintenanceOn, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
-	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactSupportedVersion, FactRestartSafe, FactPodReady}},
-	EnableMaintenance:      {Call: CallMaintenanceOn, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
+	StartRestart:           {Precondition: true, Call: CallMaintenanceOn, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: startRestartFacts},
+	RestartSingleBroker:    {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactInsideWindow, FactSupportedVersion, FactRestartSafe, FactPodReady}},
+	EnableMaintenance:      {Call: CallMaintenanceOn, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: startRestartFacts},
 	WaitForLeadershipDrain: {Polls: true},
 	RestartPod:             {Precondition: true, Call: CallDeletePod, Order: CallAfterWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
 	DeletePod:              {Call: CallDeletePod, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: restartFacts},
@@ -220,8 +240,10 @@ var Rows = map[Kind]Row{
 	HoldVersionChange: {Polls: true},
 	// The brokers that would remain cannot hold the data: nothing is decommissioned, B is
 	// cleared (its broker is still an active member), until spec.replicas or the topics change.
-	HoldScaleDown:   {Polls: true},
-	WaitForRecovery: {Polls: true},
+	HoldScaleDown: {Polls: true},
+	// Nothing called until the next window opens; the runner looks again then.
+	WaitForMaintenanceWindow: {PollsWindow: true},
+	WaitForRecovery:          {Polls: true},
 	// Maintenance off gives leadership back; it takes nothing away.
 	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A flag nothing of the operator's is about (leaked.go): off gives leadership back.

@@ -236,5 +236,13 @@ func restartDue(c VolumeClaim, now time.Time) bool {
 // ResizeRestartBy is the value of a pod's restart-requested annotation that asks for the restart
 // of claim's file system resize: who asked, in words.
 func ResizeRestartBy(claim string) string {
-	return fmt.Sprintf("volume claim %s resize pending", claim)
+	return fmt.Sprintf("volume claim %s%s", claim, resizePending)
+}
+
+const resizePending = " resize pending"
+
+// IsResizeRestart says whether a restart-requested annotation's value is the operator's own
+// (ResizeRestartBy), not a drain's or a person's.
+func IsResizeRestart(by string) bool {
+	return strings.HasPrefix(by, "volume claim ") && strings.HasSuffix(by, resizePending)
 }

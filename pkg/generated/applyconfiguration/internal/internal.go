@@ -316,6 +316,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: kafka
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSpec
+    - name: maintenanceWindows
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.MaintenanceWindow
+          elementRelationship: atomic
     - name: nodeSelector
       type:
         map:
@@ -383,6 +389,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: membershipReadFrom
       type:
         scalar: string
+    - name: nextMaintenanceWindow
+      type:
+        namedType: Time.v1.meta.apis.pkg.apimachinery.k8s.io
     - name: observedGeneration
       type:
         scalar: numeric
@@ -569,6 +578,25 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             scalar: string
           elementRelationship: atomic
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.MaintenanceWindow
+  map:
+    fields:
+    - name: days
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: duration
+      type:
+        namedType: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
+    - name: start
+      type:
+        scalar: string
+      default: ""
+    - name: timeZone
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodePortListener
   map:
     fields:

@@ -56,6 +56,12 @@ type BrokerClusterSpecApplyConfiguration struct {
 	UnsafeSkipHealthGate *bool `json:"unsafeSkipHealthGate,omitempty"`
 	// Rollout tunes how a rolling restart judges that a restarted broker has recovered.
 	Rollout *RolloutSpecApplyConfiguration `json:"rollout,omitempty"`
+	// MaintenanceWindows are the weekly times in which the operator may start a step that takes
+	// a broker away: a restart (a rollout, a property needing a restart, a volume resize) or a
+	// decommission. Empty: any time. A step under way when its window closes finishes its broker,
+	// and the next broker waits for the next window. A restart asked for on the pod by a drain or
+	// by hand (broker-operator.dev/restart-requested) is not held: whoever asked chose the time.
+	MaintenanceWindows []MaintenanceWindowApplyConfiguration `json:"maintenanceWindows,omitempty"`
 	// DecommissionGhostBrokers makes the operator decommission ghost brokers: brokers the admin
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
@@ -175,6 +181,19 @@ func (b *BrokerClusterSpecApplyConfiguration) WithUnsafeSkipHealthGate(value boo
 // If called multiple times, the Rollout field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithRollout(value *RolloutSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
 	b.Rollout = value
+	return b
+}
+
+// WithMaintenanceWindows adds the given value to the MaintenanceWindows field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the MaintenanceWindows field.
+func (b *BrokerClusterSpecApplyConfiguration) WithMaintenanceWindows(values ...*MaintenanceWindowApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithMaintenanceWindows")
+		}
+		b.MaintenanceWindows = append(b.MaintenanceWindows, *values[i])
+	}
 	return b
 }
 

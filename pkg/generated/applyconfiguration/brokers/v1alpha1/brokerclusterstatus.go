@@ -19,7 +19,8 @@ limitations under the License.
 package v1alpha1
 
 import (
-	v1 "k8s.io/client-go/applyconfigurations/meta/v1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 )
 
 // BrokerClusterStatusApplyConfiguration represents a declarative configuration of the BrokerClusterStatus type for use
@@ -54,6 +55,9 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// broker draining"): the controller leader, or any broker, with why, when the leader could
 	// not be asked.
 	MembershipReadFrom *string `json:"membershipReadFrom,omitempty"`
+	// NextMaintenanceWindow is when the next of spec.maintenanceWindows opens, set while a step
+	// waits for it.
+	NextMaintenanceWindow *v1.Time `json:"nextMaintenanceWindow,omitempty"`
 	// ClusterConfig is the state of spec.clusterConfig on the brokers, as of the last reconcile
 	// that asked the admin API.
 	ClusterConfig *ClusterConfigStatusApplyConfiguration `json:"clusterConfig,omitempty"`
@@ -62,7 +66,7 @@ type BrokerClusterStatusApplyConfiguration struct {
 	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
 	// StorageResized.
-	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
 // BrokerClusterStatusApplyConfiguration constructs a declarative configuration of the BrokerClusterStatus type for use with
@@ -153,6 +157,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithMembershipReadFrom(value str
 	return b
 }
 
+// WithNextMaintenanceWindow sets the NextMaintenanceWindow field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NextMaintenanceWindow field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithNextMaintenanceWindow(value v1.Time) *BrokerClusterStatusApplyConfiguration {
+	b.NextMaintenanceWindow = &value
+	return b
+}
+
 // WithClusterConfig sets the ClusterConfig field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the ClusterConfig field is set to the value of the last call.
@@ -172,7 +184,7 @@ func (b *BrokerClusterStatusApplyConfiguration) WithStorage(value *StorageStatus
 // WithConditions adds the given value to the Conditions field in the declarative configuration
 // and returns the receiver, so that objects can be build by chaining "With" function invocations.
 // If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *BrokerClusterStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+func (b *BrokerClusterStatusApplyConfiguration) WithConditions(values ...*metav1.ConditionApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
 	for i := range values {
 		if values[i] == nil {
 			panic("nil value passed to WithConditions")
