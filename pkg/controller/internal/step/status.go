@@ -96,6 +96,9 @@ type Lifecycle struct {
 	GhostsKnown bool
 	// RestartChange names what the restart under way applies (changeOf), "" when not known.
 	RestartChange string
+	// Preview is the disruption preview once the step is written (preview.go); nil leaves
+	// status.disruptionPreview as it is.
+	Preview *v1alpha1.DisruptionPreview
 }
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -127,6 +130,9 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 		st.MembershipReadFrom = w.MembershipReadFrom
 	}
 	st.Restart = lc.Restart
+	if lc.Preview != nil {
+		st.DisruptionPreview = lc.Preview
+	}
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
 	if lc.GhostsKnown {
@@ -278,6 +284,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if !equality.Semantic.DeepEqual(old.GhostBrokers, next.GhostBrokers) {
 		fields["ghostBrokers"] = next.GhostBrokers
 	}
+	if !equality.Semantic.DeepEqual(old.DisruptionPreview, next.DisruptionPreview) {
+		fields["disruptionPreview"] = next.DisruptionPreview // a list is replaced whole by a merge patch
+	}
 	if old.MembershipReadFrom != next.MembershipReadFrom {
 		fields["membershipReadFrom"] = next.MembershipReadFrom
 	}
@@ -315,7 +324,7 @@ func GhostList(ids []int32) string {
 	return strings.Join(s, ", ")
 }
 
-// Change is what step s writes: C, B and the rollout's record.
+// Change is what step s writes: C, B, the rollout's record and the disruption preview.
 func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown bool) (int32, *int32, Lifecycle) {
 	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
 	lc := Lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
@@ -349,5 +358,6 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 	if lc.Restart != nil {
 		lc.RestartChange = changeOf(obs, lc.Restart.Ordinal)
 	}
+	lc.Preview = Preview(bc, obs, Recorded{Current: current, Decommissioning: decommissioning, Restart: lc.Restart})
 	return current, decommissioning, lc
 }
