@@ -199,3 +199,23 @@ func previewNotes(bc *v1alpha1.BrokerCluster, o Observation, leader *int32, rest
 	}
 	return notes
 }
+
+// previewFields is the preview as a merge patch sets it: every field named, an empty one as null,
+// since a merge patch keeps what it does not name, and a list (replaced whole) left over from
+// the last preview would say what is no longer planned.
+func previewFields(p *v1alpha1.DisruptionPreview) any {
+	if p == nil {
+		return nil
+	}
+	fields := map[string]any{"observedGeneration": p.ObservedGeneration, "disruptions": nil, "controllerLeader": nil, "notes": nil}
+	if len(p.Disruptions) > 0 {
+		fields["disruptions"] = p.Disruptions
+	}
+	if p.ControllerLeader != nil {
+		fields["controllerLeader"] = *p.ControllerLeader
+	}
+	if len(p.Notes) > 0 {
+		fields["notes"] = p.Notes
+	}
+	return fields
+}

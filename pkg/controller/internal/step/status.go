@@ -285,7 +285,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 		fields["ghostBrokers"] = next.GhostBrokers
 	}
 	if !equality.Semantic.DeepEqual(old.DisruptionPreview, next.DisruptionPreview) {
-		fields["disruptionPreview"] = next.DisruptionPreview // a list is replaced whole by a merge patch
+		fields["disruptionPreview"] = previewFields(next.DisruptionPreview)
 	}
 	if old.MembershipReadFrom != next.MembershipReadFrom {
 		fields["membershipReadFrom"] = next.MembershipReadFrom
