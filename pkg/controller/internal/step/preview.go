@@ -53,15 +53,15 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 	down := fmt.Sprintf("scaling down from %d to %s", rec.Current, BrokerCount(o.Desired))
 	next := rec.Current - 1
 	if b := rec.Decommissioning; b != nil && rec.Current > o.Desired {
-		p.Disruptions = append(p.Disruptions, planned(podName(o, next), next, b, v1alpha1.DisruptionDecommission, down, true))
+		p.Disruptions = append(p.Disruptions, brokerPod{podName(o, next), next, b}.planned(v1alpha1.DisruptionDecommission, down, true))
 		next--
 	}
 	if r := rec.Restart; r != nil {
 		id := r.NodeID
-		p.Disruptions = append(p.Disruptions, planned(r.Pod, r.Ordinal, &id, v1alpha1.DisruptionRestart, restartUnderWay(bc, o, r), true))
+		p.Disruptions = append(p.Disruptions, brokerPod{r.Pod, r.Ordinal, &id}.planned(v1alpha1.DisruptionRestart, restartUnderWay(bc, o, r), true))
 	}
 	for ordinal := next; ordinal >= o.Desired; ordinal-- {
-		p.Disruptions = append(p.Disruptions, planned(podName(o, ordinal), ordinal, ids[ordinal], v1alpha1.DisruptionDecommission, down, false))
+		p.Disruptions = append(p.Disruptions, brokerPod{podName(o, ordinal), ordinal, ids[ordinal]}.planned(v1alpha1.DisruptionDecommission, down, false))
 	}
 	leader := controllerLeader(bc, o)
 	restarts := restartOrder(o, rec, leader)
@@ -70,7 +70,7 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 		if at.IDKnown {
 			id = &at.ID
 		}
-		p.Disruptions = append(p.Disruptions, planned(at.Pod, at.Ordinal, id, v1alpha1.DisruptionRestart, restartWhy(o, at), false))
+		p.Disruptions = append(p.Disruptions, brokerPod{at.Pod, at.Ordinal, id}.planned(v1alpha1.DisruptionRestart, restartWhy(o, at), false))
 	}
 	if len(p.Disruptions) > 0 {
 		p.ControllerLeader = leader
@@ -79,14 +79,21 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 	return p
 }
 
-// planned is one entry of the preview.
-func planned(pod string, ordinal int32, id *int32, action v1alpha1.DisruptionAction, why string, underWay bool) v1alpha1.PlannedDisruption {
+// brokerPod names a broker's pod, and its broker ID when known.
+type brokerPod struct {
+	pod     string
+	ordinal int32
+	id      *int32
+}
+
+// planned is the preview's entry for b.
+func (b brokerPod) planned(action v1alpha1.DisruptionAction, why string, underWay bool) v1alpha1.PlannedDisruption {
 	var broker *int32
-	if id != nil {
-		v := *id
+	if b.id != nil {
+		v := *b.id
 		broker = &v
 	}
-	return v1alpha1.PlannedDisruption{Pod: pod, Ordinal: ordinal, BrokerID: broker, Action: action, Reason: why, UnderWay: underWay}
+	return v1alpha1.PlannedDisruption{Pod: b.pod, Ordinal: b.ordinal, BrokerID: broker, Action: action, Reason: why, UnderWay: underWay}
 }
 
 // restartOrder is the rollout's order of the restarts still to start once status records rec:
