@@ -71,6 +71,15 @@ func summary(p *v1alpha1.DisruptionPreview) []string {
 	return out
 }
 
+// checkPreview checks the preview's disruptions against want, as summary lists them.
+func checkPreview(t *testing.T, p *v1alpha1.DisruptionPreview, want []string) {
+	t.Helper()
+	if got := summary(p); !slices.Equal(got, want) {
+		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// pods lists the preview's disruptions as "Restart rp-2".
 func pods(p *v1alpha1.DisruptionPreview) []string {
 	var out []string
 	for _, d := range p.Disruptions {
@@ -89,9 +98,7 @@ func TestPreviewOfANewTemplate(t *testing.T) {
 		"Restart rp-1 (101): image redpanda:v25.1.1 to redpanda:v25.1.2",
 		"Restart rp-0 (100): image redpanda:v25.1.1 to redpanda:v25.1.2",
 	}
-	if got := summary(p); !slices.Equal(got, want) {
-		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPreview(t, p, want)
 	if p.ObservedGeneration != 7 || p.ControllerLeader != nil {
 		t.Errorf("observedGeneration %d, controllerLeader %v; want 7 and none", p.ObservedGeneration, p.ControllerLeader)
 	}
@@ -129,9 +136,7 @@ func TestPreviewPutsARequestedRestartFirst(t *testing.T) {
 		"Restart rp-2 (102): image redpanda:v25.1.1 to redpanda:v25.1.2",
 		"Restart rp-1 (101): image redpanda:v25.1.1 to redpanda:v25.1.2",
 	}
-	if got := summary(p); !slices.Equal(got, want) {
-		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPreview(t, p, want)
 }
 
 // A cluster property that takes effect on restart restarts the brokers that report it, and the
@@ -141,9 +146,7 @@ func TestPreviewNamesAPropertyNeedingARestart(t *testing.T) {
 	c.bc.Status.ClusterConfig = &v1alpha1.ClusterConfigStatus{PendingRestart: []string{"log_segment_size"}, BrokersPendingRestart: []int32{101, 102}}
 	p := Preview(c.bc, c.observe(RecordedConfigRestarts(c.bc), Health{Known: true, Controller: 100}), RecordedOf(c.bc))
 	why := "cluster properties that take effect on restart: log_segment_size (its /v1/cluster_config/status says restart)"
-	if got, want := summary(p), []string{"Restart rp-2 (102): " + why, "Restart rp-1 (101): " + why}; !slices.Equal(got, want) {
-		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPreview(t, p, []string{"Restart rp-2 (102): " + why, "Restart rp-1 (101): " + why})
 }
 
 // A scale-down goes first, highest ordinal first; an outdated pod it removes is not restarted,
@@ -159,9 +162,7 @@ func TestPreviewOfAScaleDownThenRestarts(t *testing.T) {
 		"Restart rp-0 (100): " + image,
 		"Restart rp-1 (101): " + image,
 	}
-	if got := summary(p); !slices.Equal(got, want) {
-		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPreview(t, p, want)
 
 	// Once the decommission of broker 104 starts, it is under way, first.
 	s := Step{Kind: StartDecommission, Broker: ptr.To(int32(104))}
@@ -269,9 +270,7 @@ func TestPreviewKeepsTheReasonOfARestartUnderWay(t *testing.T) {
 	p := Preview(c.bc, c.observe(nil, Health{}), RecordedOf(c.bc))
 	image := "image redpanda:v25.1.1 to redpanda:v25.1.2"
 	want := []string{"under way: Restart rp-2 (102): " + image, "Restart rp-1 (101): " + image, "Restart rp-0 (100): " + image}
-	if got := summary(p); !slices.Equal(got, want) {
-		t.Errorf("preview\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPreview(t, p, want)
 }
 
 // A paused cluster writes the preview of a spec changed while paused, and nothing else new; a
