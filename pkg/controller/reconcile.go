@@ -77,11 +77,9 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 
 // run takes the reconcile from its objects to its one step, and what follows it.
 func (r *reconcile) run(ctx context.Context) (result, error) {
-	podList, err := objects.ClusterPods(r.nc.listers().pods, r.bc)
-	if err != nil {
-		return result{}, fmt.Errorf("list pods of %s: %w", clusterKey(r.bc), err)
+	if err := r.readPods(); err != nil {
+		return result{}, err
 	}
-	r.pods = brokerpod.ByOrdinal(podList, r.bc.Name)
 	recheck, err := r.deleteClaimlessPods(ctx)
 	if err != nil {
 		return result{}, err
@@ -155,6 +153,16 @@ func (r *reconcile) readObjects(ctx context.Context, ns, name string) error {
 	return nil
 }
 
+// readPods reads the cluster's pods, by ordinal, from the pod cache.
+func (r *reconcile) readPods() error {
+	podList, err := objects.ClusterPods(r.nc.listers().pods, r.bc)
+	if err != nil {
+		return fmt.Errorf("list pods of %s: %w", clusterKey(r.bc), err)
+	}
+	r.pods = brokerpod.ByOrdinal(podList, r.bc.Name)
+	return nil
+}
+
 // forget drops what the controller keeps about a BrokerCluster that is gone.
 func (c *Controller) forget(key, ns, name string) {
 	c.brokers.Forget(key)
@@ -177,6 +185,18 @@ func sooner(a, b time.Duration) time.Duration {
 // cluster property (syncClusterConfig).
 func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) {
 	bc, st := r.bc, r.bc.Status
+	r.observePods(configRestarts)
+	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
+	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
+		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
+	}
+	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+}
+
+// observePods gathers the part of the observation that the status and the pods give, asking the
+// brokers nothing: what the paused path's disruption preview rests on too (paused.go).
+func (r *reconcile) observePods(configRestarts map[int32]bool) {
+	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         bc.Name,
 		Desired:         bc.Spec.Replicas,
@@ -189,11 +209,6 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
 	}
 	r.nameTemplateChanges()
-	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
-	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
-		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
-	}
-	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
 }
 
 // seeds is the cluster's founding seed count: the StatefulSet's record, or, while the
