@@ -92,6 +92,8 @@ func (r *reconcile) makeCall(ctx context.Context, s step.Step, call step.Call) e
 		return r.deleteRestartingPod(ctx)
 	case step.CallDeleteStuckPod:
 		return r.deleteStuckPod(ctx, s)
+	case step.CallRecoverLostBroker:
+		return r.recoverLostBroker(ctx, s)
 	}
 	return nil
 }
@@ -145,7 +147,8 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 	r.record(ctx, s)
 	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
 		ReadyReplicas: brokerpod.ReadyBelow(r.pods, current), Lifecycle: lc, Admin: brokers.ProblemOf(r.adminErr),
-		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc)}, r.c.cfg.Clock.Now())
+		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc),
+		LostNodes: step.LostStatus(r.obs.LostNodes.Brokers), LostNodesKnown: r.obs.LostNodes.Known}, r.c.cfg.Clock.Now())
 	if row.ReportsDrain {
 		if stalled, ok := r.c.brokers.CheckDrain(ctx, bc, *s.Broker, &next); ok {
 			r.c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, stalled)

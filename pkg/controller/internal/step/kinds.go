@@ -56,6 +56,10 @@ const (
 	// (upgrade.go); no broker restarts, Degraded (UnsupportedVersionChange) names both versions
 	// and the rule, until spec.image changes.
 	HoldVersionChange Kind = "HoldVersionChange"
+	// RecoverLostBroker brings back a broker whose volume is pinned to a node that is gone
+	// (lostnodes.go): the volume kept (reclaim policy Retain), its claim and pod deleted, so
+	// that the StatefulSet makes both anew. Only with spec.nodeLossRecovery.
+	RecoverLostBroker Kind = "RecoverLostBroker"
 )
 
 // DecommissionGhostBroker decommissions a ghost broker (ghosts.go). It follows the status write
@@ -69,5 +73,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, RecoverLostBroker, DecommissionGhostBroker,
 }

@@ -60,8 +60,11 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// Storage is the growth of the brokers' volumes to spec.storage.size, per broker, once the
 	// size has grown after the cluster was made; absent before any growth.
 	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
-	// StorageResized.
+	// BrokersOnLostNodes are the brokers whose pod cannot be scheduled because its data volume
+	// is pinned to a node that no longer exists, each with when the operator first saw it so.
+	BrokersOnLostNodes []BrokerOnLostNodeApplyConfiguration `json:"brokersOnLostNodes,omitempty"`
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
+	// StorageResized and NodeLost.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
@@ -166,6 +169,19 @@ func (b *BrokerClusterStatusApplyConfiguration) WithClusterConfig(value *Cluster
 // If called multiple times, the Storage field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
 	b.Storage = value
+	return b
+}
+
+// WithBrokersOnLostNodes adds the given value to the BrokersOnLostNodes field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the BrokersOnLostNodes field.
+func (b *BrokerClusterStatusApplyConfiguration) WithBrokersOnLostNodes(values ...*BrokerOnLostNodeApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithBrokersOnLostNodes")
+		}
+		b.BrokersOnLostNodes = append(b.BrokersOnLostNodes, *values[i])
+	}
 	return b
 }
 
