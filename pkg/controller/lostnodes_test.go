@@ -3,8 +3,11 @@ package controller
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -289,4 +292,102 @@ func TestNodeLossRecoveryHoldsOnFreshFacts(t *testing.T) {
 			t.Errorf("%d brokers on lost nodes recorded, want 2", n)
 		}
 	})
+}
+
+// The recovery's irreversible deletes hold their facts at the instant they are made, whatever
+// changes between the operator's calls: before any admin call and any status write, an
+// adversary may take another broker down or bring it back, or make the node exist again or go
+// again. At the claim's delete and the pod's, the node must be absent and every other member
+// alive and not draining, judged from the apiserver's and the simulator's own state. Once the
+// adversary stops (after ten reconciles, every broker back and the node gone), the recovery
+// ends with the broker back under a new ID.
+func TestNodeLossRecoveryHoldsItsFactsUnderAnAdversary(t *testing.T) {
+	judged := 0
+	for seed := range uint64(30) {
+		h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+		h.bringUpCluster(lostNodeCluster(&v1alpha1.NodeLossRecoverySpec{GracePeriod: &metav1.Duration{}}))
+		old := h.nodeIDs()[2]
+		h.pinVolume(2, "node-2")
+		h.loseNode(2)
+		h.cluster.SetPodVolume(2, "a new volume")
+		rng := rand.New(rand.NewPCG(seed, 0x10de))
+		var mu sync.Mutex
+		active, budget := false, 1+rng.IntN(6)
+		var trace []string
+		act := func(where string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !active || budget <= 0 || rng.IntN(2) != 0 {
+				return
+			}
+			budget--
+			switch o := rng.IntN(2); rng.IntN(3) {
+			case 0:
+				h.cluster.Down(o)
+				trace = append(trace, fmt.Sprintf("%s: ordinal %d down", where, o))
+			case 1:
+				h.cluster.Join(o)
+				trace = append(trace, fmt.Sprintf("%s: ordinal %d up", where, o))
+			default:
+				if err := h.kubeTrack.Create(nodesGVR, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}}, ""); err != nil {
+					_ = h.kubeTrack.Delete(nodesGVR, "", "node-2")
+					trace = append(trace, where+": node-2 gone again")
+				} else {
+					trace = append(trace, where+": node-2 back")
+				}
+			}
+		}
+		judge := func(what string) {
+			mu.Lock()
+			defer mu.Unlock()
+			judged++
+			if _, err := h.kubeTrack.Get(nodesGVR, "", "node-2"); err == nil {
+				t.Errorf("seed %d: %s while node-2 exists\n%s", seed, what, strings.Join(trace, "\n"))
+			}
+			for _, b := range h.cluster.Brokers() {
+				if b.NodeID != old && b.Status != "removed" && (!b.PodRunning || b.Status != "active") {
+					t.Errorf("seed %d: %s while broker %d is %s, running %v\n%s", seed, what, b.NodeID, b.Status, b.PodRunning, strings.Join(trace, "\n"))
+				}
+			}
+		}
+		sim := h.sim.Transport()
+		h.c.brokers.SetTransport(roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			act("before " + req.Method + " " + req.URL.Path)
+			return sim.RoundTrip(req)
+		}))
+		h.brokers.PrependReactor("patch", "brokerclusters", func(k8stesting.Action) (bool, runtime.Object, error) {
+			act("before a status write")
+			return false, nil, nil
+		})
+		for _, resource := range []string{"persistentvolumeclaims", "pods"} {
+			h.kube.PrependReactor("delete", resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
+				judge("delete " + resource + "/" + a.(k8stesting.DeleteAction).GetName())
+				return false, nil, nil
+			})
+		}
+		for i := range 30 {
+			mu.Lock()
+			active = i < 10
+			mu.Unlock()
+			h.reconcileAfterPoll()
+			mu.Lock()
+			active = false
+			if i == 9 { // every broker back and the node gone, once
+				budget = 0
+				h.cluster.Join(0)
+				h.cluster.Join(1)
+				_ = h.kubeTrack.Delete(nodesGVR, "", "node-2")
+			}
+			mu.Unlock()
+			if id, ok := h.cluster.NodeID(2); ok && id != old && slices.Contains(h.decommissionCalls(), old) {
+				break
+			}
+		}
+		if id, ok := h.cluster.NodeID(2); !ok || id == old {
+			t.Errorf("seed %d: ordinal 2 not back under a new ID (%d, %v)\n%s\nstatus %+v\nbrokers %+v\nevents %v", seed, id, ok, strings.Join(trace, "\n"), h.stored().Status, h.cluster.Brokers(), h.events())
+		}
+	}
+	if judged == 0 {
+		t.Error("no delete was judged")
+	}
 }

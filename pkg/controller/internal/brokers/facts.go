@@ -17,7 +17,8 @@ import (
 
 // CheckFacts reads each fact afresh and returns a *factError for the first that does not hold,
 // or the error of a read that failed. The pod is read first and health_overview last, so that
-// the last read before the step is the one that sees every broker.
+// the last read before the step is the one that sees every broker; a lost broker's node is read
+// after them all.
 // The membership facts are read from the controller leader (authority.go), found through view,
 // the reconcile's brokers view (nil when the admin API was not asked).
 func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact, view *View) error {
@@ -34,11 +35,6 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 	}
 	if slices.Contains(facts, step.FactPodReady) {
 		if err := a.checkPodReady(ctx, bc, s); err != nil {
-			return err
-		}
-	}
-	if slices.Contains(facts, step.FactNodeGone) {
-		if err := a.checkNodeGone(ctx, bc, s); err != nil {
 			return err
 		}
 	}
@@ -93,6 +89,11 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		if !h.Healthy() {
 			return &step.FactError{Fact: step.FactHealthGate, Why: "the cluster is not healthy: " + h.String()}
 		}
+	}
+	if slices.Contains(facts, step.FactNodeGone) {
+		// Last: the deletes that follow lose the broker's data, so the node's answer is the
+		// freshest read before them.
+		return a.checkNodeGone(ctx, bc, s)
 	}
 	return nil
 }
