@@ -183,12 +183,16 @@ func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.R
 	if err := r.ensureOwned(ctx, r.bc.Status.CurrentReplicas); err != nil {
 		return result{}, err
 	}
+	unknown := false
 	if r.view != nil {
-		if err := r.annotatePods(ctx); err != nil {
+		var err error
+		if unknown, err = r.annotatePods(ctx); err != nil {
 			return result{}, err
 		}
 	}
-	if row.Polls {
+	// A Ready pod whose broker could not be named yet (its broker not answering node_config
+	// a moment after its pod became Ready) is asked again: no event would say when it answers.
+	if row.Polls || unknown {
 		return result{RequeueAfter: r.c.cfg.DrainPollInterval}, nil
 	}
 	return result{}, nil
