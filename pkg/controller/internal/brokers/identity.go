@@ -192,10 +192,10 @@ func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1
 			return identity{ID: id, Known: true, Source: "annotation"}, nil
 		}
 	}
-	// A pod that is there runs an alive broker, if any: a member on its address that is not
-	// alive is one that ran there before (lost with its volume, its pod made again on a new
-	// one), and recording it on the new pod would hide that member from the ghost check.
-	if b, ok := view.byOrdinal[ordinal]; ok && (pod == nil || b.IsAlive) {
+	// A Ready pod runs an alive broker: a member on its address that is not alive is one that
+	// ran there before (lost with its volume, its pod made again on a new one), and recording
+	// it on the new pod would hide that member from the ghost check.
+	if b, ok := view.byOrdinal[ordinal]; ok && (pod == nil || !brokerpod.IsReady(pod) || b.IsAlive) {
 		return identity{ID: int32(b.NodeID), Known: true, Source: "address"}, nil
 	}
 	return identity{}, nil
