@@ -45,6 +45,9 @@
 //     (spec.maintenanceWindows, FactInsideWindow).
 //   - What happens when spec.storage.size grows? internal/step/volumes.go (the decision),
 //     volumes.go and templategrowth.go.
+//   - What happens to a broker whose local volume's node is gone? internal/step/lostnodes.go
+//     (the decision and its gates), lostnodes.go (what is read and deleted) and
+//     internal/objects/volumenode.go (claim, volume, node).
 //   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.
 //   - How does a row become calls and writes? runner.go.
 //   - What does a reconcile read, and in what order? reconcile.go.
@@ -59,7 +62,10 @@
 // Service deletes, Pod annotation patches and Pod deletes (rollouts), and the StatefulSet's
 // delete when it is made again for a grown claim template. Volume claims are not cached: they
 // are read with a GET by name and patched with the plain client, as are StorageClasses read,
-// only while the volumes grow. Nodes are read with a GET by name, only for rack awareness. No call site records anything by hand. What a reconcile reads depends on
+// only while the volumes grow. Nodes are read with a GET by name, for rack awareness, and, with
+// a broker pod's claim and the PersistentVolume it is bound to, for a pod the scheduler cannot
+// place (lostnodes.go); with spec.nodeLossRecovery that volume is patched (reclaim policy
+// Retain) and the claim deleted with the plain client. No call site records anything by hand. What a reconcile reads depends on
 // the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
 // sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
 // a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
@@ -179,6 +185,19 @@
 // controller leader is known only from a health_overview read; until then a note says so.
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
+//
+// # A broker whose node is gone
+//
+// A broker pod below currentReplicas that the scheduler marked Unschedulable has its claim, the
+// volume it is bound to and the node that volume's node affinity pins it to read by name
+// (lostnodes.go); a node that answers NotFound is gone (one that exists, Ready or not, never
+// is). status.brokersOnLostNodes records each such broker with when it was first seen, the
+// NodeLost condition names pod, claim, volume and node, and one Warning event NodeLost goes out.
+// With spec.nodeLossRecovery, once the grace period has passed since then, RecoverLostBroker
+// (internal/step/lostnodes.go) sets the volume's reclaim policy to Retain and deletes the claim
+// and the pod by UID, its facts read afresh (the node still gone, every other broker up, none
+// draining), one broker at a time and only when no other is lost; the broker comes back with a
+// new node ID, and its old ID is decommissioned as a ghost broker.
 //
 // # Volumes that grow
 //

@@ -199,10 +199,15 @@ func rolloutReason(t Transition, o Observation) string {
 	case ReplaceStuckPod:
 		p, _ := stuckOutdated(o)
 		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
+	case RecoverLostBroker:
+		return recoverReason(o)
 	case WaitForStuckPod:
 		var p StuckPod
 		if len(o.Rollout.Stuck) > 0 {
 			p = o.Rollout.Stuck[0]
+		}
+		if b, lost := lostOf(o, p.Ordinal); lost {
+			return lostWhy(o, b)
 		}
 		return fmt.Sprintf("%s; it runs the current pod template, so the operator cannot replace it with a better one: fix the spec (image, resources, Secrets) or the nodes", p.Why)
 	}
@@ -223,6 +228,8 @@ func Subject(s Step) string {
 		return "the restart of " + b
 	case ReplaceStuckPod:
 		return "the replacement of a pod that cannot start"
+	case RecoverLostBroker:
+		return "the recovery of " + b
 	case ScaleUp:
 		return "the scale-up"
 	}

@@ -322,6 +322,9 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.MaintenanceWindow
           elementRelationship: atomic
+    - name: nodeLossRecovery
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodeLossRecoverySpec
     - name: nodeSelector
       type:
         map:
@@ -362,6 +365,14 @@ var schemaYAML = typed.YAMLObject(`types:
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerClusterStatus
   map:
     fields:
+    - name: brokersOnLostNodes
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerOnLostNode
+          elementRelationship: associative
+          keys:
+          - pod
     - name: clusterConfig
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterConfigStatus
@@ -418,6 +429,35 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerOnLostNode
+  map:
+    fields:
+    - name: claim
+      type:
+        scalar: string
+      default: ""
+    - name: node
+      type:
+        scalar: string
+      default: ""
+    - name: nodeID
+      type:
+        scalar: numeric
+    - name: ordinal
+      type:
+        scalar: numeric
+      default: 0
+    - name: pod
+      type:
+        scalar: string
+      default: ""
+    - name: since
+      type:
+        namedType: Time.v1.meta.apis.pkg.apimachinery.k8s.io
+    - name: volume
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
   map:
     fields:
@@ -621,6 +661,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: timeZone
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodeLossRecoverySpec
+  map:
+    fields:
+    - name: gracePeriod
+      type:
+        namedType: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.NodePortListener
   map:
     fields:

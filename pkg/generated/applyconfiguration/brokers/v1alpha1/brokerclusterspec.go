@@ -66,6 +66,15 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
 	DecommissionGhostBrokers *bool `json:"decommissionGhostBrokers,omitempty"`
+	// NodeLossRecovery, when set, brings back a broker whose pod cannot be scheduled because
+	// its data volume is pinned to a node that no longer exists (a local volume whose node was
+	// deleted): once the node has been gone for the grace period and every other broker is up,
+	// the volume's reclaim policy is set to Retain, and the claim and the pod are deleted, so
+	// that the StatefulSet makes both anew. The broker comes back on an empty volume with a new
+	// node ID: its local data is lost and is copied back from the other replicas. Its old ID is
+	// decommissioned as a ghost broker, so it needs spec.decommissionGhostBrokers. Unset (the
+	// default): such a broker is only reported (the NodeLost condition).
+	NodeLossRecovery *NodeLossRecoverySpecApplyConfiguration `json:"nodeLossRecovery,omitempty"`
 	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
 	// 9092: TLS, SASL and an external listener.
 	Kafka *KafkaSpecApplyConfiguration `json:"kafka,omitempty"`
@@ -202,6 +211,14 @@ func (b *BrokerClusterSpecApplyConfiguration) WithMaintenanceWindows(values ...*
 // If called multiple times, the DecommissionGhostBrokers field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithDecommissionGhostBrokers(value bool) *BrokerClusterSpecApplyConfiguration {
 	b.DecommissionGhostBrokers = &value
+	return b
+}
+
+// WithNodeLossRecovery sets the NodeLossRecovery field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NodeLossRecovery field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithNodeLossRecovery(value *NodeLossRecoverySpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.NodeLossRecovery = value
 	return b
 }
 
