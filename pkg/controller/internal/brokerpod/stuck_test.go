@@ -42,6 +42,9 @@ func TestStuckReadsThePodsOwnStatus(t *testing.T) {
 				pod.DeletionTimestamp = &now
 			}
 			why, stuck := Stuck(pod, time.Unix(1010, 0))
+			if got, want := Unschedulable(pod), strings.HasPrefix(tt.name, "unschedulable"); got != want {
+				t.Errorf("Unschedulable = %t, want %t", got, want)
+			}
 			switch {
 			case tt.want == "" && stuck:
 				t.Errorf("stuck: %q, want a pod that is only slow", why)
