@@ -64,7 +64,9 @@ func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 			s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{}
 		}},
 		{"the default topology spread again (no list)", func(s *v1alpha1.BrokerClusterSpec) { s.TopologySpreadConstraints = nil }},
-		{"affinity", func(s *v1alpha1.BrokerClusterSpec) { s.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{}} }},
+		{"affinity", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{}}
+		}},
 		{"priority class", func(s *v1alpha1.BrokerClusterSpec) { s.PriorityClassName = "brokers" }},
 	} {
 		edit.edit(&bc.Spec)
