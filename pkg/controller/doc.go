@@ -146,7 +146,8 @@
 // (internal/objects/templatediff.go), cluster properties that wait for a restart.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
-// InvalidImageName, or the pod unschedulable for 30 s) is deleted by its UID when it was made from an
+// InvalidImageName, or the pod unschedulable for 30 s, when the reconcile looks again since
+// nothing else changes then: unschedulable.go) is deleted by its UID when it was made from an
 // older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
 // any healthy broker restarts, and a restart's own new pod likewise once the template changes
 // again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why, and for

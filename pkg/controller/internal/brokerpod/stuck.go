@@ -50,6 +50,17 @@ func Stuck(pod *corev1.Pod, now time.Time) (string, bool) {
 	return "", false
 }
 
+// UntilStuck is how long until a pod the scheduler has found no node for counts as stuck: what
+// is left of UnschedulableGrace, 0 when it is not unschedulable or counts already. Nothing
+// else happens to such a pod when its grace ends, so a reconcile looks again then.
+func UntilStuck(pod *corev1.Pod, now time.Time) time.Duration {
+	c, ok := unschedulable(pod)
+	if !ok || pod.DeletionTimestamp != nil {
+		return 0
+	}
+	return max(0, UnschedulableGrace-now.Sub(c.LastTransitionTime.Time))
+}
+
 // Unschedulable says whether the scheduler found no node for the pod: its PodScheduled
 // condition is False with reason Unschedulable.
 func Unschedulable(pod *corev1.Pod) bool {
