@@ -155,11 +155,12 @@
 // (internal/objects/templatediff.go), cluster properties that wait for a restart.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
-// InvalidImageName, or the pod unschedulable for 30 s) is deleted by its UID when it was made from an
+// InvalidImageName, or the pod unschedulable for 30 s, when the reconcile looks again since
+// nothing else changes then: unschedulable.go) is deleted by its UID when it was made from an
 // older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
 // any healthy broker restarts, and a restart's own new pod likewise once the template changes
-// again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why
-// (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
+// again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why, and for
+// a pod no node can take what places it (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
 // maintenance mode while it waits (ReleaseMaintenance). A restart whose pod someone else deleted while it drained goes on with the
 // pod that replaced it (AdoptReplacedPod).
 // A pod annotated broker-operator.dev/restart-requested (by a person, or by the eviction
@@ -258,7 +259,10 @@
 // # Brokers and pods
 //
 // The broker pods run Redpanda (internal/objects/podspec.go, internal/objects/nodeconfig.go; docs/broker-pod.md explains each
-// setting): the first pods of a new cluster are its seeds, the count recorded on the
+// setting): by default at most one broker of a cluster per node (a required pod anti-affinity on
+// the host name) and the brokers spread over zones, or over the rack awareness label
+// (internal/objects/scheduling.go); spec.affinity, spec.topologySpreadConstraints and
+// spec.priorityClassName replace the default part by part. The first pods of a new cluster are its seeds, the count recorded on the
 // StatefulSet (AnnotationSeeds) so that scaling never changes the pod template. What differs per
 // broker and is known only once its pod is placed (its external Kafka address, its rack) is
 // recorded on the pod (internal/objects/placement.go, recordplacement.go: AnnotationExternalAddress, AnnotationRack) and written into

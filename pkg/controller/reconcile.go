@@ -114,8 +114,10 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err != nil {
 		return res, err
 	}
-	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, lostRecheck)))))
+	// A Pending pod's grace, an unschedulable one's, or a missing pod's, ends with no event to
+	// say so.
+	unschedulable := unschedulableRecheck(r.pods, r.bc.Status.CurrentReplicas, r.c.cfg.Clock.Now())
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, sooner(lostRecheck, unschedulable))))))
 	return res, nil
 }
 

@@ -637,6 +637,37 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							},
 						},
 					},
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Affinity of the broker pods. By default the pods carry a required pod anti-affinity on kubernetes.io/hostname among this cluster's broker pods: at most one broker per node, so that one node failure takes at most one broker. Each part set here replaces that part of the default: podAntiAffinity replaces the default anti-affinity (an empty podAntiAffinity removes it; a preferred term softens it), while nodeAffinity and podAffinity are added to it. A change restarts the brokers one at a time, as any pod template change does.",
+							Ref:         ref(v1.Affinity{}.OpenAPIModelName()),
+						},
+					},
+					"topologySpreadConstraints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "TopologySpreadConstraints of the broker pods. Unset, the brokers spread over zones (topology.kubernetes.io/zone, or spec.rackAwareness.nodeLabel with rack awareness) with maxSkew 1 and whenUnsatisfiable ScheduleAnyway. A list set here replaces that default; an empty list removes it. A change restarts the brokers one at a time.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.TopologySpreadConstraint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"priorityClassName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PriorityClassName of the broker pods. Unset: the cluster's default priority, if any. A change restarts the brokers one at a time.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"unsafeSkipHealthGate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers' health_overview reports the cluster unhealthy (leaderless or under-replicated partitions), or a restarting broker's pre-restart probe names partitions at risk. For emergencies only: with it set, a restart or a decommission can make partitions unavailable. It never waives \"every other broker up\": a restart still waits while another broker is down, and everything still happens one broker at a time.",
@@ -713,7 +744,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 

@@ -82,6 +82,29 @@ type BrokerClusterSpec struct {
 	// +listType=atomic
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 
+	// Affinity of the broker pods. By default the pods carry a required pod anti-affinity on
+	// kubernetes.io/hostname among this cluster's broker pods: at most one broker per node, so
+	// that one node failure takes at most one broker. Each part set here replaces that part of
+	// the default: podAntiAffinity replaces the default anti-affinity (an empty podAntiAffinity
+	// removes it; a preferred term softens it), while nodeAffinity and podAffinity are added to
+	// it. A change restarts the brokers one at a time, as any pod template change does.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// TopologySpreadConstraints of the broker pods. Unset, the brokers spread over zones
+	// (topology.kubernetes.io/zone, or spec.rackAwareness.nodeLabel with rack awareness) with
+	// maxSkew 1 and whenUnsatisfiable ScheduleAnyway. A list set here replaces that default; an
+	// empty list removes it. A change restarts the brokers one at a time.
+	// +optional
+	// +listType=atomic
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints"`
+
+	// PriorityClassName of the broker pods. Unset: the cluster's default priority, if any.
+	// A change restarts the brokers one at a time.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
 	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
 	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:

@@ -195,6 +195,9 @@ type StuckPod struct {
 	Pod, UID string
 	// Why says what keeps it from coming up, from its own status.
 	Why string
+	// Unschedulable: the scheduler finds no node for it, so a fix lies in its placement or the
+	// nodes, not in its image or Secrets.
+	Unschedulable bool
 	// Outdated: made from another template than the current one, which may let it start.
 	Outdated bool
 	// NodeID is the broker ID recorded on the pod, when IDKnown.

@@ -274,7 +274,7 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		if why, stuck := brokerpod.Stuck(p, now); stuck {
 			id, known := brokerpod.NodeID(p)
 			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
-				Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
+				Unschedulable: brokerpod.Unschedulable(p), Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
 		}
 		by, requested := brokerpod.RestartRequested(p)
 		if brokerpod.Revision(p) == revision {

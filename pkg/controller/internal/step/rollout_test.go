@@ -185,6 +185,27 @@ func TestStuckPodsAreNamedAndReplacedByUID(t *testing.T) {
 	}
 }
 
+// A broker pod the scheduler finds no node for is named with the scheduler's words, and the
+// wait says what places it: a node, the spec's placement, or fewer brokers.
+func TestAnUnschedulablePodSaysWhatPlacesIt(t *testing.T) {
+	why := "pod redpanda-3 cannot be scheduled: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."
+	o := Observation{Cluster: "redpanda", Desired: 4, Current: 4, Rollout: Rollout{Stuck: []StuckPod{{Ordinal: 3, Pod: "redpanda-3", UID: "u3", Why: why, Unschedulable: true}}}}
+	s := Decide(o)
+	st := NextStatus(&v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{Replicas: 4}, Status: v1alpha1.BrokerClusterStatus{CurrentReplicas: 4}}, s, Write{Current: 4}, time.Now())
+	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
+	if s.Kind != WaitForStuckPod || degraded == nil || degraded.Reason != ReasonBrokerPodCannotStart {
+		t.Fatalf("decide = %s, Degraded %+v; want %s with Degraded %s", s.Kind, degraded, WaitForStuckPod, ReasonBrokerPodCannotStart)
+	}
+	for _, want := range []string{why, "add a node", "spec.affinity", "spec.topologySpreadConstraints", "lower spec.replicas"} {
+		if !strings.Contains(degraded.Message, want) {
+			t.Errorf("Degraded message %q lacks %q", degraded.Message, want)
+		}
+	}
+	if strings.Contains(degraded.Message, "image") {
+		t.Errorf("Degraded message %q points at the image of a pod that only lacks a node", degraded.Message)
+	}
+}
+
 func TestStartRestartRecordsTheBroker(t *testing.T) {
 	o := Observation{Desired: 3, Current: 3, Health: Health{Known: true}, Rollout: Rollout{Outdated: 1, AllReady: true,
 		Next: Victim{Ordinal: 1, ID: 101, IDKnown: true, Status: MemberActive}, NextPod: "redpanda-1", NextPodUID: "u1"}}
