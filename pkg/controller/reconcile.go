@@ -77,6 +77,12 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 
 // run takes the reconcile from its objects to its one step, and what follows it.
 func (r *reconcile) run(ctx context.Context) (result, error) {
+	// Certificates (certificates.go) first: until cert-manager has written every Secret the
+	// pods would mount, nothing else is done.
+	waitCerts, certRecheck, err := r.syncCertificates(ctx)
+	if err != nil || waitCerts {
+		return result{RequeueAfter: certRecheck}, err
+	}
 	podList, err := objects.ClusterPods(r.nc.listers().pods, r.bc)
 	if err != nil {
 		return result{}, fmt.Errorf("list pods of %s: %w", clusterKey(r.bc), err)
@@ -117,7 +123,7 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 		return res, err
 	}
 	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, volumesRecheck))))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, certRecheck)))))
 	return res, nil
 }
 
@@ -159,6 +165,7 @@ func (r *reconcile) readObjects(ctx context.Context, ns, name string) error {
 func (c *Controller) forget(key, ns, name string) {
 	c.brokers.Forget(key)
 	c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
+	c.metrics.certExpiry.forget(ns, name)
 	c.stalled.forget(key)
 	c.templates.Forget(key)
 }
