@@ -84,7 +84,7 @@ func TestPrometheusRuleIsValid(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
+	want := []string{"BrokerTLSSecretExpiring", "BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
 		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed"}
 	if !slices.Equal(names, want) {
 		t.Errorf("alerts %v, want %v", names, want)
@@ -101,7 +101,7 @@ func TestPrometheusRuleValues(t *testing.T) {
 		"replicas":       1,
 		"leaderElection": map[string]any{"enabled": false},
 		"metrics": map[string]any{"prometheusRule": map[string]any{
-			"enabled": true, "drainStalledFor": "6h", "reconcileErrorsFor": "30m",
+			"enabled": true, "drainStalledFor": "6h", "reconcileErrorsFor": "30m", "tlsSecretExpiryDays": 30,
 			"runbookBaseURL": "https://runbooks.example/broker-operator/docs/alerts.md",
 		}},
 	})
@@ -112,6 +112,10 @@ func TestPrometheusRuleValues(t *testing.T) {
 		case "BrokerOperatorDrainNotProgressing":
 			if !strings.Contains(r["expr"].(string), "[6h]") {
 				t.Errorf("drainStalledFor is not in %s", r["expr"])
+			}
+		case "BrokerTLSSecretExpiring":
+			if !strings.HasSuffix(r["expr"].(string), "< 2592000") {
+				t.Errorf("tlsSecretExpiryDays is not in %s", r["expr"])
 			}
 		case "BrokerOperatorReconcileErrors":
 			if r["for"] != "30m" {
