@@ -74,15 +74,18 @@ func TestChartCRDsAreDeployCRDs(t *testing.T) {
 	assertSameFiles(t, filepath.Join(deployDir, "crd/bases"), filepath.Join(chartDir, "crds"), "hack/update-codegen.sh")
 }
 
-// The Grafana dashboard has one source, the chart's; deploy/dashboards holds the same bytes.
+// The Grafana dashboards, the operator's and the brokers', have one source, the chart's;
+// deploy/dashboards holds the same bytes.
 func TestDashboardCopiesAreEqual(t *testing.T) {
 	assertSameFiles(t, filepath.Join(chartDir, "dashboards"), filepath.Join(deployDir, "dashboards"), "cp charts/broker-operator/dashboards/* deploy/dashboards/")
-	data, err := os.ReadFile(filepath.Join(chartDir, "dashboards/broker-operator.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !json.Valid(data) {
-		t.Fatal("dashboards/broker-operator.json is not valid JSON")
+	for _, name := range []string{"broker-operator.json", "brokers.json"} {
+		data, err := os.ReadFile(filepath.Join(chartDir, "dashboards", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !json.Valid(data) {
+			t.Errorf("dashboards/%s is not valid JSON", name)
+		}
 	}
 }
 
@@ -130,6 +133,7 @@ var everythingOn = map[string]any{
 	"extraArgs":        []any{"--workers=4"},
 	"podAnnotations":   map[string]any{"example.com/team": "brokers"},
 	"nodeSelector":     map[string]any{"kubernetes.io/os": "linux"},
+	"brokerMonitoring": brokerMonitoringTLS,
 }
 
 // helm lint --strict: no errors and no warnings, with default values, with every option on, and
@@ -273,6 +277,18 @@ func TestChartRejectsBadValues(t *testing.T) {
 		"a misspelt value": {
 			map[string]any{"replica": 3},
 			"replica",
+		},
+		"broker TLS without a CA": {
+			map[string]any{"brokerMonitoring": map[string]any{"enabled": true, "tls": map[string]any{"enabled": true}}},
+			"brokerMonitoring.tls.enabled needs brokerMonitoring.tls.caSecret.name",
+		},
+		"a misspelt broker monitoring value": {
+			map[string]any{"brokerMonitoring": map[string]any{"enable": true}},
+			"enable",
+		},
+		"certificate expiry in days as a duration": {
+			map[string]any{"brokerMonitoring": map[string]any{"alerts": map[string]any{"certificateExpiryDays": "14d"}}},
+			"certificateExpiryDays",
 		},
 		"verbosity as a string": {
 			map[string]any{"verbosity": "debug"},

@@ -19,8 +19,37 @@ const alertsDoc = "../../docs/alerts.md"
 // prometheusRuleOn renders the PrometheusRule with the chart's defaults otherwise.
 var prometheusRuleOn = map[string]any{"metrics": map[string]any{"prometheusRule": map[string]any{"enabled": true}}}
 
+// allAlertsOn renders the PrometheusRule with the broker alerts too.
+var allAlertsOn = map[string]any{
+	"metrics":          map[string]any{"prometheusRule": map[string]any{"enabled": true}},
+	"brokerMonitoring": map[string]any{"enabled": true},
+}
+
+// Each group's alerts read one job: the operator's own metrics, or the brokers' as the
+// brokers' PodMonitor scrapes them (broker_monitoring_test.go).
+var groupJobs = map[string]string{
+	"broker-operator":              releaseName + "-metrics",
+	"broker-operator-certificates": releaseName + "-metrics",
+	"brokers":                      brokersJob,
+}
+
 // alertRules renders the chart with vals and returns the PrometheusRule's rules.
 func alertRules(t *testing.T, vals map[string]any) []map[string]any {
+	t.Helper()
+	var rules []map[string]any
+	for _, g := range ruleGroups(t, vals) {
+		rules = append(rules, g.rules...)
+	}
+	return rules
+}
+
+type ruleGroup struct {
+	name  string
+	rules []map[string]any
+}
+
+// ruleGroups renders the chart with vals and returns the PrometheusRule's groups in order.
+func ruleGroups(t *testing.T, vals map[string]any) []ruleGroup {
 	t.Helper()
 	objs, err := renderChart(vals)
 	if err != nil {
@@ -30,68 +59,91 @@ func alertRules(t *testing.T, vals map[string]any) []map[string]any {
 	if len(prs) != 1 {
 		t.Fatalf("want one PrometheusRule, got %d", len(prs))
 	}
-	var rules []map[string]any
+	var groups []ruleGroup
 	for _, g := range dig(prs[0], "spec", "groups").([]any) {
+		group := ruleGroup{name: g.(map[string]any)["name"].(string)}
 		for _, r := range g.(map[string]any)["rules"].([]any) {
-			rules = append(rules, r.(map[string]any))
+			group.rules = append(group.rules, r.(map[string]any))
 		}
+		groups = append(groups, group)
 	}
-	return rules
+	return groups
 }
 
-// Every alert parses as PromQL, reads the operator's own job, has a valid duration, a severity, and
-// a runbook_url whose anchor is a section of docs/alerts.md.
+// Every alert parses as PromQL, reads its group's job, has a valid duration, a severity, and a
+// runbook_url whose anchor is a section of docs/alerts.md.
 func TestPrometheusRuleIsValid(t *testing.T) {
-	doc, err := os.ReadFile(alertsDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sections := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^## (\S+)$`).FindAllStringSubmatch(string(doc), -1) {
-		sections[strings.ToLower(m[1])] = true
-	}
-	rules := alertRules(t, prometheusRuleOn)
+	sections := alertSections(t)
 	var names []string
-	for _, r := range rules {
-		name, _ := r["alert"].(string)
-		names = append(names, name)
-		expr, err := parser.NewParser(parser.Options{}).ParseExpr(r["expr"].(string))
-		if err != nil {
-			t.Errorf("%s: expr does not parse: %v\n%s", name, err, r["expr"])
-			continue
+	for _, g := range ruleGroups(t, allAlertsOn) {
+		job, ok := groupJobs[g.name]
+		if !ok {
+			t.Errorf("group %q reads no known job", g.name)
 		}
-		for _, sel := range parser.ExtractSelectors(expr) {
-			if !slices.ContainsFunc(sel, func(m *labels.Matcher) bool { return m.Name == "job" && m.Value == releaseName+"-metrics" }) {
-				t.Errorf("%s: a selector %v does not select job %q", name, sel, releaseName+"-metrics")
+		for _, r := range g.rules {
+			name, _ := r["alert"].(string)
+			names = append(names, name)
+			expr, err := parser.NewParser(parser.Options{}).ParseExpr(r["expr"].(string))
+			if err != nil {
+				t.Errorf("%s: expr does not parse: %v\n%s", name, err, r["expr"])
+				continue
 			}
-		}
-		if f, ok := r["for"].(string); ok {
-			if _, err := model.ParseDuration(f); err != nil {
-				t.Errorf("%s: for %q: %v", name, f, err)
+			for _, sel := range parser.ExtractSelectors(expr) {
+				if !slices.ContainsFunc(sel, func(m *labels.Matcher) bool { return m.Name == "job" && m.Value == job }) {
+					t.Errorf("%s: a selector %v does not select job %q", name, sel, job)
+				}
 			}
-		}
-		if sev := dig(r, "labels", "severity"); sev != "warning" && sev != "critical" {
-			t.Errorf("%s: severity %v", name, sev)
-		}
-		url, _ := dig(r, "annotations", "runbook_url").(string)
-		base, anchor, _ := strings.Cut(url, "#")
-		if !strings.HasSuffix(base, "/docs/alerts.md") || anchor != strings.ToLower(name) || !sections[anchor] {
-			t.Errorf("%s: runbook_url %q is not a section of %s", name, url, alertsDoc)
-		}
-		for _, a := range []string{"summary", "description"} {
-			if s, _ := dig(r, "annotations", a).(string); s == "" {
-				t.Errorf("%s: no %s", name, a)
+			if f, ok := r["for"].(string); ok {
+				if _, err := model.ParseDuration(f); err != nil {
+					t.Errorf("%s: for %q: %v", name, f, err)
+				}
+			}
+			if sev := dig(r, "labels", "severity"); sev != "warning" && sev != "critical" {
+				t.Errorf("%s: severity %v", name, sev)
+			}
+			url, _ := dig(r, "annotations", "runbook_url").(string)
+			base, anchor, _ := strings.Cut(url, "#")
+			if _, ok := sections[anchor]; !strings.HasSuffix(base, "/docs/alerts.md") || anchor != strings.ToLower(name) || !ok {
+				t.Errorf("%s: runbook_url %q is not a section of %s", name, url, alertsDoc)
+			}
+			for _, a := range []string{"summary", "description"} {
+				if s, _ := dig(r, "annotations", a).(string); s == "" {
+					t.Errorf("%s: no %s", name, a)
+				}
 			}
 		}
 	}
 	want := []string{"BrokerTLSSecretExpiring", "BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
-		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed"}
+		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed",
+		"BrokerPartitionsUnderReplicated", "BrokerPartitionsLeaderless", "BrokerDiskSpaceLow", "BrokerDiskSpaceDegraded",
+		"BrokerCertificateExpiring"}
 	if !slices.Equal(names, want) {
 		t.Errorf("alerts %v, want %v", names, want)
 	}
 	if len(sections) != len(want) {
 		t.Errorf("%s has %d sections, the rule %d alerts", alertsDoc, len(sections), len(want))
 	}
+}
+
+// alertSections returns the text of each "## Name" section of docs/alerts.md, by the anchor
+// GitHub gives it (the name in lower case).
+func alertSections(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := os.ReadFile(alertsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]string{}
+	heading := regexp.MustCompile(`(?m)^## (\S+)$`)
+	bounds := heading.FindAllStringSubmatchIndex(string(doc), -1)
+	for i, m := range bounds {
+		end := len(doc)
+		if i+1 < len(bounds) {
+			end = bounds[i+1][0]
+		}
+		sections[strings.ToLower(string(doc[m[2]:m[3]]))] = string(doc[m[1]:end])
+	}
+	return sections
 }
 
 // The thresholds are values; the lease alert goes with leader election; the rule is off by

@@ -8,30 +8,31 @@ import (
 // Condition reasons a BrokerCluster's status can show; internal/step defines them with the
 // steps that set them.
 const (
-	ReasonAllBrokersReady          = step.ReasonAllBrokersReady
-	ReasonBrokersNotReady          = step.ReasonBrokersNotReady
-	ReasonScalingUp                = step.ReasonScalingUp
-	ReasonScalingDown              = step.ReasonScalingDown
-	ReasonSteady                   = step.ReasonSteady
-	ReasonAdminAPIUnavailable      = step.ReasonAdminAPIUnavailable
-	ReasonAdminAPIUnauthorized     = step.ReasonAdminAPIUnauthorized
-	ReasonAdminAPIForbidden        = step.ReasonAdminAPIForbidden
-	ReasonAdminAPITLSRefused       = step.ReasonAdminAPITLSRefused
-	ReasonBrokerIDUnknown          = step.ReasonBrokerIDUnknown
-	ReasonAsExpected               = step.ReasonAsExpected
-	ReasonClusterUnhealthy         = step.ReasonClusterUnhealthy
-	ReasonRollingOut               = step.ReasonRollingOut
-	ReasonAllUpdated               = step.ReasonAllUpdated
-	ReasonGhostBrokersFound        = step.ReasonGhostBrokersFound
-	ReasonNoGhostBrokers           = step.ReasonNoGhostBrokers
-	ReasonDrainStalled             = step.ReasonDrainStalled
-	ReasonAdminSecretMissing       = step.ReasonAdminSecretMissing
-	ReasonAdminSecretInvalid       = step.ReasonAdminSecretInvalid
-	ReasonAdminSecretForbidden     = step.ReasonAdminSecretForbidden
-	ReasonUnsupportedVersionChange = step.ReasonUnsupportedVersionChange
-	ReasonBrokerPodCannotStart     = step.ReasonBrokerPodCannotStart
-	ReasonBrokerRecoveryStalled    = step.ReasonBrokerRecoveryStalled
-	ReasonScaleDownWouldNotFit     = step.ReasonScaleDownWouldNotFit
+	ReasonAllBrokersReady           = step.ReasonAllBrokersReady
+	ReasonBrokersNotReady           = step.ReasonBrokersNotReady
+	ReasonScalingUp                 = step.ReasonScalingUp
+	ReasonScalingDown               = step.ReasonScalingDown
+	ReasonSteady                    = step.ReasonSteady
+	ReasonAdminAPIUnavailable       = step.ReasonAdminAPIUnavailable
+	ReasonAdminAPIUnauthorized      = step.ReasonAdminAPIUnauthorized
+	ReasonAdminAPIForbidden         = step.ReasonAdminAPIForbidden
+	ReasonAdminAPITLSRefused        = step.ReasonAdminAPITLSRefused
+	ReasonBrokerIDUnknown           = step.ReasonBrokerIDUnknown
+	ReasonAsExpected                = step.ReasonAsExpected
+	ReasonClusterUnhealthy          = step.ReasonClusterUnhealthy
+	ReasonRollingOut                = step.ReasonRollingOut
+	ReasonAllUpdated                = step.ReasonAllUpdated
+	ReasonGhostBrokersFound         = step.ReasonGhostBrokersFound
+	ReasonNoGhostBrokers            = step.ReasonNoGhostBrokers
+	ReasonDrainStalled              = step.ReasonDrainStalled
+	ReasonAdminSecretMissing        = step.ReasonAdminSecretMissing
+	ReasonAdminSecretInvalid        = step.ReasonAdminSecretInvalid
+	ReasonAdminSecretForbidden      = step.ReasonAdminSecretForbidden
+	ReasonUnsupportedVersionChange  = step.ReasonUnsupportedVersionChange
+	ReasonBrokerPodCannotStart      = step.ReasonBrokerPodCannotStart
+	ReasonBrokerRecoveryStalled     = step.ReasonBrokerRecoveryStalled
+	ReasonBrokerPodStuckTerminating = step.ReasonBrokerPodStuckTerminating
+	ReasonScaleDownWouldNotFit      = step.ReasonScaleDownWouldNotFit
 )
 
 // Reasons of the ConfigApplied condition (internal/brokers).

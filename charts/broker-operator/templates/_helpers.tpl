@@ -59,3 +59,9 @@ one evictionWebhook.tls.secretName names. */}}
 {{- define "broker-operator.evictionWebhook.certDir" -}}
 /etc/broker-operator/eviction-webhook
 {{- end -}}
+
+{{/* The PodMonitor of the brokers, and the job label of what it scrapes: the broker alerts and
+dashboard select the brokers' series by it. */}}
+{{- define "broker-operator.brokerMonitoring.job" -}}
+{{- printf "%s-brokers" (include "broker-operator.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}

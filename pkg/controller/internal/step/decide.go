@@ -112,6 +112,9 @@ type Rollout struct {
 	OldPodGone bool
 	// OldPodDeleting: the pod recorded in R is there and being deleted.
 	OldPodDeleting bool
+	// StuckTerminating says, while OldPodDeleting, that the pod has outlived its grace period
+	// by TerminatingGrace, and where it runs: its kubelet is not finishing the delete.
+	StuckTerminating string
 	// PodReady: the pod recorded in R is there, Ready and not being deleted.
 	PodReady bool
 	// OthersUp: the admin API lists every member but R's broker as alive.

@@ -135,6 +135,9 @@ func restartReason(t Transition, o Observation) string {
 		return fmt.Sprintf("deleting pod %s again to restart %s", r.Pod, b)
 	case WaitForRestart:
 		if o.Rollout.OldPodDeleting {
+			if why := o.Rollout.StuckTerminating; why != "" {
+				return fmt.Sprintf("the restart of %s waits: %s", b, why)
+			}
 			return fmt.Sprintf("waiting while pod %s is deleted to restart %s", r.Pod, b)
 		}
 		return fmt.Sprintf("waiting until %s is back: its new pod Ready and the broker an alive, active member%s", b, notReadyClause(o))

@@ -183,7 +183,8 @@ func decideRollout(o Observation, table []Transition) Step {
 			}
 			s.Reason = rolloutReason(t, o)
 		}
-		s.Overdue = t.Then == WaitForRecovery && o.Rollout.Recovery.Overdue
+		s.Overdue = (t.Then == WaitForRecovery && o.Rollout.Recovery.Overdue) ||
+			(t.Then == WaitForRestart && o.Rollout.OldPodDeleting && o.Rollout.StuckTerminating != "")
 		if o.Rollout.Restart != nil {
 			s.AnyTime = requestedAnyTime(o, o.Rollout.Restart.Ordinal)
 		} else {
@@ -292,10 +293,33 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		p := pods[int(rs.Ordinal)]
 		r.OldPodGone = p == nil || string(p.UID) != rs.PodUID
 		r.OldPodDeleting = !r.OldPodGone && p.DeletionTimestamp != nil
+		if r.OldPodDeleting {
+			r.StuckTerminating = stuckTerminating(p, now)
+		}
 		r.PodReady = !r.OldPodGone && !r.OldPodDeleting && brokerpod.IsReady(p)
 		r.Back = r.OldPodGone && p != nil && brokerpod.IsReady(p)
 	}
 	return r
+}
+
+// TerminatingGrace is how long past its deletionTimestamp (the delete's time plus the pod's
+// grace period) a pod may still be there before the wait for it is reported: the kubelet
+// should have stopped it by then.
+const TerminatingGrace = 2 * time.Minute
+
+// stuckTerminating says why a pod being deleted is overdue, "" while it is not. A pod whose
+// node is down stays Terminating until the node comes back or its object is deleted; the
+// operator never forces the delete, as the broker may still run there.
+func stuckTerminating(p *corev1.Pod, now time.Time) string {
+	if p.DeletionTimestamp == nil || now.Sub(p.DeletionTimestamp.Time) < TerminatingGrace {
+		return ""
+	}
+	node := p.Spec.NodeName
+	if node == "" {
+		node = "no node"
+	}
+	return fmt.Sprintf("pod %s has been terminating for %s past its grace period on %s: its kubelet has not finished the delete (is the node down?); the restart waits for it, and `kubectl delete pod %s --force` is safe only once you know the broker no longer runs there",
+		p.Name, now.Sub(p.DeletionTimestamp.Time).Round(time.Second), node, p.Name)
 }
 
 // notReady says why the pod at ordinal is not Ready, from its own status.

@@ -1,6 +1,7 @@
 package step
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -285,5 +287,48 @@ func TestAnOverdueRecoveryIsDegradedAndStillWaits(t *testing.T) {
 	st = NextStatus(bc, s, Write{Current: 3, Lifecycle: Lifecycle{Restart: r}}, time.Now())
 	if d := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded); s.Kind != WaitForRecovery || d.Status != metav1.ConditionFalse {
 		t.Errorf("within the timeout: %s, Degraded %+v; want a quiet wait", s.Kind, d)
+	}
+}
+
+// The pod a restart deleted that is still there two minutes past its grace period (its node
+// down, say) makes the cluster Degraded, naming the pod and its node, with one Warning event;
+// the restart still waits, and never forces the delete. Within the grace the wait is quiet.
+func TestAPodStuckTerminatingIsDegradedAndStillWaits(t *testing.T) {
+	now := time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC)
+	r := &v1alpha1.BrokerRestart{Pod: "redpanda-2", Ordinal: 2, NodeID: 102, Step: v1alpha1.RestartRestarting, PodUID: "u2"}
+	bc := &v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: "redpanda"}, Spec: v1alpha1.BrokerClusterSpec{Replicas: 3},
+		Status: v1alpha1.BrokerClusterStatus{CurrentReplicas: 3, Restart: r}}
+	pods := map[int]*corev1.Pod{}
+	for i := range 3 {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("redpanda-%d", i), UID: types.UID(fmt.Sprintf("u%d", i))}, Spec: corev1.PodSpec{NodeName: "node-a"}}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		pods[i] = p
+	}
+	deleted := metav1.NewTime(now.Add(-TerminatingGrace - time.Second))
+	pods[2].DeletionTimestamp = &deleted
+
+	o := Observation{Cluster: "redpanda", Desired: 3, Current: 3, Health: Health{Known: true}, Rollout: ObserveRollout(bc, "", pods, nil, now)}
+	s := Decide(o)
+	st := NextStatus(bc, s, Write{Current: 3, Lifecycle: Lifecycle{Restart: r}}, now)
+	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
+	if s.Kind != WaitForRestart || degraded == nil || degraded.Reason != ReasonBrokerPodStuckTerminating ||
+		!strings.Contains(degraded.Message, "redpanda-2") || !strings.Contains(degraded.Message, "node-a") {
+		t.Fatalf("decide = %s, Degraded %+v; want %s naming the pod and its node", s.Kind, degraded, ReasonBrokerPodStuckTerminating)
+	}
+	events := Events(s, &bc.Status, &st)
+	if len(events) != 1 || events[0].Type != corev1.EventTypeWarning || events[0].Reason != string(WaitForRestart) {
+		t.Fatalf("events %+v, want one Warning WaitForRestart", events)
+	}
+	if again := Events(s, &st, &st); len(again) != 0 {
+		t.Errorf("events %+v on the next poll of the same wait, want none", again)
+	}
+
+	recent := metav1.NewTime(now.Add(-time.Minute))
+	pods[2].DeletionTimestamp = &recent
+	o.Rollout = ObserveRollout(bc, "", pods, nil, now)
+	s = Decide(o)
+	st = NextStatus(bc, s, Write{Current: 3, Lifecycle: Lifecycle{Restart: r}}, now)
+	if d := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded); s.Kind != WaitForRestart || d.Status != metav1.ConditionFalse {
+		t.Errorf("within the grace: %s, Degraded %+v; want a quiet wait", s.Kind, d)
 	}
 }

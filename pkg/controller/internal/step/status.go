@@ -39,6 +39,9 @@ const (
 	// ReasonBrokerRecoveryStalled: a restarted broker has not reclaimed its load within
 	// spec.rollout.recoveryTimeout; the rollout still waits for it.
 	ReasonBrokerRecoveryStalled = "BrokerRecoveryStalled"
+	// ReasonBrokerPodStuckTerminating: the pod a restart deleted is still there well past its
+	// grace period (its node down, say); the restart waits for it.
+	ReasonBrokerPodStuckTerminating = "BrokerPodStuckTerminating"
 	ReasonRollingOut            = "RollingOut"
 	ReasonAllUpdated            = "AllUpdated"
 	ReasonGhostBrokersFound     = "GhostBrokersFound"
@@ -169,6 +172,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	}
 	if s.Kind == WaitForRecovery && s.Overdue {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerRecoveryStalled, s.Reason
+	}
+	if s.Kind == WaitForRestart && s.Overdue {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonBrokerPodStuckTerminating, s.Reason
 	}
 	if s.Kind == HoldScaleDown {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonScaleDownWouldNotFit, s.Reason

@@ -37,7 +37,11 @@ func Events(s Step, before, after *v1alpha1.BrokerClusterStatus) []Event {
 		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: string(kind), Message: msg})
 	}
 	if IsNews(s, before, after) {
-		out = append(out, Event{Type: EventType(s.Kind), Reason: string(s.Kind), Message: s.Reason})
+		typ := EventType(s.Kind)
+		if s.Overdue {
+			typ = corev1.EventTypeWarning // a wait that has lasted longer than it should
+		}
+		out = append(out, Event{Type: typ, Reason: string(s.Kind), Message: s.Reason})
 	}
 	return out
 }
@@ -47,9 +51,13 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 	switch s.Kind {
 	case None:
 		return false
-	case WaitForDrain, WaitForLeadershipDrain, WaitForRestart:
+	case WaitForRestart:
+		// Begun by RestartPod, RestartSingleBroker or DeletePod, which were told; a pod stuck
+		// terminating is told once.
+		return s.Overdue && ConditionBegan(before, after, v1alpha1.ConditionDegraded)
+	case WaitForDrain, WaitForLeadershipDrain:
 		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
-		// EnableMaintenance; RestartPod, RestartSingleBroker or DeletePod, which were told.
+		// EnableMaintenance, which were told.
 		return false
 	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery, HoldScaleDown:
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
@@ -113,20 +121,21 @@ var endedWaits = map[string]struct {
 	wait Kind
 	says string
 }{
-	ReasonClusterUnhealthy:         {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
-	ReasonBrokerIDUnknown:          {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
-	ReasonBrokerPodCannotStart:     {WaitForStuckPod, "no longer waiting for a broker pod that could not start"},
-	ReasonBrokerRecoveryStalled:    {WaitForRecovery, "no longer waiting for a restarted broker to reclaim its load"},
-	ReasonDrainStalled:             {WaitForDrain, "the drain is no longer stalled"},
-	ReasonUnsupportedVersionChange: {HoldVersionChange, "the rollout is no longer held: spec.image no longer changes the brokers' version off Redpanda's upgrade path"},
-	ReasonScaleDownWouldNotFit:     {HoldScaleDown, "the scale-down is no longer held: the brokers that would remain can hold the data, or spec.replicas went back up"},
-	ReasonAdminAPIUnavailable:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
-	ReasonAdminAPIUnauthorized:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
-	ReasonAdminAPITLSRefused:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
-	ReasonAdminAPIForbidden:        {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
-	ReasonAdminSecretMissing:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
-	ReasonAdminSecretInvalid:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
-	ReasonAdminSecretForbidden:     {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
+	ReasonClusterUnhealthy:          {WaitForHealthyCluster, "no longer waiting for a healthy cluster: the next step may go ahead"},
+	ReasonBrokerIDUnknown:           {WaitForBrokerID, "no longer waiting to learn which broker a pod runs"},
+	ReasonBrokerPodCannotStart:      {WaitForStuckPod, "no longer waiting for a broker pod that could not start"},
+	ReasonBrokerRecoveryStalled:     {WaitForRecovery, "no longer waiting for a restarted broker to reclaim its load"},
+	ReasonBrokerPodStuckTerminating: {WaitForRestart, "the restarted broker's old pod is gone: the restart goes on"},
+	ReasonDrainStalled:              {WaitForDrain, "the drain is no longer stalled"},
+	ReasonUnsupportedVersionChange:  {HoldVersionChange, "the rollout is no longer held: spec.image no longer changes the brokers' version off Redpanda's upgrade path"},
+	ReasonScaleDownWouldNotFit:      {HoldScaleDown, "the scale-down is no longer held: the brokers that would remain can hold the data, or spec.replicas went back up"},
+	ReasonAdminAPIUnavailable:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
+	ReasonAdminAPIUnauthorized:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},
+	ReasonAdminAPITLSRefused:        {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the TLS handshake succeeds again"},
+	ReasonAdminAPIForbidden:         {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's user is no longer refused"},
+	ReasonAdminSecretMissing:        {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is there"},
+	ReasonAdminSecretInvalid:        {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the Secret spec.adminAPI names is usable"},
+	ReasonAdminSecretForbidden:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator may read the Secret spec.adminAPI names"},
 }
 
 // waitEnded reports the wait that ended between before and after: the Degraded condition one of
