@@ -50,6 +50,7 @@
 //   - What does a reconcile read, and in what order? reconcile.go.
 //   - What does status say after a step, and which events go out? internal/step/status.go and
 //     internal/step/story.go.
+//   - What will a pending change restart or remove, in which order? internal/step/preview.go.
 //
 // # Reads and writes
 //
@@ -124,8 +125,8 @@
 // first. The health gate (internal/step/health.go) asks health_overview before a decommission or a restart
 // starts; spec.unsafeSkipHealthGate overrides it. Ghost brokers (internal/brokers/ghosts.go) are reported by any
 // reconcile that asks the admin API, and decommissioned only with spec.decommissionGhostBrokers.
-// The controller leader (health_overview's controller_id) restarts last (internal/brokers/
-// observe.go, leaderLast), and the membership facts of irreversible steps are read from its own
+// The controller leader (health_overview's controller_id) restarts last (internal/step/
+// rollout.go, LeaderLast, applied by internal/brokers/observe.go), and the membership facts of irreversible steps are read from its own
 // brokers list, any broker's when it cannot be asked, named in status.membershipReadFrom
 // (internal/brokers/authority.go).
 // Before a restart (and right before its irreversible calls, FactRestartSafe) the broker's own
@@ -163,8 +164,21 @@
 // or decommission is about is taken out of it first (ClearLeakedMaintenance,
 // internal/step/leaked.go).
 // A BrokerCluster annotated broker-operator.dev/paused: "true" is read and left alone: the
-// Paused condition, one event, and no admin call or other write (paused.go,
-// internal/step/paused.go).
+// Paused condition, one event, the disruption preview, and no admin call or other write
+// (paused.go, internal/step/paused.go).
+//
+// # The preview of disruption
+//
+// status.disruptionPreview names the broker pods the pending changes will restart or remove, in
+// the order the operator will take them, and why, in the words of the events that will tell each
+// one (internal/step/preview.go, Preview): the restart or decommission under way, a scale-down's
+// brokers highest ordinal first, then the restarts in the rollout's order (stuck outdated pods,
+// a restart asked for, the highest ordinal, the controller leader last). It is computed from the
+// observation alone and written with the status of every step (step.Change), so a step whose
+// call follows its write (StartRestart, StartDecommission) has it in status before the call, and
+// every wait shows it. A paused cluster writes it too, from its status and pods and no admin
+// call (paused.go), so that a change made while paused is previewed before it starts. The
+// controller leader is known only from a health_overview read; until then a note says so.
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //

@@ -24,10 +24,15 @@ const (
 )
 
 // holdPaused is the whole reconcile of a paused cluster: the Paused condition written once, with
-// one event, and nothing else, neither read of the brokers nor write.
+// one event, and the disruption preview of the spec as it is, made from the status and the pods
+// (step.Preview) whenever it changes; nothing else, neither read of the brokers nor write.
 func (r *reconcile) holdPaused(ctx context.Context) (result, error) {
 	klog.FromContext(ctx).V(2).Info("BrokerCluster is paused: nothing done", "resourceVersion", r.bc.ResourceVersion)
-	next := step.PausedStatus(r.bc, r.c.cfg.Clock.Now())
+	if err := r.readPods(); err != nil {
+		return result{}, err
+	}
+	r.observePods(step.RecordedConfigRestarts(r.bc))
+	next := step.PausedStatus(r.bc, step.Preview(r.bc, r.obs, step.RecordedOf(r.bc)), r.c.cfg.Clock.Now())
 	patch := step.StatusPatch(r.bc.Status, next, "")
 	if patch == nil {
 		return result{}, nil

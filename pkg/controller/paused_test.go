@@ -29,8 +29,9 @@ func (h *harness) setPaused(on bool) {
 	h.syncInformers()
 }
 
-// A paused cluster asks nothing of its brokers and writes nothing but its Paused condition, once,
-// with one event; resumed, it takes the scale-down asked for while it was paused.
+// A paused cluster asks nothing of its brokers and writes nothing but its status: the Paused
+// condition, once, with one event, and the preview of the change made while paused; resumed, it
+// takes the scale-down asked for while it was paused.
 func TestAPausedClusterDoesNothingUntilResumed(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUp(3)
@@ -51,7 +52,10 @@ func TestAPausedClusterDoesNothingUntilResumed(t *testing.T) {
 		}
 	}
 	if !slices.Equal(writes, []string{"patch brokerclusters/status"}) {
-		t.Errorf("writes while paused: %v, want the Paused condition's status patch alone", writes)
+		t.Errorf("writes while paused: %v, want one status patch: the Paused condition and the preview", writes)
+	}
+	if p := h.stored().Status.DisruptionPreview; p == nil || p.ObservedGeneration != h.stored().Generation || len(p.Disruptions) != 3 {
+		t.Errorf("preview while paused: %+v, want the scale-down and two restarts of the changed spec", p)
 	}
 	st := h.stored().Status
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionPaused); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonPaused {

@@ -83,11 +83,9 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err != nil || waitCerts {
 		return result{RequeueAfter: certRecheck}, err
 	}
-	podList, err := objects.ClusterPods(r.nc.listers().pods, r.bc)
-	if err != nil {
-		return result{}, fmt.Errorf("list pods of %s: %w", clusterKey(r.bc), err)
+	if err := r.readPods(); err != nil {
+		return result{}, err
 	}
-	r.pods = brokerpod.ByOrdinal(podList, r.bc.Name)
 	recheck, err := r.deleteClaimlessPods(ctx)
 	if err != nil {
 		return result{}, err
@@ -161,6 +159,16 @@ func (r *reconcile) readObjects(ctx context.Context, ns, name string) error {
 	return nil
 }
 
+// readPods reads the cluster's pods, by ordinal, from the pod cache.
+func (r *reconcile) readPods() error {
+	podList, err := objects.ClusterPods(r.nc.listers().pods, r.bc)
+	if err != nil {
+		return fmt.Errorf("list pods of %s: %w", clusterKey(r.bc), err)
+	}
+	r.pods = brokerpod.ByOrdinal(podList, r.bc.Name)
+	return nil
+}
+
 // forget drops what the controller keeps about a BrokerCluster that is gone.
 func (c *Controller) forget(key, ns, name string) {
 	c.brokers.Forget(key)
@@ -184,6 +192,18 @@ func sooner(a, b time.Duration) time.Duration {
 // cluster property (syncClusterConfig).
 func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) {
 	bc, st := r.bc, r.bc.Status
+	r.observePods(configRestarts)
+	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
+	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
+		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
+	}
+	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+}
+
+// observePods gathers the part of the observation that the status and the pods give, asking the
+// brokers nothing: what the paused path's disruption preview rests on too (paused.go).
+func (r *reconcile) observePods(configRestarts map[int32]bool) {
+	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         bc.Name,
 		Desired:         bc.Spec.Replicas,
@@ -196,11 +216,6 @@ func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) 
 		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
 	}
 	r.nameTemplateChanges()
-	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
-	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
-		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
-	}
-	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
 }
 
 // seeds is the cluster's founding seed count: the StatefulSet's record, or, while the

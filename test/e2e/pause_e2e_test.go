@@ -20,8 +20,8 @@ import (
 )
 
 // A paused cluster: a scale-down and an image change asked for while it is paused make no admin
-// call and no write (the simulator's call log and the apiserver's audit log), until the pause
-// ends; then both are carried out.
+// call and no write but the status's disruption preview (the simulator's call log and the
+// apiserver's audit log), until the pause ends; then both are carried out.
 func TestAPausedClusterIsLeftAloneUntilResumed(t *testing.T) {
 	t.Parallel()
 	ns := env.NewNamespace(t)
@@ -53,16 +53,26 @@ func TestAPausedClusterIsLeftAloneUntilResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	status := "/namespaces/" + ns + "/brokerclusters/" + name + "/status"
 	for _, r := range reqs {
 		write := r.Verb != "get" && r.Verb != "list" && r.Verb != "watch"
-		if r.User == brokerenv.OperatorUser && write && r.At.After(since) && strings.Contains(r.RequestURI, "/namespaces/"+ns+"/") && !strings.Contains(r.RequestURI, "/events") {
+		if r.User == brokerenv.OperatorUser && write && r.At.After(since) && strings.Contains(r.RequestURI, "/namespaces/"+ns+"/") &&
+			!strings.Contains(r.RequestURI, "/events") && !(r.Verb == "patch" && strings.HasSuffix(r.RequestURI, status)) {
 			t.Errorf("a write while paused: %s %s", r.Verb, r.RequestURI)
 		}
+	}
+	// The one status write is the preview of the change; nothing else in status moved.
+	bc := awaitStatus(t, ns, name, "the preview of the change", func(bc *v1alpha1.BrokerCluster) bool {
+		p := bc.Status.DisruptionPreview
+		return p != nil && p.ObservedGeneration == changed.Generation && len(p.Disruptions) == 3
+	})
+	if bc.Status.ObservedGeneration == changed.Generation || bc.Status.CurrentReplicas != 3 {
+		t.Errorf("status moved while paused: observedGeneration %d, currentReplicas %d", bc.Status.ObservedGeneration, bc.Status.CurrentReplicas)
 	}
 
 	setPaused(t, ns, name, "null")
 	awaitImageRolledOut(t, ns, name, 2, "registry.invalid/broker:v25.1.3")
-	bc := awaitStatus(t, ns, name, "the Paused condition False", func(bc *v1alpha1.BrokerCluster) bool {
+	bc = awaitStatus(t, ns, name, "the Paused condition False", func(bc *v1alpha1.BrokerCluster) bool {
 		c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionPaused)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == controller.ReasonResumed
 	})

@@ -50,6 +50,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
 		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DisruptionPreview"):
+		return &brokersv1alpha1.DisruptionPreviewApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ExternalListener"):
 		return &brokersv1alpha1.ExternalListenerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("IssuerReference"):
@@ -66,6 +68,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.MaintenanceWindowApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePortListener"):
 		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PlannedDisruption"):
+		return &brokersv1alpha1.PlannedDisruptionApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RackAwarenessSpec"):
 		return &brokersv1alpha1.RackAwarenessSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RejectedProperty"):

@@ -43,6 +43,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview":    schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":     schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":      schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL":            schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref),
@@ -51,6 +52,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener": schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":    schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":    schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":          schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
@@ -816,6 +818,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"),
 						},
 					},
+					"disruptionPreview": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DisruptionPreview names the broker pods the pending changes will restart or remove, in the order the operator will take them, and why. It is written while the cluster is paused too, so a change can be previewed before it starts.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview"),
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -841,7 +849,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1067,6 +1075,72 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 		},
 		Dependencies: []string{
 			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DisruptionPreview is what the changes pending on a BrokerCluster will disrupt: the broker pods the operator will restart or remove, in the order it will take them, and why. It is written with every status the operator writes, and while the cluster is paused too, so that a change can be previewed before it starts.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation of the spec the preview was made from. While the cluster is paused, status.observedGeneration stays where it was; this one follows the spec, so a preview of a change is ready once it equals metadata.generation.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"disruptions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Disruptions are the broker pods the pending changes restart or remove, first to go first: the restart or decommission under way, then a scale-down's brokers (highest ordinal first), then the restarts (a restart asked for on a pod first, then the highest ordinal, the controller leader last). Empty when nothing is pending.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption"),
+									},
+								},
+							},
+						},
+					},
+					"controllerLeader": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ControllerLeader is the node ID of the controller leader (controller_id in GET /v1/cluster/health_overview) as last read; its pod is restarted last. Absent while it has not been read: a steady or paused cluster does not ask the brokers.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"notes": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Notes say what the preview cannot know yet, and what may still change its order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption"},
 	}
 }
 
@@ -1389,6 +1463,66 @@ func schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref common.ReferenceCallb
 					},
 				},
 				Required: []string{"basePort"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PlannedDisruption is one broker pod a pending change restarts or removes.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"pod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Pod is the broker pod's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"ordinal": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ordinal is the pod's ordinal.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"brokerID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "BrokerID is the broker's node ID, when known (from the admin API, or as recorded on the pod).",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"action": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Action is Restart (the pod is deleted and made again, its broker in maintenance mode meanwhile) or Decommission (the broker leaves the cluster and its pod goes).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason says why, in the words of the restart's and the decommission's events: the image from and to, the pod template fields, the cluster properties that take effect on restart, a restart asked for on the pod (and by whom), a scale-down from one count to another.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"underWay": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UnderWay: the operator is taking this one now (status.restart or status.decommissioningBroker names it).",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"pod", "ordinal", "action", "reason"},
 			},
 		},
 	}

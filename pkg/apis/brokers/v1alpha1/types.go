@@ -23,6 +23,7 @@ import (
 // +kubebuilder:printcolumn:name="Restarting",type=string,JSONPath=`.status.restart.pod`
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.restart.step`
 // +kubebuilder:printcolumn:name="Next-Window",type=string,JSONPath=`.status.nextMaintenanceWindow`
+// +kubebuilder:printcolumn:name="Next-Disruption",type=string,JSONPath=`.status.disruptionPreview.disruptions[0].pod`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BrokerCluster struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -454,6 +455,12 @@ type BrokerClusterStatus struct {
 	// size has grown after the cluster was made; absent before any growth.
 	// +optional
 	Storage *StorageStatus `json:"storage,omitempty"`
+
+	// DisruptionPreview names the broker pods the pending changes will restart or remove, in
+	// the order the operator will take them, and why. It is written while the cluster is paused
+	// too, so a change can be previewed before it starts.
+	// +optional
+	DisruptionPreview *DisruptionPreview `json:"disruptionPreview,omitempty"`
 
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
 	// StorageResized.

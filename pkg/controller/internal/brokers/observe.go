@@ -188,23 +188,16 @@ func (view *View) observeRisk(ctx context.Context, client admin.Client, bc *v1al
 	o.Rollout.Risk = first
 }
 
-// leaderLast moves the controller leader's pod to the end of the rollout's order: restarting
-// it costs a controller election for every broker restarted after it, so Strimzi's KafkaRoller
-// rolls the active controller last, and so does this rollout. Next follows the new order.
+// leaderLast moves the controller leader's pod to the end of the rollout's order
+// (step.LeaderLast). Next follows the new order.
 func (view *View) leaderLast(o *step.Observation) {
-	order := o.Rollout.Order
-	if o.Rollout.Restart != nil || len(order) < 2 || o.Health.Controller < 0 {
+	if o.Rollout.Restart != nil || len(o.Rollout.Order) < 2 || o.Health.Controller < 0 {
 		return
 	}
-	i := slices.IndexFunc(order, func(p step.PodAt) bool {
+	order := step.LeaderLast(o.Rollout.Order, func(p step.PodAt) bool {
 		id := view.identities[int(p.Ordinal)]
 		return id.Known && int(id.ID) == o.Health.Controller
 	})
-	if i < 0 || i == len(order)-1 || order[i].Requested {
-		return // a restart someone asked for is not put off
-	}
-	leader := order[i]
-	order = append(slices.Delete(slices.Clone(order), i, i+1), leader)
 	o.Rollout.Order = order
 	if first := order[0]; first.Ordinal != o.Rollout.Next.Ordinal {
 		o.Rollout.Next = VictimOf(first.Ordinal, *view)

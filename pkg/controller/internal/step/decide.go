@@ -153,6 +153,9 @@ type Rollout struct {
 	NotReadyPod, NotReady string
 	// Upgrade is what the version check rests on (upgrade.go).
 	Upgrade Upgrade
+	// PendingProperties are the cluster properties not in effect on every broker yet
+	// (status.clusterConfig.pendingRestart), named by a restart for a cluster property.
+	PendingProperties []string
 }
 
 // Recovery is what a restarted broker's own GET /v1/broker/post_restart_probe says: how much of
@@ -211,6 +214,9 @@ type PodAt struct {
 	// Requested: its restart was asked for (brokerpod.AnnotationRestartRequested), by RequestedBy.
 	Requested   bool
 	RequestedBy string
+	// ID is the broker ID recorded on the pod, when IDKnown.
+	ID      int32
+	IDKnown bool
 }
 
 // PodRef names one pod by name and UID, for a step that deletes a pod other than R's.

@@ -4,9 +4,10 @@
 // list judges them (members.go), the health gate (health.go), Redpanda's upgrade path and its
 // versions (upgrade.go, version.go), the scale-down pre-flight (preflight.go, disk.go), the
 // reasons in words
-// (reasons.go), the status a step writes (status.go), whether a step is news for an event
-// (story.go), the ghost broker row's choice (ghosts.go), the growth of the brokers' volumes
-// (volumes.go) and every step kind (kinds.go).
+// (reasons.go), the status a step writes (status.go), the preview of what the pending changes
+// will restart or remove (preview.go), a paused cluster's status (paused.go), whether a step is
+// news for an event (story.go), the ghost broker row's choice (ghosts.go), the growth of the
+// brokers' volumes (volumes.go) and every step kind (kinds.go).
 //
 // It makes no call and imports no client: no k8s.io/client-go package and nothing of
 // pkg/admin (a test checks it). The controller's runner (pkg/controller/runner.go) reads a row

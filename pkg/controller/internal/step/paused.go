@@ -13,11 +13,13 @@ import (
 // Pausing a cluster, for the hour a person works on it by hand, as Strimzi's
 // strimzi.io/pause-reconciliation annotation does. While a BrokerCluster carries
 // broker-operator.dev/paused: "true", a reconcile reads it and stops: no admin call, no write to
-// the cluster's objects, no status but the Paused condition, no event but the one that says it
-// is paused. A step whose call was already sent when the annotation arrived completes, since
-// the reconcile that sent it is not interrupted; a drain or a leadership move Redpanda already
-// carries out goes on inside Redpanda, and the operator looks again only once it is resumed.
-// Removing the annotation (or any value but "true") resumes where status says it stopped.
+// the cluster's objects, no status but the Paused condition and the disruption preview
+// (preview.go: what a change made while paused will restart or remove, seen before it starts),
+// no event but the one that says it is paused. A step whose call was already sent when the
+// annotation arrived completes, since the reconcile that sent it is not interrupted; a drain or
+// a leadership move Redpanda already carries out goes on inside Redpanda, and the operator looks
+// again only once it is resumed. Removing the annotation (or any value but "true") resumes where
+// status says it stopped.
 
 // AnnotationPaused on a BrokerCluster pauses it when "true".
 const AnnotationPaused = "broker-operator.dev/paused"
@@ -31,10 +33,12 @@ const (
 // IsPaused reports whether bc is paused.
 func IsPaused(bc *v1alpha1.BrokerCluster) bool { return bc.Annotations[AnnotationPaused] == "true" }
 
-// PausedStatus is bc's status with the Paused condition True, saying what was under way. Once it
-// is True nothing more is written, not even the generation of a spec changed while paused.
-func PausedStatus(bc *v1alpha1.BrokerCluster, now time.Time) v1alpha1.BrokerClusterStatus {
+// PausedStatus is bc's status with the Paused condition True, saying what was under way, and
+// preview, the disruption preview of the spec as it is now. Once the condition is True nothing
+// more is written but a new preview: not even the generation of a spec changed while paused.
+func PausedStatus(bc *v1alpha1.BrokerCluster, preview *v1alpha1.DisruptionPreview, now time.Time) v1alpha1.BrokerClusterStatus {
 	st := *bc.Status.DeepCopy()
+	st.DisruptionPreview = preview
 	if meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionPaused) {
 		return st
 	}
@@ -45,7 +49,7 @@ func PausedStatus(bc *v1alpha1.BrokerCluster, now time.Time) v1alpha1.BrokerClus
 
 // PausedMessage says that bc is paused, what that means, and what was under way.
 func PausedMessage(bc *v1alpha1.BrokerCluster) string {
-	msg := fmt.Sprintf("paused by the annotation %s=true: no admin call, no write and no step until it is removed", AnnotationPaused)
+	msg := fmt.Sprintf("paused by the annotation %s=true: no admin call, no write but status.disruptionPreview and no step until it is removed", AnnotationPaused)
 	st := bc.Status
 	switch {
 	case st.DecommissioningBroker != nil:

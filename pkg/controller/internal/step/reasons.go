@@ -292,7 +292,7 @@ func changeOf(o Observation, ordinal int32) string {
 		parts = append(parts, "a new pod template")
 	}
 	if p.Config {
-		parts = append(parts, "cluster properties that take effect on restart (its /v1/cluster_config/status says restart)")
+		parts = append(parts, "cluster properties that take effect on restart"+propertyList(o.Rollout.PendingProperties)+" (its /v1/cluster_config/status says restart)")
 	}
 	if p.Requested {
 		parts = append(parts, "a restart asked for on its pod ("+brokerpod.AnnotationRestartRequested+": "+p.RequestedBy+")")
@@ -306,4 +306,13 @@ func changeClause(o Observation, ordinal int32) string {
 		return " (" + c + ")"
 	}
 	return ""
+}
+
+// propertyList names the cluster properties waiting for a restart: ": a, b", or "" when none is
+// known.
+func propertyList(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(names, ", ")
 }

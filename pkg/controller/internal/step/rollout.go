@@ -245,6 +245,9 @@ func restartFactsReason(o Observation) string {
 // revision is the template hash of the pods bc's StatefulSet makes (objects.PodTemplates.Revision).
 func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*corev1.Pod, configRestarts map[int32]bool, now time.Time) Rollout {
 	r := Rollout{Restart: bc.Status.Restart, AllReady: true, Revision: revision, Upgrade: Upgrade{Image: bc.Spec.Image}}
+	if cc := bc.Status.ClusterConfig; cc != nil {
+		r.PendingProperties = cc.PendingRestart
+	}
 	for ordinal := int(bc.Status.CurrentReplicas) - 1; ordinal >= 0; ordinal-- {
 		p := pods[ordinal]
 		if p == nil || !brokerpod.IsReady(p) {
@@ -273,7 +276,8 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		}
 		r.Outdated++
 		r.Order = append(r.Order, PodAt{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Image: brokerpod.Image(p),
-			Template: brokerpod.Revision(p) != revision, Config: configRestarts[id] && idKnown, Requested: requested, RequestedBy: by})
+			Template: brokerpod.Revision(p) != revision, Config: configRestarts[id] && idKnown, Requested: requested, RequestedBy: by,
+			ID: id, IDKnown: idKnown})
 	}
 	// A restart someone asked for (a drain waiting on an eviction) goes first.
 	slices.SortStableFunc(r.Order, func(a, b PodAt) int {
@@ -320,6 +324,18 @@ func stuckTerminating(p *corev1.Pod, now time.Time) string {
 	}
 	return fmt.Sprintf("pod %s has been terminating for %s past its grace period on %s: its kubelet has not finished the delete (is the node down?); the restart waits for it, and `kubectl delete pod %s --force` is safe only once you know the broker no longer runs there",
 		p.Name, now.Sub(p.DeletionTimestamp.Time).Round(time.Second), node, p.Name)
+}
+
+// LeaderLast is order with the controller leader's pod (the one isLeader names) moved to the end:
+// restarting it costs a controller election for every broker restarted after it, so Strimzi's
+// KafkaRoller rolls the active controller last, and so does this rollout. A restart someone
+// asked for is not put off. order itself is left as it is.
+func LeaderLast(order []PodAt, isLeader func(PodAt) bool) []PodAt {
+	i := slices.IndexFunc(order, isLeader)
+	if i < 0 || i == len(order)-1 || order[i].Requested {
+		return order
+	}
+	return append(slices.Delete(slices.Clone(order), i, i+1), order[i])
 }
 
 // notReady says why the pod at ordinal is not Ready, from its own status.

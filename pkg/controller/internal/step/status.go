@@ -42,10 +42,10 @@ const (
 	// ReasonBrokerPodStuckTerminating: the pod a restart deleted is still there well past its
 	// grace period (its node down, say); the restart waits for it.
 	ReasonBrokerPodStuckTerminating = "BrokerPodStuckTerminating"
-	ReasonRollingOut            = "RollingOut"
-	ReasonAllUpdated            = "AllUpdated"
-	ReasonGhostBrokersFound     = "GhostBrokersFound"
-	ReasonNoGhostBrokers        = "NoGhostBrokers"
+	ReasonRollingOut                = "RollingOut"
+	ReasonAllUpdated                = "AllUpdated"
+	ReasonGhostBrokersFound         = "GhostBrokersFound"
+	ReasonNoGhostBrokers            = "NoGhostBrokers"
 	// ReasonDrainStalled: a decommission has made no progress for several polls, or Redpanda
 	// reports partitions it cannot place (internal/brokers/drain.go).
 	ReasonDrainStalled = "DrainStalled"
@@ -104,6 +104,9 @@ type Lifecycle struct {
 	GhostsKnown bool
 	// RestartChange names what the restart under way applies (changeOf), "" when not known.
 	RestartChange string
+	// Preview is the disruption preview once the step is written (preview.go); nil leaves
+	// status.disruptionPreview as it is.
+	Preview *v1alpha1.DisruptionPreview
 }
 
 // nextStatus is the status after a step: the step's changes to C and B, the observed
@@ -140,6 +143,9 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 		st.NextMaintenanceWindow = &next
 	}
 	st.Restart = lc.Restart
+	if lc.Preview != nil {
+		st.DisruptionPreview = lc.Preview
+	}
 	st.UpdateRevision = lc.UpdateRevision
 	st.UpdatedReplicas = lc.UpdatedReplicas
 	if lc.GhostsKnown {
@@ -300,6 +306,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if !equality.Semantic.DeepEqual(old.GhostBrokers, next.GhostBrokers) {
 		fields["ghostBrokers"] = next.GhostBrokers
 	}
+	if !equality.Semantic.DeepEqual(old.DisruptionPreview, next.DisruptionPreview) {
+		fields["disruptionPreview"] = previewFields(next.DisruptionPreview)
+	}
 	if old.MembershipReadFrom != next.MembershipReadFrom {
 		fields["membershipReadFrom"] = next.MembershipReadFrom
 	}
@@ -340,7 +349,7 @@ func GhostList(ids []int32) string {
 	return strings.Join(s, ", ")
 }
 
-// Change is what step s writes: C, B and the rollout's record.
+// Change is what step s writes: C, B, the rollout's record and the disruption preview.
 func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown bool) (int32, *int32, Lifecycle) {
 	current, decommissioning := bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker
 	lc := Lifecycle{Restart: bc.Status.Restart, UpdateRevision: obs.Rollout.Revision, UpdatedReplicas: obs.Rollout.Updated,
@@ -382,5 +391,6 @@ func Change(bc *v1alpha1.BrokerCluster, s Step, obs Observation, ghostsKnown boo
 	if lc.Restart != nil {
 		lc.RestartChange = changeOf(obs, lc.Restart.Ordinal)
 	}
+	lc.Preview = Preview(bc, obs, Recorded{Current: current, Decommissioning: decommissioning, Restart: lc.Restart})
 	return current, decommissioning, lc
 }

@@ -380,6 +380,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: decommissioningBroker
       type:
         scalar: numeric
+    - name: disruptionPreview
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.DisruptionPreview
     - name: ghostBrokers
       type:
         list:
@@ -496,6 +499,27 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - name
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.DisruptionPreview
+  map:
+    fields:
+    - name: controllerLeader
+      type:
+        scalar: numeric
+    - name: disruptions
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PlannedDisruption
+          elementRelationship: atomic
+    - name: notes
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: observedGeneration
+      type:
+        scalar: numeric
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ExternalListener
   map:
     fields:
@@ -607,6 +631,31 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: hostTemplate
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PlannedDisruption
+  map:
+    fields:
+    - name: action
+      type:
+        scalar: string
+      default: ""
+    - name: brokerID
+      type:
+        scalar: numeric
+    - name: ordinal
+      type:
+        scalar: numeric
+      default: 0
+    - name: pod
+      type:
+        scalar: string
+      default: ""
+    - name: reason
+      type:
+        scalar: string
+      default: ""
+    - name: underWay
+      type:
+        scalar: boolean
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RackAwarenessSpec
   map:
     fields:

@@ -64,6 +64,10 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// Storage is the growth of the brokers' volumes to spec.storage.size, per broker, once the
 	// size has grown after the cluster was made; absent before any growth.
 	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
+	// DisruptionPreview names the broker pods the pending changes will restart or remove, in
+	// the order the operator will take them, and why. It is written while the cluster is paused
+	// too, so a change can be previewed before it starts.
+	DisruptionPreview *DisruptionPreviewApplyConfiguration `json:"disruptionPreview,omitempty"`
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
 	// StorageResized.
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
@@ -178,6 +182,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithClusterConfig(value *Cluster
 // If called multiple times, the Storage field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
 	b.Storage = value
+	return b
+}
+
+// WithDisruptionPreview sets the DisruptionPreview field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the DisruptionPreview field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithDisruptionPreview(value *DisruptionPreviewApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	b.DisruptionPreview = value
 	return b
 }
 
