@@ -128,21 +128,12 @@ func selfSigned(t *testing.T, dnsNames []string, notAfter time.Time) []byte {
 // expiry is the certificate expiry gauge of a listener's Secret, -1 when it has no series.
 func (h *harness) expiry(listener, secret string) float64 {
 	h.t.Helper()
-	families, err := h.registry.Gather()
-	if err != nil {
-		h.t.Fatal(err)
+	m := h.seriesWith("broker_operator_certificate_expiry_timestamp_seconds",
+		map[string]string{"namespace": testNamespace, "name": testName, "listener": listener, "secret": secret})
+	if m == nil {
+		return -1
 	}
-	for _, f := range families {
-		if f.GetName() != "broker_operator_certificate_expiry_timestamp_seconds" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if labelsAre(m, map[string]string{"namespace": testNamespace, "name": testName, "listener": listener, "secret": secret}) {
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	return -1
+	return m.GetGauge().GetValue()
 }
 
 func (h *harness) certificatesCondition() *metav1.Condition {
