@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -85,11 +86,15 @@ func start(ctx context.Context, opts *options) error {
 	if err != nil {
 		return err
 	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	id, err := identity()
 	if err != nil {
 		return err
 	}
-	op, err := newOperator(opts, clients{kube: kube, broker: broker}, id)
+	op, err := newOperator(opts, clients{kube: kube, broker: broker, dynamic: dyn}, id)
 	if err != nil {
 		return err
 	}

@@ -20,24 +20,25 @@ type options struct {
 	namespaces stringList
 	workers    int
 
-	leaderElect          bool
-	leaseName            string
-	leaseNamespace       string
-	leaseDuration        time.Duration
-	leaseRenewDeadline   time.Duration
-	leaseRetryPeriod     time.Duration
-	metricsBindAddress   string
-	healthProbeBindAddr  string
-	profiling            bool
-	adminAddressTemplate string
-	adminTimeout         time.Duration
-	adminDeadline        time.Duration
-	drainPollInterval    time.Duration
-	maxRetryDelay        time.Duration
-	readStrategy         string
-	writebackTTL         time.Duration
-	shutdownTimeout      time.Duration
-	showVersion          bool
+	leaderElect              bool
+	leaseName                string
+	leaseNamespace           string
+	leaseDuration            time.Duration
+	leaseRenewDeadline       time.Duration
+	leaseRetryPeriod         time.Duration
+	metricsBindAddress       string
+	healthProbeBindAddr      string
+	profiling                bool
+	adminAddressTemplate     string
+	adminTimeout             time.Duration
+	adminDeadline            time.Duration
+	drainPollInterval        time.Duration
+	certificateCheckInterval time.Duration
+	maxRetryDelay            time.Duration
+	readStrategy             string
+	writebackTTL             time.Duration
+	shutdownTimeout          time.Duration
+	showVersion              bool
 
 	evictionWebhookBindAddr string
 	evictionWebhookCertDir  string
@@ -45,22 +46,23 @@ type options struct {
 
 func defaultOptions() *options {
 	return &options{
-		workers:              2,
-		leaderElect:          true,
-		leaseName:            "broker-operator",
-		leaseDuration:        15 * time.Second,
-		leaseRenewDeadline:   10 * time.Second,
-		leaseRetryPeriod:     2 * time.Second,
-		metricsBindAddress:   ":8080",
-		healthProbeBindAddr:  ":8081",
-		adminAddressTemplate: admin.DefaultAddressTemplate,
-		adminTimeout:         10 * time.Second,
-		adminDeadline:        controller.DefaultAdminDeadline,
-		drainPollInterval:    controller.DefaultDrainPollInterval,
-		maxRetryDelay:        controller.DefaultMaxRetryDelay,
-		readStrategy:         controller.ReadWriteback.String(),
-		writebackTTL:         5 * time.Minute,
-		shutdownTimeout:      30 * time.Second,
+		workers:                  2,
+		leaderElect:              true,
+		leaseName:                "broker-operator",
+		leaseDuration:            15 * time.Second,
+		leaseRenewDeadline:       10 * time.Second,
+		leaseRetryPeriod:         2 * time.Second,
+		metricsBindAddress:       ":8080",
+		healthProbeBindAddr:      ":8081",
+		adminAddressTemplate:     admin.DefaultAddressTemplate,
+		adminTimeout:             10 * time.Second,
+		adminDeadline:            controller.DefaultAdminDeadline,
+		drainPollInterval:        controller.DefaultDrainPollInterval,
+		certificateCheckInterval: controller.DefaultCertificateCheckInterval,
+		maxRetryDelay:            controller.DefaultMaxRetryDelay,
+		readStrategy:             controller.ReadWriteback.String(),
+		writebackTTL:             5 * time.Minute,
+		shutdownTimeout:          30 * time.Second,
 
 		evictionWebhookBindAddr: "0",
 	}
@@ -99,6 +101,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Time all the admin API requests of one reconcile may take together; at least --admin-timeout.")
 	fs.DurationVar(&o.drainPollInterval, "drain-poll-interval", o.drainPollInterval,
 		"How often a draining broker is checked on.")
+	fs.DurationVar(&o.certificateCheckInterval, "certificate-check-interval", o.certificateCheckInterval,
+		"How often the certificate Secrets of a cluster's TLS listeners are read again for broker_operator_certificate_expiry_timestamp_seconds when nothing else brings a reconcile.")
 	fs.DurationVar(&o.maxRetryDelay, "max-retry-delay", o.maxRetryDelay,
 		"Longest wait before a failed reconcile is retried (an admin API that did not answer, a failed write); the wait doubles from 5ms up to it.")
 	fs.StringVar(&o.readStrategy, "read-strategy", o.readStrategy,
@@ -166,6 +170,9 @@ func (o *options) validate() error {
 	}
 	if o.drainPollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--drain-poll-interval must be positive, got %s", o.drainPollInterval))
+	}
+	if o.certificateCheckInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--certificate-check-interval must be positive, got %s", o.certificateCheckInterval))
 	}
 	if _, err := controller.ParseReadStrategy(o.readStrategy); err != nil {
 		errs = append(errs, fmt.Errorf("--read-strategy: %v", err))

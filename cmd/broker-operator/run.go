@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	corev1 "k8s.io/api/core/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -40,6 +41,8 @@ var errLeadershipLost = errors.New("leader election lost")
 type clients struct {
 	kube   kubernetes.Interface
 	broker versioned.Interface
+	// dynamic serves cert-manager's Certificates; nil in tests that make none.
+	dynamic dynamic.Interface
 }
 
 // operator is one run of the operator process: its controller, endpoints and, optionally, its
@@ -84,19 +87,21 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		tracer = controller.LogTracer() // each read and irreversible call logged: the soak checks them
 	}
 	ctrl, err := controller.NewController(controller.Config{
-		KubeClient:           c.kube,
-		BrokerClient:         c.broker,
-		Namespaces:           opts.namespaces,
-		AdminAddressTemplate: opts.adminAddressTemplate,
-		AdminTimeout:         opts.adminTimeout,
-		AdminDeadline:        opts.adminDeadline,
-		DrainPollInterval:    opts.drainPollInterval,
-		MaxRetryDelay:        opts.maxRetryDelay,
-		Guards:               controller.DefaultGuards(),
-		WritebackTTL:         opts.writebackTTL,
-		Recorder:             recorder,
-		Registerer:           reg,
-		Tracer:               tracer,
+		KubeClient:               c.kube,
+		BrokerClient:             c.broker,
+		DynamicClient:            c.dynamic,
+		Namespaces:               opts.namespaces,
+		AdminAddressTemplate:     opts.adminAddressTemplate,
+		AdminTimeout:             opts.adminTimeout,
+		AdminDeadline:            opts.adminDeadline,
+		DrainPollInterval:        opts.drainPollInterval,
+		CertificateCheckInterval: opts.certificateCheckInterval,
+		MaxRetryDelay:            opts.maxRetryDelay,
+		Guards:                   controller.DefaultGuards(),
+		WritebackTTL:             opts.writebackTTL,
+		Recorder:                 recorder,
+		Registerer:               reg,
+		Tracer:                   tracer,
 	}.WithReadStrategy(strategy))
 	if err != nil {
 		return nil, err

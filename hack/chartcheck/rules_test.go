@@ -28,8 +28,9 @@ var allAlertsOn = map[string]any{
 // Each group's alerts read one job: the operator's own metrics, or the brokers' as the
 // brokers' PodMonitor scrapes them (broker_monitoring_test.go).
 var groupJobs = map[string]string{
-	"broker-operator": releaseName + "-metrics",
-	"brokers":         brokersJob,
+	"broker-operator":              releaseName + "-metrics",
+	"broker-operator-certificates": releaseName + "-metrics",
+	"brokers":                      brokersJob,
 }
 
 // alertRules renders the chart with vals and returns the PrometheusRule's rules.
@@ -112,7 +113,7 @@ func TestPrometheusRuleIsValid(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
+	want := []string{"BrokerTLSSecretExpiring", "BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
 		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed",
 		"BrokerPartitionsUnderReplicated", "BrokerPartitionsLeaderless", "BrokerDiskSpaceLow", "BrokerDiskSpaceDegraded",
 		"BrokerCertificateExpiring"}
@@ -152,7 +153,7 @@ func TestPrometheusRuleValues(t *testing.T) {
 		"replicas":       1,
 		"leaderElection": map[string]any{"enabled": false},
 		"metrics": map[string]any{"prometheusRule": map[string]any{
-			"enabled": true, "drainStalledFor": "6h", "reconcileErrorsFor": "30m",
+			"enabled": true, "drainStalledFor": "6h", "reconcileErrorsFor": "30m", "tlsSecretExpiryDays": 30,
 			"runbookBaseURL": "https://runbooks.example/broker-operator/docs/alerts.md",
 		}},
 	})
@@ -163,6 +164,10 @@ func TestPrometheusRuleValues(t *testing.T) {
 		case "BrokerOperatorDrainNotProgressing":
 			if !strings.Contains(r["expr"].(string), "[6h]") {
 				t.Errorf("drainStalledFor is not in %s", r["expr"])
+			}
+		case "BrokerTLSSecretExpiring":
+			if !strings.HasSuffix(r["expr"].(string), "< 2592000") {
+				t.Errorf("tlsSecretExpiryDays is not in %s", r["expr"])
 			}
 		case "BrokerOperatorReconcileErrors":
 			if r["for"] != "30m" {

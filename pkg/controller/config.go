@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -28,6 +29,10 @@ const (
 	// a few seconds of fast failures (a broker answering 503 while its health report is
 	// missing) would otherwise push the next look minutes past the recovery.
 	DefaultMaxRetryDelay = 30 * time.Second
+	// DefaultCertificateCheckInterval is how often the listeners' certificate Secrets of a
+	// cluster are read again when nothing else brings a reconcile: cert-manager renews a
+	// certificate weeks before it expires, and the expiry metric need not follow it closer.
+	DefaultCertificateCheckInterval = 5 * time.Minute
 )
 
 // Config is what NewController needs. KubeClient and BrokerClient are required; every other
@@ -37,6 +42,10 @@ type Config struct {
 	KubeClient kubernetes.Interface
 	// BrokerClient reads and writes BrokerClusters.
 	BrokerClient versioned.Interface
+	// DynamicClient reads and writes cert-manager Certificates (certificates.go), so that
+	// cert-manager's Go module is not needed. Nil: a listener with an issuerRef waits, with the
+	// CertificatesReady condition saying why.
+	DynamicClient dynamic.Interface
 	// Namespaces to watch; empty means all. Each gets its own informers; a key from any other
 	// namespace is ignored.
 	Namespaces []string
@@ -73,6 +82,10 @@ type Config struct {
 	// DrainPollInterval is how long to wait before looking at a draining broker again. Zero
 	// means DefaultDrainPollInterval.
 	DrainPollInterval time.Duration
+	// CertificateCheckInterval is how often a cluster with TLS listeners is reconciled to read
+	// its certificate Secrets again for the expiry metric (certificates.go). Zero means
+	// DefaultCertificateCheckInterval.
+	CertificateCheckInterval time.Duration
 	// MaxRetryDelay is the longest a failed reconcile (an admin API that did not answer, a
 	// write that failed) waits before its retry; the delay doubles from 5 ms up to it. Zero
 	// means DefaultMaxRetryDelay.
@@ -161,6 +174,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		errs = append(errs, fmt.Errorf("DrainPollInterval %v is negative", cfg.DrainPollInterval))
 	} else if cfg.DrainPollInterval == 0 {
 		cfg.DrainPollInterval = DefaultDrainPollInterval
+	}
+	if cfg.CertificateCheckInterval < 0 {
+		errs = append(errs, fmt.Errorf("CertificateCheckInterval %v is negative", cfg.CertificateCheckInterval))
+	} else if cfg.CertificateCheckInterval == 0 {
+		cfg.CertificateCheckInterval = DefaultCertificateCheckInterval
 	}
 	if cfg.MaxRetryDelay < 0 {
 		errs = append(errs, fmt.Errorf("MaxRetryDelay %v is negative", cfg.MaxRetryDelay))

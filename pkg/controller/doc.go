@@ -65,7 +65,9 @@
 // only while the volumes grow. Nodes are read with a GET by name, for rack awareness, and, with
 // a broker pod's claim and the PersistentVolume it is bound to, for a pod the scheduler cannot
 // place (lostnodes.go); with spec.nodeLossRecovery that volume is patched (reclaim policy
-// Retain) and the claim deleted with the plain client. No call site records anything by hand. What a reconcile reads depends on
+// Retain) and the claim deleted with the plain client. cert-manager Certificates are read by
+// name, created and updated through the dynamic client (Config.DynamicClient), uncached, and the
+// TLS listeners' Secrets read by name (certificates.go). No call site records anything by hand. What a reconcile reads depends on
 // the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
 // sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
 // a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
@@ -290,6 +292,18 @@
 // reconcile waits with backoff. Messages name the Secret, the field and the key, never a value;
 // no credential is logged at any verbosity.
 //
+// # Certificates
+//
+// A Kafka listener whose tls names an issuerRef gets a cert-manager Certificate
+// <cluster>-kafka-<listener>-tls (internal/objects/certificate.go), controlled by the
+// BrokerCluster, whose Secret of the same name the brokers mount (certificates.go). Until every
+// such Secret holds a certificate, a reconcile does nothing else: CertificatesReady False
+// (CertificateNotIssued, CertManagerNotInstalled, CertificateForbidden), one event, requeued
+// every Config.DrainPollInterval. A renewal restarts nothing: Redpanda reloads its certificate
+// files, and the pod template names only the Secret. Every TLS listener's Secret is read by name
+// for broker_operator_certificate_expiry_timestamp_seconds (certexpiry.go), and a cluster with
+// one is requeued every Config.CertificateCheckInterval.
+//
 // # Admin calls
 //
 // Each request times out after Config.AdminTimeout (default 10 s); all the admin calls of one
@@ -364,7 +378,8 @@
 // reconcile with the resourceVersions it read. Metrics (metrics.go) count reconciles by result and time them on
 // Config.Clock, count decisions by kind, guard firings, and admin API calls by operation and
 // result (internal/brokers/metrics.go; one decorator, internal/brokers/decorator.go, counts each call and bounds it by
-// the reconcile's AdminDeadline), and gauge the ghost brokers of each cluster. Reconcile results,
+// the reconcile's AdminDeadline), and gauge the ghost brokers of each cluster and the expiry of
+// each TLS listener's certificate (certexpiry.go). Reconcile results,
 // decision kinds and guards start at 0 for every value, admin calls for every operation with
 // result "success"; the ghost gauge appears with a cluster's first report. The write-back
 // overlays export their own.

@@ -19,9 +19,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
@@ -32,6 +34,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	brokerfake "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
 	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
@@ -84,6 +87,8 @@ type harness struct {
 	ctx     context.Context
 	kube    *kubefake.Clientset
 	brokers *brokerfake.Clientset
+	// dynamic serves cert-manager's Certificates (certificates_test.go).
+	dynamic *dynamicfake.FakeDynamicClient
 	// kubeTrack and bcTrack hold what kube and brokers serve (servePlain) and stamp what they
 	// store; use them, not the clientsets' Tracker(), to change objects behind the
 	// controller's back.
@@ -119,10 +124,12 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{
-		t:        t,
-		ctx:      ctx,
-		kube:     kubefake.NewClientset(),
-		brokers:  brokerfake.NewClientset(),
+		t:       t,
+		ctx:     ctx,
+		kube:    kubefake.NewClientset(),
+		brokers: brokerfake.NewClientset(),
+		dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+			map[schema.GroupVersionResource]string{objects.CertificateGVR: "CertificateList"}),
 		simClock: admintest.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		clock:    testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		registry: prometheus.NewRegistry(),
@@ -163,6 +170,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	c, err := NewController(Config{
 		KubeClient:           h.kube,
 		BrokerClient:         h.brokers,
+		DynamicClient:        h.dynamic,
 		Namespaces:           []string{testNamespace},
 		AdminAddressTemplate: h.sim.AddressTemplateFor(h.cluster),
 		AdminTimeout:         5 * time.Second,
@@ -354,10 +362,11 @@ func (h *harness) pods() []corev1.Pod {
 // informers catch up (all but the BrokerCluster's, while the test holds it).
 func (h *harness) reconcile() (result, error) {
 	h.t.Helper()
-	kubeBefore, brokersBefore := len(h.kube.Actions()), len(h.brokers.Actions())
+	kubeBefore, brokersBefore, dynamicBefore := len(h.kube.Actions()), len(h.brokers.Actions()), len(h.dynamic.Actions())
 	res, err := h.c.sync(h.ctx, testKey)
 	if h.onReconcileActions != nil {
-		h.onReconcileActions(append(h.kube.Actions()[kubeBefore:], h.brokers.Actions()[brokersBefore:]...))
+		actions := append(h.kube.Actions()[kubeBefore:], h.brokers.Actions()[brokersBefore:]...)
+		h.onReconcileActions(append(actions, h.dynamic.Actions()[dynamicBefore:]...))
 	}
 	h.playStatefulSet()
 	h.syncInformers()

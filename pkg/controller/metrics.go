@@ -30,6 +30,8 @@ type metrics struct {
 	// ghostBrokers is the number of ghost brokers of each cluster (internal/brokers/ghosts.go), as of the last
 	// reconcile that asked the admin API.
 	ghostBrokers *prometheus.GaugeVec
+	// certExpiry is each TLS listener Secret's certificate expiry (certificates.go).
+	certExpiry *certExpiry
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -60,6 +62,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "broker_operator", Name: "ghost_brokers",
 			Help: "Brokers the admin API lists as active but not alive that no pod of the cluster runs, by BrokerCluster.",
 		}, []string{"namespace", "name"}),
+		certExpiry: newCertExpiry(),
 	}
 	if reg != nil {
 		m.reconciles = promreg.Register(reg, m.reconciles)
@@ -68,6 +71,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		m.guardFired = promreg.Register(reg, m.guardFired)
 		m.ghostBrokers = promreg.Register(reg, m.ghostBrokers)
 		m.adminRequests = promreg.Register(reg, m.adminRequests)
+		m.certExpiry.gauge = promreg.Register(reg, m.certExpiry.gauge)
 	}
 	// Export zeros, so that rates start at 0 instead of appearing with the first event.
 	for _, r := range []string{resultSuccess, resultRequeue, resultError} {

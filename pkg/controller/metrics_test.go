@@ -97,21 +97,30 @@ func TestAdminRequestsAreCounted(t *testing.T) {
 
 func (h *harness) adminRequests(op, result string) float64 {
 	h.t.Helper()
+	if m := h.seriesWith("broker_operator_admin_requests_total", map[string]string{"operation": op, "result": result}); m != nil {
+		return m.GetCounter().GetValue()
+	}
+	return 0
+}
+
+// seriesWith is the series of the metric name whose labels include want, nil when it has none.
+func (h *harness) seriesWith(name string, want map[string]string) *dto.Metric {
+	h.t.Helper()
 	families, err := h.registry.Gather()
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	for _, f := range families {
-		if f.GetName() != "broker_operator_admin_requests_total" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
-			if labelsAre(m, map[string]string{"operation": op, "result": result}) {
-				return m.GetCounter().GetValue()
+			if labelsAre(m, want) {
+				return m
 			}
 		}
 	}
-	return 0
+	return nil
 }
 
 func (h *harness) histogram(name string) *dto.Histogram {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,7 +37,7 @@ func permissionOf(a k8stesting.Action) permission {
 
 // The requests are derived from running the controller: its informers, and every reconcile of a
 // cluster's life under each read strategy that issues different requests, and with the admin
-// API's credentials in a Secret. Events are sent by the
+// API's credentials in a Secret, and with listeners whose certificates cert-manager issues. Events are sent by the
 // binary's recorder and checked in cmd/broker-operator.
 func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 	used := map[permission]bool{}
@@ -49,7 +50,8 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 		strategy ReadStrategy
 		auth     bool
 		kafka    bool // an external listener and rack awareness
-	}{{ReadWriteback, false, false}, {ReadUncached, false, false}, {ReadWriteback, true, false}, {ReadWriteback, false, true}} {
+		certs    bool // listeners whose certificates cert-manager issues
+	}{{ReadWriteback, false, false, false}, {ReadUncached, false, false, false}, {ReadWriteback, true, false, false}, {ReadWriteback, false, true, false}, {ReadWriteback, false, false, true}} {
 		strategy := tc.strategy
 		h := newHarness(t, harnessOptions{strategy: strategy, guards: DefaultGuards(), auth: tc.auth})
 		record(append(h.kube.Actions(), h.brokers.Actions()...)) // the informers' list and watch
@@ -59,6 +61,10 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 		if tc.kafka {
 			bc = nodePortCluster(3)
 			bc.Spec.RackAwareness = &v1alpha1.RackAwarenessSpec{}
+		}
+		if tc.certs {
+			bc = issuerCluster(3)
+			h.issueOnCreate(h.clock.Now().Add(90 * 24 * time.Hour))
 		}
 		if tc.auth {
 			bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}

@@ -77,6 +77,12 @@ func (c *Controller) sync(ctx context.Context, key string) (result, error) {
 
 // run takes the reconcile from its objects to its one step, and what follows it.
 func (r *reconcile) run(ctx context.Context) (result, error) {
+	// Certificates (certificates.go) first: until cert-manager has written every Secret the
+	// pods would mount, nothing else is done.
+	waitCerts, certRecheck, err := r.syncCertificates(ctx)
+	if err != nil || waitCerts {
+		return result{RequeueAfter: certRecheck}, err
+	}
 	if err := r.readPods(); err != nil {
 		return result{}, err
 	}
@@ -117,7 +123,7 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	// A Pending pod's grace, an unschedulable one's, or a missing pod's, ends with no event to
 	// say so.
 	unschedulable := unschedulableRecheck(r.pods, r.bc.Status.CurrentReplicas, r.c.cfg.Clock.Now())
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, sooner(lostRecheck, unschedulable))))))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, sooner(lostRecheck, sooner(certRecheck, unschedulable)))))))
 	return res, nil
 }
 
@@ -169,6 +175,7 @@ func (r *reconcile) readPods() error {
 func (c *Controller) forget(key, ns, name string) {
 	c.brokers.Forget(key)
 	c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
+	c.metrics.certExpiry.forget(ns, name)
 	c.stalled.forget(key)
 	c.templates.Forget(key)
 }

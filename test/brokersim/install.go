@@ -15,7 +15,8 @@ const (
 )
 
 // Install applies deploy/'s namespace, CRD and RBAC (not the Deployment: the operator runs as a
-// local process) with kubectl server-side apply, and waits until the CRD is established.
+// local process) and the stand-ins for cert-manager's CRDs (test/brokerenv/certmanager-crds.yaml)
+// with kubectl server-side apply, and waits until the CRDs are established.
 // repoRoot is the repository's root directory, kubeconfig an admin kubeconfig.
 func Install(ctx context.Context, repoRoot, kubeconfig string) error {
 	deploy := filepath.Join(repoRoot, "deploy")
@@ -23,7 +24,8 @@ func Install(ctx context.Context, repoRoot, kubeconfig string) error {
 		{"apply", "--server-side", "--field-manager=brokersim", "-f", filepath.Join(deploy, "namespace.yaml")},
 		{"apply", "--server-side", "--field-manager=brokersim", "-k", filepath.Join(deploy, "crd")},
 		{"apply", "--server-side", "--field-manager=brokersim", "-n", OperatorNamespace, "-k", filepath.Join(deploy, "rbac")},
-		{"wait", "--for=condition=Established", "--timeout=60s", "crd/brokerclusters.broker-operator.dev"},
+		{"apply", "--server-side", "--field-manager=brokersim", "-f", filepath.Join(repoRoot, "test", "brokerenv", "certmanager-crds.yaml")},
+		{"wait", "--for=condition=Established", "--timeout=60s", "crd/brokerclusters.broker-operator.dev", "crd/certificates.cert-manager.io"},
 	}
 	for _, args := range steps {
 		if _, err := Kubectl(ctx, kubeconfig, args...); err != nil {

@@ -36,9 +36,9 @@ func TestBadSpecsRejected(t *testing.T) {
 		{"external listener on the internal Kafka port", func(s *v1alpha1.BrokerClusterSpec) {
 			s.Kafka = &v1alpha1.KafkaSpec{External: &v1alpha1.ExternalListener{Type: v1alpha1.ExternalLoadBalancer, Port: 9092}}
 		}, "spec.kafka.external.port must differ from the internal Kafka port 9092"},
-		{"cert-manager issuer", func(s *v1alpha1.BrokerClusterSpec) {
-			s.Kafka = &v1alpha1.KafkaSpec{TLS: &v1alpha1.ListenerTLS{IssuerRef: &v1alpha1.IssuerReference{Name: "ca"}}}
-		}, "issuerRef (cert-manager) is not supported by this operator version yet"},
+		{"a Secret and a cert-manager issuer", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Kafka = &v1alpha1.KafkaSpec{TLS: &v1alpha1.ListenerTLS{SecretName: "kafka-tls", IssuerRef: &v1alpha1.IssuerReference{Name: "ca"}}}
+		}, "set exactly one of secretName and issuerRef"},
 		{"SASL without a superuser", func(s *v1alpha1.BrokerClusterSpec) {
 			s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
 		}, "spec.kafka.sasl needs spec.adminAPI.auth"},

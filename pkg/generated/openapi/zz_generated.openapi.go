@@ -424,7 +424,7 @@ func schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref common.ReferenceCallback) 
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's namespace; the operator reads no other Secret.",
+				Description: "AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's namespace.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"secretName": {
@@ -1439,7 +1439,7 @@ func schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref common.ReferenceCallback) 
 					},
 					"issuerRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's certificate. Only for clusters where cert-manager is installed.",
+							Description: "IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls for the pods' and the advertised external hosts' names, and the brokers mount the Secret of the same name that cert-manager writes; the cluster waits until it exists (CertificatesReady). Only for clusters where cert-manager is installed.",
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference"),
 						},
 					},

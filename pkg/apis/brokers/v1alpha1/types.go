@@ -189,7 +189,6 @@ type KafkaSpec struct {
 // cert-manager Issuer or ClusterIssuer; exactly one of the two.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.secretName) != has(self.issuerRef)",message="set exactly one of secretName and issuerRef"
-// +kubebuilder:validation:XValidation:rule="!has(self.issuerRef)",message="issuerRef (cert-manager) is not supported by this operator version yet: name a Secret in secretName"
 type ListenerTLS struct {
 	// SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when
 	// requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name
@@ -200,7 +199,10 @@ type ListenerTLS struct {
 	SecretName string `json:"secretName,omitempty"`
 
 	// IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's
-	// certificate. Only for clusters where cert-manager is installed.
+	// certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls
+	// for the pods' and the advertised external hosts' names, and the brokers mount the Secret
+	// of the same name that cert-manager writes; the cluster waits until it exists
+	// (CertificatesReady). Only for clusters where cert-manager is installed.
 	// +optional
 	IssuerRef *IssuerReference `json:"issuerRef,omitempty"`
 
@@ -407,7 +409,7 @@ type AdminAPISpec struct {
 }
 
 // AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's
-// namespace; the operator reads no other Secret.
+// namespace.
 type AdminAPITLS struct {
 	// SecretName names the Secret the operator uses as a client: ca.crt (required) is the CA
 	// that signed the brokers' admin API certificates; tls.crt and tls.key (optional, together)
@@ -749,6 +751,10 @@ const (
 	// ConditionNodeLost is true while a broker's pod cannot be scheduled because its data
 	// volume is pinned to a node that no longer exists (status.brokersOnLostNodes).
 	ConditionNodeLost = "NodeLost"
+	// ConditionCertificatesReady is true when the Secret of every cert-manager Certificate the
+	// operator made for a listener with an issuerRef holds a certificate; it appears with the
+	// first such listener. While it is false the operator makes no other change to the cluster.
+	ConditionCertificatesReady = "CertificatesReady"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -175,18 +175,14 @@ func readyCommand(bc *v1alpha1.BrokerCluster) []string {
 type kafkaTLSSecret struct{ listener, volume, secret string }
 
 // kafkaTLSSecrets are the Kafka listeners' certificate Secrets, mounted where the node config's
-// kafka_api_tls looks for them (brokerconfig.TLSDir/<listener>).
+// kafka_api_tls looks for them (brokerconfig.TLSDir/<listener>): the Secret the spec names, or
+// the one cert-manager writes for the operator's Certificate (certificate.go). Only the name is
+// in the template, never the content: a renewed certificate changes no pod template, and
+// Redpanda reloads it by itself (docs/broker-pod.md, "Certificates from cert-manager").
 func kafkaTLSSecrets(bc *v1alpha1.BrokerCluster) []kafkaTLSSecret {
-	k := bc.Spec.Kafka
-	if k == nil {
-		return nil
-	}
 	var out []kafkaTLSSecret
-	if k.TLS != nil && k.TLS.SecretName != "" {
-		out = append(out, kafkaTLSSecret{brokerconfig.InternalListenerName, "kafka-tls-internal", k.TLS.SecretName})
-	}
-	if l := k.External; l != nil && l.TLS != nil && l.TLS.SecretName != "" {
-		out = append(out, kafkaTLSSecret{brokerconfig.ExternalListenerName, "kafka-tls-external", l.TLS.SecretName})
+	for _, l := range brokerconfig.KafkaTLSListeners(bc) {
+		out = append(out, kafkaTLSSecret{l.Listener, "kafka-tls-" + l.Listener, l.SecretName(bc.Name)})
 	}
 	return out
 }

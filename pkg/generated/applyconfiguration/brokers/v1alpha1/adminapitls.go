@@ -22,7 +22,7 @@ package v1alpha1
 // with apply.
 //
 // AdminAPITLS names the Secrets of a TLS admin API. Each is read from the BrokerCluster's
-// namespace; the operator reads no other Secret.
+// namespace.
 type AdminAPITLSApplyConfiguration struct {
 	// SecretName names the Secret the operator uses as a client: ca.crt (required) is the CA
 	// that signed the brokers' admin API certificates; tls.crt and tls.key (optional, together)

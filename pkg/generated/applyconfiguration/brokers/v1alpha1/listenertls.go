@@ -29,7 +29,10 @@ type ListenerTLSApplyConfiguration struct {
 	// every address the listener advertises.
 	SecretName *string `json:"secretName,omitempty"`
 	// IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's
-	// certificate. Only for clusters where cert-manager is installed.
+	// certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls
+	// for the pods' and the advertised external hosts' names, and the brokers mount the Secret
+	// of the same name that cert-manager writes; the cluster waits until it exists
+	// (CertificatesReady). Only for clusters where cert-manager is installed.
 	IssuerRef *IssuerReferenceApplyConfiguration `json:"issuerRef,omitempty"`
 	// RequireClientAuth makes the listener require a client certificate signed by the CA in the
 	// certificate's ca.crt.

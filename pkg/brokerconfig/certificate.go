@@ -1,0 +1,120 @@
+package brokerconfig
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// TLSListener is one Kafka listener that serves TLS, with the certificate source its spec gives.
+type TLSListener struct {
+	// Listener is its name in redpanda.yaml: InternalListenerName or ExternalListenerName.
+	Listener string
+	TLS      *v1alpha1.ListenerTLS
+}
+
+// Name is the listener as the operator's objects and metrics name it: kafka-internal or
+// kafka-external.
+func (l TLSListener) Name() string { return "kafka-" + l.Listener }
+
+// SecretName is the Secret the brokers mount for the listener: the one the spec names, or the
+// one the operator's cert-manager Certificate writes (CertificateName).
+func (l TLSListener) SecretName(cluster string) string {
+	if l.TLS.IssuerRef != nil {
+		return CertificateName(cluster, l)
+	}
+	return l.TLS.SecretName
+}
+
+// KafkaTLSListeners are the Kafka listeners of bc with TLS: internal first, then external.
+func KafkaTLSListeners(bc *v1alpha1.BrokerCluster) []TLSListener {
+	k := bc.Spec.Kafka
+	if k == nil {
+		return nil
+	}
+	var out []TLSListener
+	if k.TLS != nil {
+		out = append(out, TLSListener{Listener: InternalListenerName, TLS: k.TLS})
+	}
+	if l := k.External; l != nil && l.TLS != nil {
+		out = append(out, TLSListener{Listener: ExternalListenerName, TLS: l.TLS})
+	}
+	return out
+}
+
+// CertificateName is the name of the cert-manager Certificate the operator makes for a listener
+// with an issuerRef, and of the Secret cert-manager writes for it: <cluster>-kafka-<listener>-tls.
+func CertificateName(cluster string, l TLSListener) string {
+	return fmt.Sprintf("%s-%s-tls", cluster, l.Name())
+}
+
+// CertificateNames are the subject alternative names of a listener's Certificate, for a cluster
+// that runs up to replicas brokers.
+//
+// Every listener's certificate names the headless Service and, through wildcards, every pod
+// behind it (<pod>.<service>.<namespace>.svc.cluster.local and its shorter forms), as Redpanda's
+// chart does for the certificates it makes (redpanda-data/redpanda-operator charts/redpanda
+// certs.go, ClientCerts; operator v1 operator/pkg/resources/certmanager/certificate.go adds "*."
+// to each FQDN likewise): the wildcards cover brokers added later, so that scaling never
+// reissues the internal certificate. The external listener's also names each broker's
+// advertised host, ordinals below replicas: the expanded hostTemplate, or the host of each
+// address; an address that is an IP goes to IPs. A NodePort or LoadBalancer listener without a
+// hostTemplate advertises node IPs or load balancer addresses known only once placed, and a
+// certificate cannot follow them: such a listener needs a hostTemplate for clients that check
+// the host name (operator v1 leaves the same gap, certmanager/type_helpers.go, "TLS certs for
+// IPs").
+func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32) (dnsNames, ips []string) {
+	svc := fmt.Sprintf("%s.%s", bc.Name, bc.Namespace)
+	for _, host := range []string{svc + ".svc." + admin.ClusterDomain, svc + ".svc", svc} {
+		dnsNames = append(dnsNames, host, "*."+host)
+	}
+	if l.Listener != ExternalListenerName || bc.Spec.Kafka == nil || bc.Spec.Kafka.External == nil {
+		return dnsNames, nil
+	}
+	for ordinal := range replicas {
+		host, ok := advertisedHost(bc.Spec.Kafka.External, ordinal)
+		if !ok {
+			break
+		}
+		if net.ParseIP(host) != nil {
+			ips = appendNew(ips, host)
+		} else {
+			dnsNames = appendNew(dnsNames, strings.ToLower(host))
+		}
+	}
+	return dnsNames, ips
+}
+
+// advertisedHost is the host broker ordinal advertises on the external listener when the spec
+// alone says it; false when it is known only once the broker is placed, or there is none.
+func advertisedHost(l *v1alpha1.ExternalListener, ordinal int32) (string, bool) {
+	template := ""
+	switch l.Type {
+	case v1alpha1.ExternalNodePort:
+		if l.NodePort != nil {
+			template = l.NodePort.HostTemplate
+		}
+	case v1alpha1.ExternalLoadBalancer:
+		if l.LoadBalancer != nil {
+			template = l.LoadBalancer.HostTemplate
+		}
+	case v1alpha1.ExternalAddresses:
+		a, err := ExternalAddress(l, ordinal, BrokerFacts{})
+		return a.Host, err == nil
+	}
+	if template == "" {
+		return "", false
+	}
+	return expandHost(template, ordinal), true
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
