@@ -142,7 +142,7 @@ func (r *reconcile) ensureCertificate(ctx context.Context, want *unstructured.Un
 	case apierrors.IsAlreadyExists(err):
 		return nil, fmt.Errorf("create Certificate %s/%s: %w", bc.Namespace, name, err) // made meanwhile: look again
 	case err != nil:
-		return nil, fmt.Errorf("Certificate %s/%s: %w", bc.Namespace, name, err)
+		return nil, fmt.Errorf("keep Certificate %s/%s in line: %w", bc.Namespace, name, err)
 	}
 	return nil, nil
 }

@@ -122,7 +122,7 @@ func (i *CertIssuer) Renew(ctx context.Context, name string) (*x509.Certificate,
 	spec, ok := i.specs[name]
 	i.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("Certificate %s/%s was never issued", i.namespace, name)
+		return nil, fmt.Errorf("no certificate was issued for %s/%s", i.namespace, name)
 	}
 	return i.issue(ctx, name, spec)
 }
