@@ -17,7 +17,7 @@ const examplePath = "deploy/examples/brokercluster.yaml"
 
 var metav1CreateOptions = metav1.CreateOptions{FieldManager: "localrun"}
 
-// exampleCluster reads the example BrokerCluster and places its Pods on the fake Node, which
+// exampleCluster reads the example BrokerCluster and places its Pods on the fake Nodes, which
 // needs a toleration; kwok holds each Pod back from Ready for readyDelay, as a starting broker
 // would be.
 func exampleCluster(root, namespace string, readyDelay time.Duration) (*v1alpha1.BrokerCluster, error) {

@@ -45,6 +45,9 @@
 //     (spec.maintenanceWindows, FactInsideWindow).
 //   - What happens when spec.storage.size grows? internal/step/volumes.go (the decision),
 //     volumes.go and templategrowth.go.
+//   - What happens to a broker whose local volume's node is gone? internal/step/lostnodes.go
+//     (the decision and its gates), lostnodes.go (what is read and deleted) and
+//     internal/objects/volumenode.go (claim, volume, node).
 //   - How is a fact read afresh before an irreversible step? internal/brokers/facts.go.
 //   - How does a row become calls and writes? runner.go.
 //   - What does a reconcile read, and in what order? reconcile.go.
@@ -59,9 +62,12 @@
 // Service deletes, Pod annotation patches and Pod deletes (rollouts), and the StatefulSet's
 // delete when it is made again for a grown claim template. Volume claims are not cached: they
 // are read with a GET by name and patched with the plain client, as are StorageClasses read,
-// only while the volumes grow. Nodes are read with a GET by name, only for rack awareness.
-// cert-manager Certificates are read by name, created and updated through the dynamic client
-// (Config.DynamicClient), uncached, and the TLS listeners' Secrets read by name (certificates.go). No call site records anything by hand. What a reconcile reads depends on
+// only while the volumes grow. Nodes are read with a GET by name, for rack awareness, and, with
+// a broker pod's claim and the PersistentVolume it is bound to, for a pod the scheduler cannot
+// place (lostnodes.go); with spec.nodeLossRecovery that volume is patched (reclaim policy
+// Retain) and the claim deleted with the plain client. cert-manager Certificates are read by
+// name, created and updated through the dynamic client (Config.DynamicClient), uncached, and the
+// TLS listeners' Secrets read by name (certificates.go). No call site records anything by hand. What a reconcile reads depends on
 // the read strategy (readstrategy.go): the write-back overlays, always, unless an experiment
 // sets another through Config.WithReadStrategy: the plain informer indexers (the seed's bug) or
 // a live GET of the BrokerCluster and the StatefulSet (the seed's option A).
@@ -151,11 +157,12 @@
 // (internal/objects/templatediff.go), cluster properties that wait for a restart.
 // A pod that cannot come up by itself (brokerpod.Stuck: a container waiting in
 // CrashLoopBackOff, ImagePullBackOff, ErrImagePull, CreateContainerConfigError or
-// InvalidImageName, or the pod unschedulable for 30 s) is deleted by its UID when it was made from an
+// InvalidImageName, or the pod unschedulable for 30 s, when the reconcile looks again since
+// nothing else changes then: unschedulable.go) is deleted by its UID when it was made from an
 // older template (ReplaceStuckPod: every other broker up and none draining, read afresh), before
 // any healthy broker restarts, and a restart's own new pod likewise once the template changes
-// again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why
-// (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
+// again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why, and for
+// a pod no node can take what places it (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
 // maintenance mode while it waits (ReleaseMaintenance). A restart whose pod someone else deleted while it drained goes on with the
 // pod that replaced it (AdoptReplacedPod).
 // A pod annotated broker-operator.dev/restart-requested (by a person, or by the eviction
@@ -181,6 +188,19 @@
 // controller leader is known only from a health_overview read; until then a note says so.
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
+//
+// # A broker whose node is gone
+//
+// A broker pod below currentReplicas that the scheduler marked Unschedulable has its claim, the
+// volume it is bound to and the node that volume's node affinity pins it to read by name
+// (lostnodes.go); a node that answers NotFound is gone (one that exists, Ready or not, never
+// is). status.brokersOnLostNodes records each such broker with when it was first seen, the
+// NodeLost condition names pod, claim, volume and node, and one Warning event NodeLost goes out.
+// With spec.nodeLossRecovery, once the grace period has passed since then, RecoverLostBroker
+// (internal/step/lostnodes.go) sets the volume's reclaim policy to Retain and deletes the claim
+// and the pod by UID, its facts read afresh (the node still gone, every other broker up, none
+// draining), one broker at a time and only when no other is lost; the broker comes back with a
+// new node ID, and its old ID is decommissioned as a ghost broker.
 //
 // # Volumes that grow
 //
@@ -241,7 +261,10 @@
 // # Brokers and pods
 //
 // The broker pods run Redpanda (internal/objects/podspec.go, internal/objects/nodeconfig.go; docs/broker-pod.md explains each
-// setting): the first pods of a new cluster are its seeds, the count recorded on the
+// setting): by default at most one broker of a cluster per node (a required pod anti-affinity on
+// the host name) and the brokers spread over zones, or over the rack awareness label
+// (internal/objects/scheduling.go); spec.affinity, spec.topologySpreadConstraints and
+// spec.priorityClassName replace the default part by part. The first pods of a new cluster are its seeds, the count recorded on the
 // StatefulSet (AnnotationSeeds) so that scaling never changes the pod template. What differs per
 // broker and is known only once its pod is placed (its external Kafka address, its rack) is
 // recorded on the pod (internal/objects/placement.go, recordplacement.go: AnnotationExternalAddress, AnnotationRack) and written into

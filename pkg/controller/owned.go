@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -113,12 +114,15 @@ func (r *reconcile) checkOwned(obj metav1.Object) error {
 	return fmt.Errorf("%s/%s exists and is not controlled by BrokerCluster %s", obj.GetNamespace(), obj.GetName(), clusterKey(bc))
 }
 
-// annotatePods records each listed broker's ID on its pod.
-func (r *reconcile) annotatePods(ctx context.Context) error {
+// annotatePods records each listed broker's ID on its pod, and reports whether a Ready pod's
+// broker is still unknown.
+func (r *reconcile) annotatePods(ctx context.Context) (unknown bool, err error) {
 	nc, pods, view := r.nc, r.pods, *r.view
 	for ordinal, pod := range pods {
 		id, learnt := view.Learnt(ordinal)
 		if !learnt {
+			_, recorded := brokerpod.NodeID(pod)
+			unknown = unknown || (!recorded && brokerpod.IsReady(pod) && pod.DeletionTimestamp == nil)
 			continue
 		}
 		want := strconv.Itoa(int(id))
@@ -130,8 +134,8 @@ func (r *reconcile) annotatePods(ctx context.Context) error {
 			if apierrors.IsNotFound(err) {
 				continue
 			}
-			return fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
+			return unknown, fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
 		}
 	}
-	return nil
+	return unknown, nil
 }

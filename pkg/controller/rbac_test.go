@@ -2,6 +2,7 @@ package controller
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,17 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 		h.settle(20)
 		if st := h.stored().Status; st.CurrentReplicas != 2 {
 			t.Fatalf("%s: the scenario did not finish its scale-down: %+v", strategy, st)
+		}
+		// A node lost with the volume of broker 1, and its recovery.
+		h.pinVolume(1, "a-node-that-is-gone")
+		h.loseNode(1)
+		h.cluster.SetPodVolume(1, "a new volume")
+		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+			s.NodeLossRecovery, s.DecommissionGhostBrokers = &v1alpha1.NodeLossRecoverySpec{GracePeriod: &metav1.Duration{}}, true
+		})
+		h.settle(10)
+		if w := h.volumeWrites(); !slices.Contains(w, "delete persistentvolumeclaims/"+claimName(1)) {
+			t.Fatalf("%s: the scenario did not recover the lost broker: %v", strategy, w)
 		}
 	}
 

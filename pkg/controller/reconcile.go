@@ -104,7 +104,7 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	// is one the rollout restarts. A claim that cannot be read or written does not hold the
 	// step back; its error comes back after it, so the queue backs off.
 	volumesRecheck, volumesErr := r.growVolumes(ctx)
-	r.observe(ctx, configRestarts)
+	lostRecheck := r.observe(ctx, configRestarts)
 	// act works on a copy: what the step writes is its own, and the stalled-pod check below
 	// reads the cluster as it was decided on.
 	res, err := r.act(ctx, brokers.ExplainWait(step.Decide(r.obs), r.adminErr))
@@ -120,8 +120,10 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err != nil {
 		return res, err
 	}
-	// A Pending pod's grace, or a missing pod's, ends with no event to say so.
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, certRecheck)))))
+	// A Pending pod's grace, an unschedulable one's, or a missing pod's, ends with no event to
+	// say so.
+	unschedulable := unschedulableRecheck(r.pods, r.bc.Status.CurrentReplicas, r.c.cfg.Clock.Now())
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(stalled, sooner(configRecheck, sooner(volumesRecheck, sooner(lostRecheck, sooner(certRecheck, unschedulable)))))))
 	return res, nil
 }
 
@@ -188,16 +190,21 @@ func sooner(a, b time.Duration) time.Duration {
 
 // observe gathers what decide needs (step.Observation): the status, what the pods say about
 // the rollout (step.ObserveRollout), what a scale-up waits for (leftovers.go), and the brokers'
-// view (brokers.Admin.Observe). configRestarts are the brokers that wait for a restart for a
-// cluster property (syncClusterConfig).
-func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) {
+// view (brokers.Admin.Observe), and the brokers whose volume's node is gone (lostnodes.go).
+// configRestarts are the brokers that wait for a restart for a cluster property
+// (syncClusterConfig). It returns when to look at a lost broker again.
+func (r *reconcile) observe(ctx context.Context, configRestarts map[int32]bool) time.Duration {
 	bc, st := r.bc, r.bc.Status
 	r.observePods(configRestarts)
 	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
 	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
 		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
 	}
+	// Before the admin API: a lost broker makes it asked, for the ID its pod ran.
+	recheck := r.findLostNodes(ctx)
 	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+	r.nameLostBrokers()
+	return recheck
 }
 
 // observePods gathers the part of the observation that the status and the pods give, asking the

@@ -93,6 +93,8 @@ func (r *reconcile) makeCall(ctx context.Context, s step.Step, call step.Call) e
 		return r.deleteRestartingPod(ctx)
 	case step.CallDeleteStuckPod:
 		return r.deleteStuckPod(ctx, s)
+	case step.CallRecoverLostBroker:
+		return r.recoverLostBroker(ctx, s)
 	}
 	return nil
 }
@@ -147,7 +149,8 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
 		ReadyReplicas: brokerpod.ReadyBelow(r.pods, current), Lifecycle: lc, Admin: brokers.ProblemOf(r.adminErr),
 		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc),
-		NextWindow: step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()).Next}, r.c.cfg.Clock.Now())
+		NextWindow: step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()).Next,
+		LostNodes:  step.LostStatus(r.obs.LostNodes.Brokers), LostNodesKnown: r.obs.LostNodes.Known}, r.c.cfg.Clock.Now())
 	if row.ReportsDrain {
 		if stalled, ok := r.c.brokers.CheckDrain(ctx, bc, *s.Broker, &next); ok {
 			r.c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, stalled)
@@ -182,12 +185,16 @@ func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.R
 	if err := r.ensureOwned(ctx, r.bc.Status.CurrentReplicas); err != nil {
 		return result{}, err
 	}
+	unknown := false
 	if r.view != nil {
-		if err := r.annotatePods(ctx); err != nil {
+		var err error
+		if unknown, err = r.annotatePods(ctx); err != nil {
 			return result{}, err
 		}
 	}
-	if row.Polls {
+	// A Ready pod whose broker could not be named yet (its broker not answering node_config
+	// a moment after its pod became Ready) is asked again: no event would say when it answers.
+	if row.Polls || unknown {
 		return result{RequeueAfter: r.c.cfg.DrainPollInterval}, nil
 	}
 	if row.PollsWindow {

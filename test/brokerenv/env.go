@@ -108,7 +108,7 @@ func (e *Env) NewNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// BrokerCluster is a valid BrokerCluster whose Pods land on the fake Node. Its admin port is the
+// BrokerCluster is a valid BrokerCluster whose Pods land on the fake Nodes. Its admin port is the
 // first of its simulated cluster's own ports: the operator reaches broker O at that port plus O.
 func (e *Env) BrokerCluster(ns, name string, replicas int32) *v1alpha1.BrokerCluster {
 	return &v1alpha1.BrokerCluster{

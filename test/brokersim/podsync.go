@@ -39,9 +39,12 @@ type PodSync struct {
 	// volumes: report each pod's claim UID as its broker's data volume (WithVolumeIdentity).
 	volumes bool
 
-	mu      sync.Mutex
-	running map[clusterKey][]int // the ordinals last reported to the simulator
-	changed chan struct{}        // closed and replaced on every report
+	mu sync.Mutex
+	// volumesOf are the clusters whose pods' claim UIDs are reported although volumes is off
+	// (TrackVolumes).
+	volumesOf map[clusterKey]bool
+	running   map[clusterKey][]int // the ordinals last reported to the simulator
+	changed   chan struct{}        // closed and replaced on every report
 }
 
 type clusterKey struct{ namespace, name string }
@@ -68,11 +71,12 @@ func WithVolumeIdentity() PodSyncOption { return func(s *PodSync) { s.volumes = 
 func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *admintest.Server, namespace string, opts ...PodSyncOption) (*PodSync, error) {
 	ctx, w := newWatch(ctx, client, namespace, brokerPodSelector())
 	s := &PodSync{
-		watch:   w,
-		client:  client,
-		sim:     sim,
-		running: map[clusterKey][]int{},
-		changed: make(chan struct{}),
+		watch:     w,
+		client:    client,
+		sim:       sim,
+		running:   map[clusterKey][]int{},
+		changed:   make(chan struct{}),
+		volumesOf: map[clusterKey]bool{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -91,6 +95,15 @@ func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *adminte
 		return nil, err
 	}
 	return s, nil
+}
+
+// TrackVolumes reports the claim UID of each pod of cluster namespace/name that starts from now
+// on as its broker's data volume, as WithVolumeIdentity does for every cluster: a pod that comes
+// back on a new claim runs a fresh broker with a new node ID.
+func (s *PodSync) TrackVolumes(namespace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.volumesOf[clusterKey{namespace, name}] = true
 }
 
 // Running returns the ordinals of cluster namespace/name whose Pods run a broker, as last
@@ -128,6 +141,7 @@ func (s *PodSync) sync(ctx context.Context, key clusterKey) {
 	slices.Sort(running)
 	s.mu.Lock()
 	before := s.running[key]
+	volumes := s.volumes || s.volumesOf[key]
 	s.mu.Unlock()
 	if slices.Equal(before, running) {
 		return
@@ -146,7 +160,7 @@ func (s *PodSync) sync(ctx context.Context, key clusterKey) {
 		}
 		// What the Pod runs takes effect when its broker joins, in SyncPods.
 		cluster.SetPodVersion(o, imageTag(byOrdinal[o]))
-		if s.volumes {
+		if volumes {
 			cluster.SetPodVolume(o, s.claimUID(ctx, byOrdinal[o]))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,6 +33,13 @@ const Provisioner = "brokersim.broker-operator.dev/volume-binder"
 // (kwok runs no containers). As a dynamic provisioner's volumes with reclaimPolicy Delete, a
 // volume is deleted once its claim is gone (Released): kept, thousands of Released volumes would
 // slow the controller-manager's volume binder, which looks through every volume for each claim.
+// A volume whose reclaim policy was changed to Retain is kept, as a provisioner keeps it.
+//
+// A claim of a StorageClass with volumeBindingMode WaitForFirstConsumer gets a local volume, as
+// a local volume provisioner makes one: once the scheduler has picked a node for its pod (the
+// claim's volume.kubernetes.io/selected-node annotation), a volume of type local pinned to that
+// node by its node affinity. Its pod can then only run there; a test that deletes the node
+// leaves the pod unschedulable.
 type VolumeBinder struct{ watch }
 
 // StartVolumeBinder watches the operator's claims in namespace (all if empty) until Stop, or
@@ -56,8 +64,9 @@ func StartVolumeBinder(ctx context.Context, client kubernetes.Interface, namespa
 	}
 	reclaim := func(obj any) {
 		pv, ok := obj.(*corev1.PersistentVolume)
-		if !ok || pv.Annotations[annProvisionedBy] != Provisioner || pv.Status.Phase != corev1.VolumeReleased || pv.DeletionTimestamp != nil {
-			return // only the volumes it made, once their claim is gone
+		if !ok || pv.Annotations[annProvisionedBy] != Provisioner || pv.Status.Phase != corev1.VolumeReleased || pv.DeletionTimestamp != nil ||
+			pv.Spec.PersistentVolumeReclaimPolicy != corev1.PersistentVolumeReclaimDelete {
+			return // only the volumes it made, once their claim is gone, unless someone keeps them
 		}
 		if err := deleteVolume(ctx, client, pv); err != nil {
 			utilruntime.HandleError(err)
@@ -73,6 +82,10 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 	className := ""
 	if claim.Spec.StorageClassName != nil {
 		className = *claim.Spec.StorageClassName
+	}
+	node, wait, err := localNode(ctx, client, className, claim)
+	if err != nil || wait {
+		return err
 	}
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
@@ -94,11 +107,41 @@ func createVolumeFor(ctx context.Context, client kubernetes.Interface, claim *co
 			},
 		},
 	}
-	_, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+	if node != "" {
+		pv.Spec.PersistentVolumeSource = corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/disks/" + claim.Namespace + "/" + claim.Name}}
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}}}
+	}
+	_, err = client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) && ctx.Err() == nil {
 		return fmt.Errorf("brokersim: create PersistentVolume for claim %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
 	return nil
+}
+
+// annSelectedNode is the annotation the scheduler's volume binding sets on a claim of a
+// WaitForFirstConsumer class once it has picked its pod's node (k8s.io/component-helpers
+// storage/volume, AnnSelectedNode).
+const annSelectedNode = "volume.kubernetes.io/selected-node"
+
+// localNode says which node the volume of a claim of a WaitForFirstConsumer class is made on:
+// the node the scheduler selected, or wait until it has. "" for a claim of any other class.
+func localNode(ctx context.Context, client kubernetes.Interface, className string, claim *corev1.PersistentVolumeClaim) (node string, wait bool, err error) {
+	if className == "" {
+		return "", false, nil
+	}
+	class, err := client.StorageV1().StorageClasses().Get(ctx, className, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", false, nil
+	case err != nil:
+		return "", true, fmt.Errorf("brokersim: read StorageClass %s of claim %s/%s: %w", className, claim.Namespace, claim.Name, err)
+	case class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer:
+		return "", false, nil
+	}
+	node = claim.Annotations[annSelectedNode]
+	return node, node == "", nil
 }
 
 // annProvisionedBy is the annotation the controller-manager reads to find who deletes a

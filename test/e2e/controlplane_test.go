@@ -29,7 +29,7 @@ import (
 const smokeTimeout = time.Minute
 
 // TestControlPlaneRunsStatefulSets checks the chain the operator depends on: the StatefulSet
-// controller creates Pods, the scheduler binds them to the fake Node, kwok makes them Running and
+// controller creates Pods, the scheduler binds them to the fake Nodes, kwok makes them Running and
 // Ready with IPs, and scaling down removes the highest ordinals first.
 func TestControlPlaneRunsStatefulSets(t *testing.T) {
 	cp := framework.StartForTest(t, framework.Options{})
@@ -207,7 +207,7 @@ func smokeStatefulSet(ns string, replicas int32) *appsv1.StatefulSet {
 	}
 }
 
-// waitForPods polls until exactly the named Pods exist, each Running, Ready, bound to the fake
+// waitForPods polls until exactly the named Pods exist, each Running, Ready, bound to a fake
 // Node and given an IP, with none terminating.
 func waitForPods(t *testing.T, client kubernetes.Interface, ns, selector string, want []string) {
 	t.Helper()
@@ -244,7 +244,7 @@ func podProblem(pod *corev1.Pod) string {
 	switch {
 	case pod.DeletionTimestamp != nil:
 		return "terminating"
-	case pod.Spec.NodeName != framework.FakeNodeName:
+	case !slices.Contains(framework.FakeNodeNames(framework.DefaultFakeNodes), pod.Spec.NodeName):
 		return fmt.Sprintf("on node %q", pod.Spec.NodeName)
 	case pod.Status.Phase != corev1.PodRunning:
 		return "phase " + string(pod.Status.Phase)

@@ -5,6 +5,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,6 +42,12 @@ func TestBadSpecsRejected(t *testing.T) {
 		{"SASL without a superuser", func(s *v1alpha1.BrokerClusterSpec) {
 			s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
 		}, "spec.kafka.sasl needs spec.adminAPI.auth"},
+		{"node-loss recovery without ghost decommissions", func(s *v1alpha1.BrokerClusterSpec) {
+			s.NodeLossRecovery = &v1alpha1.NodeLossRecoverySpec{}
+		}, "spec.nodeLossRecovery needs spec.decommissionGhostBrokers"},
+		{"a negative node-loss grace period", func(s *v1alpha1.BrokerClusterSpec) {
+			s.NodeLossRecovery, s.DecommissionGhostBrokers = &v1alpha1.NodeLossRecoverySpec{GracePeriod: &metav1.Duration{Duration: -time.Minute}}, true
+		}, "gracePeriod must not be negative"},
 	} {
 		bc := env.BrokerCluster(ns, "bad", 3)
 		tc.mutate(&bc.Spec)

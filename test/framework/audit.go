@@ -78,7 +78,7 @@ func (cp *ControlPlane) ServiceAccountRequests() ([]Request, error) {
 const serviceAccountUserPrefix = "system:serviceaccount:"
 
 // PodDeletes returns every pod delete so far, by any user, in order, with its UID precondition.
-// The pods of the fake Node are finished by the user "pod-finisher", always with the pod's UID.
+// The pods of the fake Nodes are finished by the user "pod-finisher", always with the pod's UID.
 func (cp *ControlPlane) PodDeletes() ([]Request, error) {
 	all, err := cp.auditedRequests()
 	var out []Request

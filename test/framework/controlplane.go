@@ -30,7 +30,9 @@ type ControlPlane struct {
 	caPEM []byte
 	audit auditFiles
 	logf  func(format string, args ...any)
-	// finisher finishes the fake Node's pod deletes in kwok's place (podfinisher.go).
+	// fakeNodes are the fake Nodes started with the control plane (Options.FakeNodes).
+	fakeNodes []string
+	// finisher finishes the fake Nodes' pod deletes in kwok's place (podfinisher.go).
 	finisher *podFinisher
 
 	mu        sync.Mutex
@@ -43,7 +45,7 @@ type ControlPlane struct {
 }
 
 // Start runs etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on free
-// loopback ports, and returns once the apiserver is ready and the fake Node is schedulable.
+// loopback ports, and returns once the apiserver is ready and every fake Node is schedulable.
 // ctx bounds the start only; the processes run until Stop. On error everything started is stopped
 // and the logs are kept (the error says where).
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
@@ -117,7 +119,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	cp.logf("kube-apiserver ready in %s", time.Since(step).Round(time.Millisecond))
 
 	step = time.Now()
-	if err := createFakeNode(ctx, client); err != nil {
+	if cp.fakeNodes, err = createFakeNodes(ctx, client, opts.FakeNodes); err != nil {
 		return err
 	}
 	kcm, err := cp.run(opts, "kube-controller-manager", controllerManagerArgs(cp.Dir, kubeconfigs["kube-controller-manager"], p, kcmPort))
@@ -136,7 +138,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], FakeNodeName); err != nil {
+	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], cp.fakeNodes...); err != nil {
 		return err
 	}
 	all := []*process{etcd, apiserver, kcm, scheduler, kwok}
@@ -146,7 +148,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	if err := waitHealthy(ctx, all, "kube-scheduler /healthz", localTLSCheck(schedulerPort, "/healthz")); err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, all, "fake node schedulable", nodeSchedulableCheck(client)); err != nil {
+	if err := waitHealthy(ctx, all, "fake nodes schedulable", nodeSchedulableCheck(client, cp.fakeNodes)); err != nil {
 		return err
 	}
 	cp.logf("controller-manager, scheduler and kwok ready in %s", time.Since(step).Round(time.Millisecond))

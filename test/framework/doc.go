@@ -1,7 +1,10 @@
 // Package framework starts a real local Kubernetes control plane on 127.0.0.1 for end-to-end tests
 // and local runs: etcd, kube-apiserver (RBAC, static token authentication, an audit log of
 // ServiceAccount requests and of every pod delete), kube-controller-manager, kube-scheduler and
-// kwok, which plays the kubelet for one fake Node so that Pods become Running and Ready with IPs.
+// kwok, which plays the kubelet for fake Nodes so that Pods become Running and Ready with IPs.
+// There are Options.FakeNodes of them (DefaultFakeNodes, 8: a BrokerCluster puts at most one
+// broker on a node by default, and the tests' largest clusters have 7), named by FakeNodeNames,
+// FakeNodeName first, each in one of FakeNodeZones in turn.
 //
 // kwok's own pod-delete stage is left out of its stage configuration: it finishes a graceful pod
 // delete by name with no precondition, and so can delete the new Pod a StatefulSet made under the
@@ -21,13 +24,15 @@
 //   - PodDeletes: every pod delete by any user, with its user agent, time and UID precondition.
 //
 // For soak tests, RestartAPIServer kills kube-apiserver and starts it again (kwok is restarted with
-// it), and CompactEtcd compacts etcd so that watches resuming from before it get 410 Gone.
+// it, the fake Nodes' Leases deleted so that it takes them at once), and CompactEtcd compacts etcd
+// so that watches resuming from before it get 410 Gone.
 // kube-controller-manager and kube-scheduler, which exit on purpose when they lose their Lease or
 // find their cache corrupted, are started again whenever they exit, as the kubelet restarts static
 // Pods; Restarts counts it.
 //
-// Pods only land on the fake Node if they carry FakeNodeTolerations (PlaceOnFakeNode adds them and
-// FakeNodeSelector); DelayReadiness holds a Pod back from Ready for a while.
+// Pods only land on the fake Nodes if they carry FakeNodeTolerations (PlaceOnFakeNode adds them and
+// FakeNodeSelector); DelayReadiness holds a Pod back from Ready for a while. AddFakeNode adds a
+// fake Node with labels and taints of a test's own, outside FakeNodeSelector.
 //
 // StartRealNode adds a real Node, RealNodeName, to such a control plane: Debian's containerd and
 // runc run its Pods' containers, the kubelet and kube-proxy (built by the same script, from

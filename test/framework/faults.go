@@ -62,9 +62,10 @@ func (cp *ControlPlane) restartAPIServer(ctx context.Context) error {
 
 // restartKwok stops kwok (SIGTERM, then SIGKILL after its grace) and starts it again with the
 // same flags. kwok has no state of its own to lose: it relists nodes and pods when it starts.
-// Each kwok process holds the fake Node's Lease under an identity of its own (hostname and a
-// random UUID, kwok's controllers.Identity), so a new one would leave the Node alone until the old
-// Lease expired, 40 s; the old Lease is deleted in between so that the new kwok takes it at once.
+// Each kwok process holds each fake Node's Lease under an identity of its own (hostname and a
+// random UUID, kwok's controllers.Identity), so a new one would leave the Nodes alone until the
+// old Leases expired, 40 s; the old Leases are deleted in between so that the new kwok takes them
+// at once.
 func (cp *ControlPlane) restartKwok(ctx context.Context) error {
 	i, p := cp.component("kwok")
 	if p == nil {
@@ -74,12 +75,21 @@ func (cp *ControlPlane) restartKwok(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list the fake Nodes: %w", err)
+	}
 	if err := p.stop(); err != nil {
 		return err
 	}
-	err = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, FakeNodeName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete the fake Node's Lease: %w", err)
+	for _, node := range nodes.Items {
+		if node.Annotations[kwokNodeAnnotation] != kwokNodeValue {
+			continue // the real node's kubelet holds its own
+		}
+		err = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, node.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete the Lease of fake Node %s: %w", node.Name, err)
+		}
 	}
 	next, err := startProcess(p.name, p.cmd.Path, p.logPath, p.cmd.Args[1:])
 	if err != nil {

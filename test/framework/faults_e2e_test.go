@@ -90,7 +90,7 @@ func TestSupervisedComponentsAreStartedAgainAfterTheyExit(t *testing.T) {
 	}
 }
 
-// createPodAndAwaitReady makes a pod on the fake Node and waits until it is Ready.
+// createPodAndAwaitReady makes a pod on a fake Node and waits until it is Ready.
 func createPodAndAwaitReady(t *testing.T, client kubernetes.Interface, name string) error {
 	t.Helper()
 	pod := &corev1.Pod{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,14 +15,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-func fakeNode() *corev1.Node {
+// fakeNode is the i-th fake Node: kwok plays its kubelet, its taint keeps Pods that do not
+// tolerate it away, and it is in zone FakeNodeZones[i%len].
+func fakeNode(i int) *corev1.Node {
+	name := FakeNodeNames(i + 1)[i]
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: FakeNodeName,
+			Name: name,
 			Labels: map[string]string{
 				fakeNodeLabelKey:         fakeNodeLabelValue,
-				"kubernetes.io/hostname": FakeNodeName,
-				"kubernetes.io/os":       "linux",
+				corev1.LabelHostname:     name,
+				corev1.LabelOSStable:     "linux",
+				corev1.LabelTopologyZone: FakeNodeZones[i%len(FakeNodeZones)],
 			},
 			Annotations: map[string]string{
 				kwokNodeAnnotation: kwokNodeValue,
@@ -35,28 +40,36 @@ func fakeNode() *corev1.Node {
 	}
 }
 
-func createFakeNode(ctx context.Context, client kubernetes.Interface) error {
-	_, err := client.CoreV1().Nodes().Create(ctx, fakeNode(), metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create fake node: %w", err)
+// createFakeNodes creates the first n fake Nodes and returns their names.
+func createFakeNodes(ctx context.Context, client kubernetes.Interface, n int) ([]string, error) {
+	var names []string
+	for i := range n {
+		node := fakeNode(i)
+		_, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create fake node %s: %w", node.Name, err)
+		}
+		names = append(names, node.Name)
 	}
-	return nil
+	return names, nil
 }
 
-// nodeSchedulableCheck passes once kwok reports the node Ready and the node lifecycle controller
-// has lifted its not-ready taints, so the first Pods of a test are not turned away.
-func nodeSchedulableCheck(client kubernetes.Interface) func(context.Context) error {
+// nodeSchedulableCheck passes once kwok reports every node Ready and the node lifecycle
+// controller has lifted its not-ready taints, so the first Pods of a test are not turned away.
+func nodeSchedulableCheck(client kubernetes.Interface, names []string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		node, err := client.CoreV1().Nodes().Get(ctx, FakeNodeName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if !nodeReady(node) {
-			return fmt.Errorf("node %s is not Ready yet", FakeNodeName)
-		}
-		for _, taint := range node.Spec.Taints {
-			if taint.Key != kwokNodeAnnotation {
-				return fmt.Errorf("node %s still has taint %s", FakeNodeName, taint.ToString())
+		for _, name := range names {
+			node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if !nodeReady(node) {
+				return fmt.Errorf("node %s is not Ready yet", name)
+			}
+			for _, taint := range node.Spec.Taints {
+				if taint.Key != kwokNodeAnnotation {
+					return fmt.Errorf("node %s still has taint %s", name, taint.ToString())
+				}
 			}
 		}
 		return nil
@@ -72,7 +85,13 @@ func nodeReady(node *corev1.Node) bool {
 	return false
 }
 
-// AddFakeNode adds another node kwok runs, with labels and taints besides the fake node's own,
+// FakeNodes are the names of the fake Nodes the control plane started with (Options.FakeNodes);
+// AddFakeNode's are not among them.
+func (cp *ControlPlane) FakeNodes() []string {
+	return slices.Clone(cp.fakeNodes)
+}
+
+// AddFakeNode adds another node kwok runs, with labels and taints besides the fake nodes' own,
 // and a pod finisher for it; it returns once the node is Ready and schedulable. remove deletes
 // the node and stops its finisher. A test that drains a node uses nodes of its own, tainted so
 // that no other test's pods land there.
@@ -81,10 +100,11 @@ func (cp *ControlPlane) AddFakeNode(ctx context.Context, name string, labels map
 	if err != nil {
 		return nil, err
 	}
-	n := fakeNode()
+	n := fakeNode(0)
 	n.Name = name
-	n.Labels["kubernetes.io/hostname"] = name
+	n.Labels[corev1.LabelHostname] = name
 	delete(n.Labels, fakeNodeLabelKey)
+	delete(n.Labels, corev1.LabelTopologyZone)
 	maps.Copy(n.Labels, labels)
 	n.Spec.Taints = append(n.Spec.Taints, taints...)
 	if _, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {

@@ -29,6 +29,8 @@ type Options struct {
 	TempDir string
 	// StartTimeout bounds the whole start. Default: 2 minutes.
 	StartTimeout time.Duration
+	// FakeNodes is how many fake Nodes kwok plays (FakeNodeNames). Default: DefaultFakeNodes.
+	FakeNodes int
 	// Logf receives progress messages. Default: none.
 	Logf func(format string, args ...any)
 }
@@ -51,6 +53,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 2 * time.Minute
+	}
+	if o.FakeNodes <= 0 {
+		o.FakeNodes = DefaultFakeNodes
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}

@@ -49,6 +49,9 @@ func TestDefaultsFindBinariesFromEnvironment(t *testing.T) {
 	if opts.StartTimeout <= 0 || opts.Logf == nil {
 		t.Error("StartTimeout and Logf were not defaulted")
 	}
+	if opts.FakeNodes != DefaultFakeNodes {
+		t.Errorf("FakeNodes = %d, want the default %d", opts.FakeNodes, DefaultFakeNodes)
+	}
 }
 
 func binaryPaths(dir string) []string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func writeKwokStages(dir, src string) (string, error) {
 	return path, os.WriteFile(path, []byte(strings.Join(kept, "\n---\n")), 0o644)
 }
 
-// podFinisher does for the fake Node's pods what a kubelet does once a pod's containers have
+// podFinisher does for the fake Nodes' pods what a kubelet does once a pod's containers have
 // stopped: it deletes a pod that is being deleted, with grace 0 and a precondition on the pod's
 // UID (kubernetes pkg/kubelet/status/status_manager.go, syncPod), so that the delete can only
 // ever remove the pod it was meant for. kwok runs no containers, so there is nothing to wait for.
@@ -77,19 +78,25 @@ type podRef struct {
 	uid             types.UID
 }
 
-// startPodFinisher starts a podFinisher for the pods bound to node.
-func startPodFinisher(client kubernetes.Interface, node string) (*podFinisher, error) {
+// startPodFinisher starts a podFinisher for the pods bound to nodes. It watches one node's pods
+// through a field selector; the pods of several, which no field selector names at once, through
+// a watch of every pod, keeping theirs.
+func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinisher, error) {
+	var tweak []informers.SharedInformerOption
+	if len(nodes) == 1 {
+		tweak = append(tweak, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", nodes[0]).String()
+		}))
+	}
 	f := &podFinisher{
-		client: client,
-		factory: informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", node).String()
-		})),
+		client:  client,
+		factory: informers.NewSharedInformerFactoryWithOptions(client, 0, tweak...),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[podRef](),
 			workqueue.TypedRateLimitingQueueConfig[podRef]{Name: podFinisherUser}),
 		done: make(chan struct{}),
 	}
 	onPod := func(obj any) {
-		if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp != nil {
+		if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp != nil && slices.Contains(nodes, pod.Spec.NodeName) {
 			f.queue.Add(podRef{pod.Namespace, pod.Name, pod.UID})
 		}
 	}
@@ -130,8 +137,8 @@ func (f *podFinisher) next(ctx context.Context) bool {
 	return true
 }
 
-// startPodFinisherFrom starts a podFinisher for node, as the user of kubeconfig.
-func startPodFinisherFrom(kubeconfig, node string) (*podFinisher, error) {
+// startPodFinisherFrom starts a podFinisher for nodes, as the user of kubeconfig.
+func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -140,7 +147,7 @@ func startPodFinisherFrom(kubeconfig, node string) (*podFinisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startPodFinisher(client, node)
+	return startPodFinisher(client, nodes...)
 }
 
 // stop ends the finisher and waits for its worker.

@@ -79,7 +79,7 @@ func TestPodDeletesAreFinishedWithThePodsUID(t *testing.T) {
 	}
 }
 
-// awaitPod waits until done holds; the fake Node's pods change within seconds.
+// awaitPod waits until done holds; the fake Nodes' pods change within seconds.
 func awaitPod(t *testing.T, ctx context.Context, what string, done func() (bool, error)) {
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {

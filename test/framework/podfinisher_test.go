@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -65,5 +66,63 @@ func TestPodFinisherDeletesWithTheUIDPrecondition(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the finisher did not delete the pod being deleted")
+	}
+}
+
+// A finisher of several nodes finishes the deletes of pods on any of them, and leaves the pods of
+// other nodes (the real node's, which its kubelet finishes) alone.
+func TestPodFinisherOfSeveralNodesKeepsToThem(t *testing.T) {
+	now := metav1.Now()
+	nodes := FakeNodeNames(3)
+	deleting := func(name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: name, UID: types.UID("u-" + name), DeletionTimestamp: &now, Finalizers: []string{"x"}},
+			Spec: corev1.PodSpec{NodeName: node}}
+	}
+	client := fake.NewClientset(deleting("real", RealNodeName), deleting("bc-0", nodes[0]), deleting("bc-2", nodes[2]))
+	deleted := make(chan string, 10)
+	client.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		deleted <- action.(k8stesting.DeleteActionImpl).Name
+		return true, nil, nil
+	})
+	f, err := startPodFinisher(client, nodes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for len(got) < 2 {
+		select {
+		case name := <-deleted:
+			got[name] = true
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the finisher deleted %v, want bc-0 and bc-2", got)
+		}
+	}
+	f.stop()
+	close(deleted)
+	for name := range deleted {
+		got[name] = true
+	}
+	if !got["bc-0"] || !got["bc-2"] || got["real"] {
+		t.Errorf("the finisher deleted %v, want bc-0 and bc-2 and not the real node's pod", got)
+	}
+}
+
+// The fake Nodes are in the zones in turn, and all match FakeNodeSelector.
+func TestFakeNodesSpreadOverZones(t *testing.T) {
+	var zones []string
+	for i, name := range FakeNodeNames(4) {
+		n := fakeNode(i)
+		if n.Name != name || n.Labels[corev1.LabelHostname] != name {
+			t.Errorf("fake node %d is %s (hostname %s), want %s", i, n.Name, n.Labels[corev1.LabelHostname], name)
+		}
+		for k, v := range FakeNodeSelector() {
+			if n.Labels[k] != v {
+				t.Errorf("fake node %s does not match FakeNodeSelector", name)
+			}
+		}
+		zones = append(zones, n.Labels[corev1.LabelTopologyZone])
+	}
+	if want := []string{"zone-a", "zone-b", "zone-c", "zone-a"}; strings.Join(zones, ",") != strings.Join(want, ",") {
+		t.Errorf("zones %v, want %v", zones, want)
 	}
 }

@@ -43,7 +43,7 @@ type RealNode struct {
 }
 
 // StartRealNode starts containerd, etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-// kwok, the kubelet and kube-proxy, and returns once both Nodes are Ready and schedulable and
+// kwok, the kubelet and kube-proxy, and returns once every Node is Ready and schedulable and
 // kube-proxy is healthy. It first cleans up after earlier runs that crashed.
 func StartRealNode(ctx context.Context, opts RealNodeOptions) (*RealNode, error) {
 	if reason := RealNodeUnsupported(); reason != "" {
@@ -198,7 +198,7 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 	n.logf("etcd and kube-apiserver ready in %s", time.Since(step).Round(time.Millisecond))
 
 	step = time.Now()
-	if err := createFakeNode(ctx, client); err != nil {
+	if n.fakeNodes, err = createFakeNodes(ctx, client, opts.FakeNodes); err != nil {
 		return err
 	}
 	stages, err := writeKwokStages(dir, opts.KwokStages)
@@ -220,7 +220,7 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 			return err
 		}
 	}
-	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], FakeNodeName); err != nil {
+	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], n.fakeNodes...); err != nil {
 		return err
 	}
 	checks := []struct {
@@ -231,7 +231,7 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 		{"kube-scheduler /healthz", localTLSCheck(schedulerPort, "/healthz")},
 		{"kubelet /healthz", plainHTTPCheck("http://127.0.0.1:" + strconv.Itoa(kubeletHealthzPort) + "/healthz")},
 		{"kube-proxy /healthz", plainHTTPCheck("http://" + kubeProxyHealthz + "/healthz")},
-		{"fake node schedulable", nodeSchedulableCheck(client)},
+		{"fake nodes schedulable", nodeSchedulableCheck(client, n.fakeNodes)},
 		{"real node schedulable", realNodeSchedulableCheck(client)},
 		{"the default ServiceAccount", func(ctx context.Context) error {
 			_, err := client.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})

@@ -44,6 +44,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerClusterSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerClusterStatus"):
 		return &brokersv1alpha1.BrokerClusterStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerOnLostNode"):
+		return &brokersv1alpha1.BrokerOnLostNodeApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
@@ -66,6 +68,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.LoadBalancerListenerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("MaintenanceWindow"):
 		return &brokersv1alpha1.MaintenanceWindowApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("NodeLossRecoverySpec"):
+		return &brokersv1alpha1.NodeLossRecoverySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePortListener"):
 		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PlannedDisruption"):

@@ -40,6 +40,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":  schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":     schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
@@ -51,6 +52,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS":          schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener": schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":    schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec": schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":    schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
@@ -635,6 +637,37 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							},
 						},
 					},
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Affinity of the broker pods. By default the pods carry a required pod anti-affinity on kubernetes.io/hostname among this cluster's broker pods: at most one broker per node, so that one node failure takes at most one broker. Each part set here replaces that part of the default: podAntiAffinity replaces the default anti-affinity (an empty podAntiAffinity removes it; a preferred term softens it), while nodeAffinity and podAffinity are added to it. A change restarts the brokers one at a time, as any pod template change does.",
+							Ref:         ref(v1.Affinity{}.OpenAPIModelName()),
+						},
+					},
+					"topologySpreadConstraints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "TopologySpreadConstraints of the broker pods. Unset, the brokers spread over zones (topology.kubernetes.io/zone, or spec.rackAwareness.nodeLabel with rack awareness) with maxSkew 1 and whenUnsatisfiable ScheduleAnyway. A list set here replaces that default; an empty list removes it. A change restarts the brokers one at a time.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.TopologySpreadConstraint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"priorityClassName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PriorityClassName of the broker pods. Unset: the cluster's default priority, if any. A change restarts the brokers one at a time.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"unsafeSkipHealthGate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers' health_overview reports the cluster unhealthy (leaderless or under-replicated partitions), or a restarting broker's pre-restart probe names partitions at risk. For emergencies only: with it set, a restart or a decommission can make partitions unavailable. It never waives \"every other broker up\": a restart still waits while another broker is down, and everything still happens one broker at a time.",
@@ -673,6 +706,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"nodeLossRecovery": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodeLossRecovery, when set, brings back a broker whose pod cannot be scheduled because its data volume is pinned to a node that no longer exists (a local volume whose node was deleted): once the node has been gone for the grace period and every other broker is up, the volume's reclaim policy is set to Retain, and the claim and the pod are deleted, so that the StatefulSet makes both anew. The broker comes back on an empty volume with a new node ID: its local data is lost and is copied back from the other replicas. Its old ID is decommissioned as a ghost broker, so it needs spec.decommissionGhostBrokers. Unset (the default): such a broker is only reported (the NodeLost condition).",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec"),
+						},
+					},
 					"kafka": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port 9092: TLS, SASL and an external listener.",
@@ -705,7 +744,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -824,6 +863,27 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview"),
 						},
 					},
+					"brokersOnLostNodes": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"pod",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "BrokersOnLostNodes are the brokers whose pod cannot be scheduled because its data volume is pinned to a node that no longer exists, each with when the operator first saw it so.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode"),
+									},
+								},
+							},
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -834,7 +894,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and StorageResized.",
+							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied, StorageResized and NodeLost.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -849,7 +909,76 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerOnLostNode is a broker whose pod cannot be scheduled because the volume its data volume claim is bound to is pinned (node affinity) to a node that no longer exists.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"pod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Pod is the broker's pod.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"ordinal": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ordinal is the pod's ordinal.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"claim": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Claim is the pod's data volume claim.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"volume": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Volume is the PersistentVolume the claim is bound to.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"node": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Node is the node the volume is pinned to, which no longer exists.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"nodeID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodeID is the broker ID recorded on the pod, when known.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"since": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Since is when the operator first saw the node gone; spec.nodeLossRecovery.gracePeriod is counted from it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"pod", "ordinal", "claim", "volume", "node", "since"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1432,6 +1561,27 @@ func schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref common.ReferenceCall
 					},
 				},
 				Required: []string{"start", "duration"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeLossRecoverySpec says when a broker whose volume's node is gone is brought back on a new volume.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"gracePeriod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "GracePeriod is how long the node must have been seen gone, without a break, before the broker is brought back: a node object deleted and registered again (a kubelet that re-registers) is given time to return with the volume. It is counted from the time recorded in status.brokersOnLostNodes, which survives operator restarts.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+				},
 			},
 		},
 		Dependencies: []string{

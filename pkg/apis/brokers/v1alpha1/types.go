@@ -43,6 +43,7 @@ type BrokerCluster struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'NodePort' || !has(self.kafka.external.nodePort) || self.kafka.external.nodePort.basePort + self.replicas - 1 <= 32767",message="spec.kafka.external.nodePort.basePort + spec.replicas - 1 must not exceed 32767, the top of the default node port range"
+// +kubebuilder:validation:XValidation:rule="!has(self.nodeLossRecovery) || (has(self.decommissionGhostBrokers) && self.decommissionGhostBrokers)",message="spec.nodeLossRecovery needs spec.decommissionGhostBrokers: a recovered broker's old node ID is decommissioned as a ghost broker once its replacement has joined"
 type BrokerClusterSpec struct {
 	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
 	// pod ordinal first.
@@ -81,6 +82,29 @@ type BrokerClusterSpec struct {
 	// +listType=atomic
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 
+	// Affinity of the broker pods. By default the pods carry a required pod anti-affinity on
+	// kubernetes.io/hostname among this cluster's broker pods: at most one broker per node, so
+	// that one node failure takes at most one broker. Each part set here replaces that part of
+	// the default: podAntiAffinity replaces the default anti-affinity (an empty podAntiAffinity
+	// removes it; a preferred term softens it), while nodeAffinity and podAffinity are added to
+	// it. A change restarts the brokers one at a time, as any pod template change does.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// TopologySpreadConstraints of the broker pods. Unset, the brokers spread over zones
+	// (topology.kubernetes.io/zone, or spec.rackAwareness.nodeLabel with rack awareness) with
+	// maxSkew 1 and whenUnsatisfiable ScheduleAnyway. A list set here replaces that default; an
+	// empty list removes it. A change restarts the brokers one at a time.
+	// +optional
+	// +listType=atomic
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints"`
+
+	// PriorityClassName of the broker pods. Unset: the cluster's default priority, if any.
+	// A change restarts the brokers one at a time.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
 	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
 	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:
@@ -109,6 +133,17 @@ type BrokerClusterSpec struct {
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
 	// +optional
 	DecommissionGhostBrokers bool `json:"decommissionGhostBrokers,omitempty"`
+
+	// NodeLossRecovery, when set, brings back a broker whose pod cannot be scheduled because
+	// its data volume is pinned to a node that no longer exists (a local volume whose node was
+	// deleted): once the node has been gone for the grace period and every other broker is up,
+	// the volume's reclaim policy is set to Retain, and the claim and the pod are deleted, so
+	// that the StatefulSet makes both anew. The broker comes back on an empty volume with a new
+	// node ID: its local data is lost and is copied back from the other replicas. Its old ID is
+	// decommissioned as a ghost broker, so it needs spec.decommissionGhostBrokers. Unset (the
+	// default): such a broker is only reported (the NodeLost condition).
+	// +optional
+	NodeLossRecovery *NodeLossRecoverySpec `json:"nodeLossRecovery,omitempty"`
 
 	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
 	// 9092: TLS, SASL and an external listener.
@@ -307,6 +342,19 @@ type RackAwarenessSpec struct {
 	NodeLabel string `json:"nodeLabel,omitempty"`
 }
 
+// NodeLossRecoverySpec says when a broker whose volume's node is gone is brought back on a new
+// volume.
+type NodeLossRecoverySpec struct {
+	// GracePeriod is how long the node must have been seen gone, without a break, before the
+	// broker is brought back: a node object deleted and registered again (a kubelet that
+	// re-registers) is given time to return with the volume. It is counted from the time
+	// recorded in status.brokersOnLostNodes, which survives operator restarts.
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="gracePeriod must not be negative"
+	// +optional
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+}
+
 // StorageSpec is the persistent volume claim template of each broker.
 //
 // +kubebuilder:validation:XValidation:rule="quantity(string(self.size)).compareTo(quantity(string(oldSelf.size))) >= 0",message="storage.size cannot shrink"
@@ -462,12 +510,40 @@ type BrokerClusterStatus struct {
 	// +optional
 	DisruptionPreview *DisruptionPreview `json:"disruptionPreview,omitempty"`
 
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
-	// StorageResized.
+	// BrokersOnLostNodes are the brokers whose pod cannot be scheduled because its data volume
+	// is pinned to a node that no longer exists, each with when the operator first saw it so.
+	// +optional
+	// +listType=map
+	// +listMapKey=pod
+	BrokersOnLostNodes []BrokerOnLostNode `json:"brokersOnLostNodes,omitempty"`
+
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
+	// StorageResized and NodeLost.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// BrokerOnLostNode is a broker whose pod cannot be scheduled because the volume its data
+// volume claim is bound to is pinned (node affinity) to a node that no longer exists.
+type BrokerOnLostNode struct {
+	// Pod is the broker's pod.
+	Pod string `json:"pod"`
+	// Ordinal is the pod's ordinal.
+	Ordinal int32 `json:"ordinal"`
+	// Claim is the pod's data volume claim.
+	Claim string `json:"claim"`
+	// Volume is the PersistentVolume the claim is bound to.
+	Volume string `json:"volume"`
+	// Node is the node the volume is pinned to, which no longer exists.
+	Node string `json:"node"`
+	// NodeID is the broker ID recorded on the pod, when known.
+	// +optional
+	NodeID *int32 `json:"nodeID,omitempty"`
+	// Since is when the operator first saw the node gone; spec.nodeLossRecovery.gracePeriod is
+	// counted from it.
+	Since metav1.Time `json:"since"`
 }
 
 // StorageStatus reports a growth of spec.storage.size on the brokers' volume claims.
@@ -672,6 +748,9 @@ const (
 	// spec.storage.size asks for, and the StatefulSet's claim template carries it; it appears
 	// once the size grows.
 	ConditionStorageResized = "StorageResized"
+	// ConditionNodeLost is true while a broker's pod cannot be scheduled because its data
+	// volume is pinned to a node that no longer exists (status.brokersOnLostNodes).
+	ConditionNodeLost = "NodeLost"
 	// ConditionCertificatesReady is true when the Secret of every cert-manager Certificate the
 	// operator made for a listener with an issuerRef holds a certificate; it appears with the
 	// first such listener. While it is false the operator makes no other change to the cluster.

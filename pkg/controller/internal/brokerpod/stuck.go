@@ -30,11 +30,8 @@ func Stuck(pod *corev1.Pod, now time.Time) (string, bool) {
 	if pod.DeletionTimestamp != nil {
 		return "", false
 	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable &&
-			now.Sub(c.LastTransitionTime.Time) >= UnschedulableGrace {
-			return fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, c.Message), true
-		}
+	if c, ok := unschedulable(pod); ok && now.Sub(c.LastTransitionTime.Time) >= UnschedulableGrace {
+		return fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, c.Message), true
 	}
 	statuses := append(slices.Clone(pod.Status.InitContainerStatuses), pod.Status.ContainerStatuses...)
 	for _, s := range statuses {
@@ -51,4 +48,31 @@ func Stuck(pod *corev1.Pod, now time.Time) (string, bool) {
 		return fmt.Sprintf("container %s of pod %s cannot be created (%s): %s", s.Name, pod.Name, w.Reason, w.Message), true
 	}
 	return "", false
+}
+
+// UntilStuck is how long until a pod the scheduler has found no node for counts as stuck: what
+// is left of UnschedulableGrace, 0 when it is not unschedulable or counts already. Nothing
+// else happens to such a pod when its grace ends, so a reconcile looks again then.
+func UntilStuck(pod *corev1.Pod, now time.Time) time.Duration {
+	c, ok := unschedulable(pod)
+	if !ok || pod.DeletionTimestamp != nil {
+		return 0
+	}
+	return max(0, UnschedulableGrace-now.Sub(c.LastTransitionTime.Time))
+}
+
+// Unschedulable says whether the scheduler found no node for the pod: its PodScheduled
+// condition is False with reason Unschedulable.
+func Unschedulable(pod *corev1.Pod) bool {
+	_, ok := unschedulable(pod)
+	return ok
+}
+
+func unschedulable(pod *corev1.Pod) (corev1.PodCondition, bool) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return c, true
+		}
+	}
+	return corev1.PodCondition{}, false
 }

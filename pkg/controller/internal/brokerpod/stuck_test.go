@@ -42,6 +42,9 @@ func TestStuckReadsThePodsOwnStatus(t *testing.T) {
 				pod.DeletionTimestamp = &now
 			}
 			why, stuck := Stuck(pod, time.Unix(1010, 0))
+			if got, want := Unschedulable(pod), strings.HasPrefix(tt.name, "unschedulable"); got != want {
+				t.Errorf("Unschedulable = %t, want %t", got, want)
+			}
 			switch {
 			case tt.want == "" && stuck:
 				t.Errorf("stuck: %q, want a pod that is only slow", why)
@@ -49,5 +52,24 @@ func TestStuckReadsThePodsOwnStatus(t *testing.T) {
 				t.Errorf("Stuck = %q, %t; want stuck, naming %q", why, stuck, tt.want)
 			}
 		})
+	}
+}
+
+// An unschedulable pod is looked at again when its grace ends, and no other pod is.
+func TestUntilStuckIsWhatIsLeftOfTheGrace(t *testing.T) {
+	since := time.Unix(1000, 0)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p-1"}, Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(since)}}}}
+	if got := UntilStuck(pod, since.Add(10*time.Second)); got != UnschedulableGrace-10*time.Second {
+		t.Errorf("10 s into the grace: %v left, want %v", got, UnschedulableGrace-10*time.Second)
+	}
+	if got := UntilStuck(pod, since.Add(UnschedulableGrace)); got != 0 {
+		t.Errorf("at the grace's end: %v left, want 0", got)
+	}
+	if _, stuck := Stuck(pod, since.Add(UnschedulableGrace)); !stuck {
+		t.Error("not stuck when nothing of the grace is left")
+	}
+	if got := UntilStuck(&corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}, since); got != 0 {
+		t.Errorf("a pod not yet looked at by the scheduler: %v left, want 0", got)
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // Config is what the brokers' view needs from the controller.
 type Config struct {
-	// Kube reads the Secrets a BrokerCluster names, and a restart's pod, by name.
+	// Kube reads the Secrets a BrokerCluster names, a restart's pod, and a lost broker's claim,
+	// volume and node (FactNodeGone), by name.
 	Kube kubernetes.Interface
 	// Addresses renders the brokers' admin URLs; Client holds the rest of the admin client's
 	// settings (Timeout).

@@ -11,12 +11,14 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // CheckFacts reads each fact afresh and returns a *factError for the first that does not hold,
 // or the error of a read that failed. The pod is read first and health_overview last, so that
-// the last read before the step is the one that sees every broker.
+// the last read before the step is the one that sees every broker; a lost broker's node is read
+// after them all.
 // The membership facts are read from the controller leader (authority.go), found through view,
 // the reconcile's brokers view (nil when the admin API was not asked).
 func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact, view *View) error {
@@ -50,7 +52,7 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		return err
 	}
 	if slices.ContainsFunc(facts, func(f step.Fact) bool {
-		return f != step.FactHealthGate && f != step.FactPodReady && f != step.FactRestartSafe
+		return f != step.FactHealthGate && f != step.FactPodReady && f != step.FactRestartSafe && f != step.FactNodeGone
 	}) {
 		brokers, err := a.readMembers(ctx, client, bc, view)
 		if err != nil {
@@ -96,6 +98,11 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 		if !h.Healthy() {
 			return &step.FactError{Fact: step.FactHealthGate, Why: "the cluster is not healthy: " + h.String()}
 		}
+	}
+	if slices.Contains(facts, step.FactNodeGone) {
+		// Last: the deletes that follow lose the broker's data, so the node's answer is the
+		// freshest read before them.
+		return a.checkNodeGone(ctx, bc, s)
 	}
 	return nil
 }
@@ -154,6 +161,26 @@ func (a *Admin) checkPodReady(ctx context.Context, bc *v1alpha1.BrokerCluster, s
 		return &step.FactError{Fact: step.FactPodReady, Why: fmt.Sprintf("pod %s is being deleted", r.Pod)}
 	case !brokerpod.IsReady(p):
 		return &step.FactError{Fact: step.FactPodReady, Why: fmt.Sprintf("pod %s is not Ready", r.Pod)}
+	}
+	return nil
+}
+
+// checkNodeGone reads the lost broker's claim, its volume and the volume's node from the
+// apiserver, not from a cache: the claim must be the one the decision saw, bound to the same
+// volume, pinned to the same node, and that node must still answer NotFound.
+func (a *Admin) checkNodeGone(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step) error {
+	l := s.Lost
+	if l == nil {
+		return &step.FactError{Fact: step.FactNodeGone, Why: "no lost broker is named"}
+	}
+	v, ok, err := objects.ReadVolumeNode(ctx, a.cfg.Kube, bc.Namespace, l.Claim)
+	switch {
+	case err != nil:
+		return err
+	case !ok || v.ClaimUID != l.ClaimUID || v.Volume != l.Volume || v.Node != l.Node:
+		return &step.FactError{Fact: step.FactNodeGone, Why: fmt.Sprintf("claim %s is no longer the one bound to volume %s on node %s", l.Claim, l.Volume, l.Node)}
+	case !v.NodeGone:
+		return &step.FactError{Fact: step.FactNodeGone, Why: fmt.Sprintf("node %s exists again", l.Node)}
 	}
 	return nil
 }

@@ -20,7 +20,8 @@ import (
 // decommissioned only when spec.decommissionGhostBrokers is set.
 
 // FindGhosts returns the ghost brokers in v, by node ID. A broker is not a ghost when a pod
-// claims it (its node-id annotation names it, or an unannotated pod's ordinal maps to it), when
+// claims it (its node-id annotation names it, its own admin API did, or an unannotated pod that
+// could not be asked has its address), when
 // its ordinal is below currentReplicas and that pod is missing (the StatefulSet brings it
 // back), or when the operator is decommissioning or restarting it.
 func FindGhosts(bc *v1alpha1.BrokerCluster, v View, pods map[int]*corev1.Pod) []int32 {
@@ -33,7 +34,9 @@ func FindGhosts(bc *v1alpha1.BrokerCluster, v View, pods map[int]*corev1.Pod) []
 	for ordinal, p := range pods {
 		if id, ok := brokerpod.NodeID(p); ok {
 			claimed[int(id)] = true
-		} else if b, ok := v.byOrdinal[ordinal]; ok {
+		} else if b, ok := v.byOrdinal[ordinal]; ok && !v.identities[ordinal].Known {
+			// The address is the fallback: a pod whose broker was asked names it, and the
+			// other member on its address (a broker lost with its volume) is a ghost.
 			claimed[b.NodeID] = true
 		}
 	}

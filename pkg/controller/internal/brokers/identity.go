@@ -36,13 +36,27 @@ func NewView(clusterName string, brokers []admin.Broker) View {
 		v.byID[b.NodeID] = b
 		if ordinal, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, clusterName); ok {
 			// Two members on one ordinal happen while a restarted pod rejoins with a new ID;
-			// the one still active is the pod's broker.
-			if prev, dup := v.byOrdinal[ordinal]; !dup || prev.MembershipStatus != admin.MembershipActive {
+			// the one still active is the pod's broker, and of two active ones (a broker lost
+			// with its volume, and the new one its pod runs) the alive one.
+			if prev, dup := v.byOrdinal[ordinal]; !dup || addressRank(b) > addressRank(prev) {
 				v.byOrdinal[ordinal] = b
 			}
 		}
 	}
 	return v
+}
+
+// addressRank orders the members that advertise one pod's address: active before any other,
+// then alive before down.
+func addressRank(b admin.Broker) int {
+	rank := 0
+	if b.MembershipStatus == admin.MembershipActive {
+		rank += 2
+	}
+	if b.IsAlive {
+		rank++
+	}
+	return rank
 }
 
 // Learnt returns the ID of the broker the pod at ordinal runs, when this reconcile learnt it from
@@ -178,7 +192,10 @@ func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1
 			return identity{ID: id, Known: true, Source: "annotation"}, nil
 		}
 	}
-	if b, ok := view.byOrdinal[ordinal]; ok {
+	// A Ready pod runs an alive broker: a member on its address that is not alive is one that
+	// ran there before (lost with its volume, its pod made again on a new one), and recording
+	// it on the new pod would hide that member from the ghost check.
+	if b, ok := view.byOrdinal[ordinal]; ok && (pod == nil || !brokerpod.IsReady(pod) || b.IsAlive) {
 		return identity{ID: int32(b.NodeID), Known: true, Source: "address"}, nil
 	}
 	return identity{}, nil

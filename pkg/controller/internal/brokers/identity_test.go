@@ -118,7 +118,7 @@ func TestPodWithNoBrokerWhenEveryMemberRunsElsewhere(t *testing.T) {
 func TestAddressFallbackOnlyWhenNodeConfigCannotAnswer(t *testing.T) {
 	// The list's address says broker 12 runs pod 2, but pod 2's own node_config says 15 (it
 	// rejoined with a new ID): node_config wins.
-	members := []admin.Broker{{NodeID: 12, MembershipStatus: admin.MembershipActive, InternalRPCAddress: testName + "-2." + testName + ".team-a.svc.cluster.local"},
+	members := []admin.Broker{{NodeID: 12, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: testName + "-2." + testName + ".team-a.svc.cluster.local"},
 		{NodeID: 15, MembershipStatus: admin.MembershipActive, InternalRPCAddress: "127.0.0.1"}}
 	view := NewView(testName, members)
 	pods := map[int]*corev1.Pod{2: testPod(2, true, "")}
@@ -135,5 +135,32 @@ func TestAddressFallbackOnlyWhenNodeConfigCannotAnswer(t *testing.T) {
 	}
 	if id := ids[2]; id.ID != 12 || id.Source != "address" {
 		t.Errorf("pod 2 with node_config down: %+v, want 12 from the address", id)
+	}
+}
+
+// Two members on one address: a broker lost with its volume (active, down) and the new broker
+// its pod made again runs (active, alive). The address names the alive one; and a pod that is
+// there is never taken for a member on its address that is down, which would record the lost
+// broker's ID on the new pod and hide it from the ghost check.
+func TestAddressFallbackNamesTheAliveMember(t *testing.T) {
+	address := testName + "-2." + testName + ".team-a.svc.cluster.local"
+	lost := admin.Broker{NodeID: 12, MembershipStatus: admin.MembershipActive, InternalRPCAddress: address}
+	back := admin.Broker{NodeID: 15, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: address}
+	pods := map[int]*corev1.Pod{2: testPod(2, true, "")}
+	for _, order := range [][]admin.Broker{{lost, back}, {back, lost}} {
+		ids, err := IdentifyPods(context.Background(), nodeConfigs{}, pods, NewView(testName, order), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id := ids[2]; id.ID != 15 {
+			t.Errorf("members %v: pod 2 is %+v, want the alive broker 15", order, id)
+		}
+	}
+	ids, err := IdentifyPods(context.Background(), nodeConfigs{}, pods, NewView(testName, []admin.Broker{lost}), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := ids[2]; id.Known {
+		t.Errorf("pod 2, whose broker has not joined yet: %+v, want unknown, not the lost broker", id)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // API, and returns the brokers list it read (nil when it was not asked). The Secrets bc names
 // are read on every reconcile, so that a missing or malformed one shows as soon as it is named,
 // not first in the middle of a scale-down; the admin API is asked only when a decision needs
-// the brokers' view (step.NeedsAdmin). o.AdminUnavailable is set when it did not answer.
+// the brokers' view (step.NeedsAdmin), or a broker's volume is on a node that is gone (the ID
+// it ran is then read from the members list). o.AdminUnavailable is set when it did not answer.
 func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, o *step.Observation) (*View, error) {
 	st := bc.Status
 	sec, err := a.ReadSecurity(ctx, bc)
@@ -26,7 +27,7 @@ func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods ma
 		o.AdminUnavailable = true
 		return nil, err
 	}
-	if !step.NeedsAdmin(bc, pods, o.Rollout) {
+	if !step.NeedsAdmin(bc, pods, o.Rollout) && len(o.LostNodes.Brokers) == 0 {
 		return nil, nil
 	}
 	client, err := a.clients.forCluster(bc, st.CurrentReplicas, sec)

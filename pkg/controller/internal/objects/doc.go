@@ -1,6 +1,7 @@
 // Package objects builds the Kubernetes objects of a BrokerCluster: the broker pod template
-// (podspec.go) and the node config it renders (nodeconfig.go), the per-broker facts recorded
-// on pods once placed (placement.go), the StatefulSet, headless Service and
+// (podspec.go) and the node config it renders (nodeconfig.go), where the brokers may run (one per
+// node and a spread over zones by default, scheduling.go), the per-broker facts recorded on pods
+// once placed (placement.go), the StatefulSet, headless Service and
 // PodDisruptionBudget with their hashes and ownership (resources.go), the external listener's
 // per-broker Services (services.go), the cert-manager Certificates of listeners with an
 // issuerRef (certificate.go, unstructured, for the dynamic client), the index of a cluster's pods and Services

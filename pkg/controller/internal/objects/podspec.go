@@ -56,8 +56,11 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 	}
 	return corev1.PodTemplateSpec{
 		Spec: corev1.PodSpec{
-			NodeSelector: maps.Clone(bc.Spec.NodeSelector),
-			Tolerations:  bc.Spec.Tolerations,
+			NodeSelector:              maps.Clone(bc.Spec.NodeSelector),
+			Tolerations:               bc.Spec.Tolerations,
+			Affinity:                  brokerAffinity(bc),
+			TopologySpreadConstraints: brokerSpread(bc),
+			PriorityClassName:         bc.Spec.PriorityClassName,
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsUser:    ptr.To[int64](redpandaUID),
 				RunAsGroup:   ptr.To[int64](redpandaGID),

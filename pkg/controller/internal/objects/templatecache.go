@@ -51,7 +51,12 @@ func (p *PodTemplates) Get(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTe
 
 // sameTemplateInputs compares two specs but for spec.replicas, which the pod template does not
 // read (the seed count it names is passed apart): a scaling step keeps the cached template.
+// The semantic comparison holds an empty list equal to none, so the topology spread's are told
+// apart first: unset keeps the default spread, an empty list removes it (scheduling.go).
 func sameTemplateInputs(cached, spec *v1alpha1.BrokerClusterSpec) bool {
+	if (cached.TopologySpreadConstraints == nil) != (spec.TopologySpreadConstraints == nil) {
+		return false
+	}
 	other := *spec
 	other.Replicas = cached.Replicas
 	return equality.Semantic.DeepEqual(cached, &other)

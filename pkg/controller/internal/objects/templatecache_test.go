@@ -60,6 +60,14 @@ func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 		{"node selector", func(s *v1alpha1.BrokerClusterSpec) { s.NodeSelector = map[string]string{"zone": "a"} }},
 		{"kafka SASL", func(s *v1alpha1.BrokerClusterSpec) { s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}} }},
 		{"cluster property", func(s *v1alpha1.BrokerClusterSpec) { s.ClusterConfig = map[string]string{"log_segment_size": "1"} }},
+		{"no topology spread (an empty list)", func(s *v1alpha1.BrokerClusterSpec) {
+			s.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{}
+		}},
+		{"the default topology spread again (no list)", func(s *v1alpha1.BrokerClusterSpec) { s.TopologySpreadConstraints = nil }},
+		{"affinity", func(s *v1alpha1.BrokerClusterSpec) {
+			s.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{}}
+		}},
+		{"priority class", func(s *v1alpha1.BrokerClusterSpec) { s.PriorityClassName = "brokers" }},
 	} {
 		edit.edit(&bc.Spec)
 		check(edit.name, 3)

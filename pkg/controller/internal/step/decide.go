@@ -67,6 +67,9 @@ type Observation struct {
 	// Placement is what the scale-down pre-flight rests on (preflight.go), read while a
 	// decommission may be next.
 	Placement Placement
+	// LostNodes are the brokers whose volume's node is gone, and what their recovery rests on
+	// (lostnodes.go).
+	LostNodes LostNodes
 	// Leftovers counts the pods at ordinals C and above, and the volume claims a scale-down
 	// condemned at ordinals C to D-1: what brokers that have left leave behind until the
 	// StatefulSet and the garbage collector have removed it (pkg/controller/leftovers.go).
@@ -192,6 +195,9 @@ type StuckPod struct {
 	Pod, UID string
 	// Why says what keeps it from coming up, from its own status.
 	Why string
+	// Unschedulable: the scheduler finds no node for it, so a fix lies in its placement or the
+	// nodes, not in its image or Secrets.
+	Unschedulable bool
 	// Outdated: made from another template than the current one, which may let it start.
 	Outdated bool
 	// NodeID is the broker ID recorded on the pod, when IDKnown.
@@ -237,6 +243,8 @@ type Step struct {
 	Pod *PodRef
 	// Upgrade is the version check's observation, for the fresh check of FactSupportedVersion.
 	Upgrade Upgrade
+	// Lost is the broker a RecoverLostBroker step brings back.
+	Lost *LostBroker
 	// Overdue: a wait that has lasted longer than it should (WaitForRecovery past
 	// spec.rollout.recoveryTimeout); the cluster is Degraded while it lasts.
 	Overdue bool

@@ -56,6 +56,10 @@ const (
 	// (upgrade.go); no broker restarts, Degraded (UnsupportedVersionChange) names both versions
 	// and the rule, until spec.image changes.
 	HoldVersionChange Kind = "HoldVersionChange"
+	// RecoverLostBroker brings back a broker whose volume is pinned to a node that is gone
+	// (lostnodes.go): the volume kept (reclaim policy Retain), its claim and pod deleted, so
+	// that the StatefulSet makes both anew. Only with spec.nodeLossRecovery.
+	RecoverLostBroker Kind = "RecoverLostBroker"
 )
 
 // WaitForMaintenanceWindow: a step that would start taking a broker away waits for the next of
@@ -73,5 +77,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForMaintenanceWindow, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForMaintenanceWindow, RecoverLostBroker, DecommissionGhostBroker,
 }

@@ -148,10 +148,10 @@ func restartReason(t Transition, o Observation) string {
 		return fmt.Sprintf("replacing the new pod of %s, which cannot start (%s), now that the pod template has changed again; %s", b, p.Why, updated)
 	case ReleaseMaintenance:
 		p, _ := stuckRestart(o)
-		return fmt.Sprintf("taking %s out of maintenance mode while its restart cannot finish: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
+		return fmt.Sprintf("taking %s out of maintenance mode while its restart cannot finish: %s; %s", b, p.Why, stuckFix(p))
 	case WaitForStuckPod:
 		p, _ := stuckRestart(o)
-		return fmt.Sprintf("the restart of %s waits: %s; fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod", b, p.Why)
+		return fmt.Sprintf("the restart of %s waits: %s; %s", b, p.Why, stuckFix(p))
 	case FinishRestart:
 		if o.Rollout.Recovery.NoProbe {
 			return fmt.Sprintf("%s is back after its restart: maintenance mode off, restart finished (it has no post-restart probe, Redpanda before 25.1, so being back is enough); %s", b, updated)
@@ -199,14 +199,35 @@ func rolloutReason(t Transition, o Observation) string {
 	case ReplaceStuckPod:
 		p, _ := stuckOutdated(o)
 		return fmt.Sprintf("replacing pod %s, made from an older pod template, which cannot start (%s): it is unavailable already, so it is replaced before any healthy broker restarts; %s", p.Pod, p.Why, updated)
+	case RecoverLostBroker:
+		return recoverReason(o)
 	case WaitForStuckPod:
 		var p StuckPod
 		if len(o.Rollout.Stuck) > 0 {
 			p = o.Rollout.Stuck[0]
 		}
+		if b, lost := lostOf(o, p.Ordinal); lost {
+			return lostWhy(o, b)
+		}
+		if p.Unschedulable {
+			return fmt.Sprintf("%s; %s, or lower spec.replicas", p.Why, placementFix)
+		}
 		return fmt.Sprintf("%s; it runs the current pod template, so the operator cannot replace it with a better one: fix the spec (image, resources, Secrets) or the nodes", p.Why)
 	}
 	return t.When
+}
+
+// placementFix says what lets the scheduler place a broker pod it finds no node for.
+const placementFix = "no node can take it (a node runs at most one broker of a cluster unless spec.affinity says otherwise): " +
+	"add a node it fits on, and it starts there, or change spec.affinity, spec.topologySpreadConstraints, spec.nodeSelector, " +
+	"spec.tolerations or spec.resources, and the operator replaces the pod"
+
+// stuckFix says what lets a restart's new pod that cannot start come up.
+func stuckFix(p StuckPod) string {
+	if p.Unschedulable {
+		return placementFix
+	}
+	return "fix the spec (image, resources, Secrets) or the nodes, and the operator replaces the pod"
 }
 
 // stepSubject names what a step is part of, for a step that could not be taken: "the
@@ -223,6 +244,8 @@ func Subject(s Step) string {
 		return "the restart of " + b
 	case ReplaceStuckPod:
 		return "the replacement of a pod that cannot start"
+	case RecoverLostBroker:
+		return "the recovery of " + b
 	case ScaleUp:
 		return "the scale-up"
 	}

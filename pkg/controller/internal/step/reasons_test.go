@@ -29,6 +29,9 @@ func storyObservation() Observation {
 			Stuck: []StuckPod{{Ordinal: 2, Pod: "example-2", UID: "u3", Outdated: true,
 				Why: "image redpanda:v99.9.9 of pod example-2 cannot be pulled (ImagePullBackOff): Back-off pulling image"}},
 		},
+		LostNodes: LostNodes{Known: true, Recovery: true, Grace: 10 * time.Minute, OthersReady: true, Now: time.Date(2026, 5, 1, 12, 30, 0, 0, time.UTC),
+			Brokers: []LostBroker{{Ordinal: 3, Pod: "example-3", PodUID: "u4", Claim: "datadir-example-3", ClaimUID: "c3", Volume: "pv-3",
+				Node: "node-c", NodeID: 103, IDKnown: true, Since: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}}},
 	}
 }
 
@@ -75,7 +78,8 @@ func TestMessagesAreInWords(t *testing.T) {
 			problem = AdminProblem{Reason: ReasonAdminAPIUnavailable, Message: AdminSilent + ": list brokers: admin API unavailable", Waits: true}
 		}
 		current, decommissioning, lc := Change(bc, s, o, true)
-		st := NextStatus(bc, s, Write{Current: current, Decommissioning: decommissioning, ReadyReplicas: 3, Lifecycle: lc, Admin: problem}, time.Now())
+		st := NextStatus(bc, s, Write{Current: current, Decommissioning: decommissioning, ReadyReplicas: 3, Lifecycle: lc, Admin: problem,
+			LostNodes: LostStatus(o.LostNodes.Brokers), LostNodesKnown: true}, time.Now())
 		for _, c := range st.Conditions {
 			wordstest.Check(t, string(kind)+" "+c.Type, c.Message)
 		}
@@ -83,7 +87,7 @@ func TestMessagesAreInWords(t *testing.T) {
 	}
 	wordstest.Check(t, "scaling up", scalingCondition("example", Step{}, 2, 4, nil).Message)
 	wordstest.Check(t, "recommissioning", scalingCondition("example", Step{}, 3, 3, ptr.To[int32](102)).Message)
-	for _, f := range []Fact{FactHealthGate, FactOthersUp, FactPodReady, FactNoOtherDrain, FactBrokerLeft} {
+	for _, f := range []Fact{FactHealthGate, FactOthersUp, FactPodReady, FactNoOtherDrain, FactBrokerLeft, FactNodeGone} {
 		wordstest.Check(t, "fact "+string(f), (&FactError{Fact: f, Why: "broker 101 is down"}).Error())
 	}
 }

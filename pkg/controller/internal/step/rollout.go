@@ -131,6 +131,9 @@ var restartTransitions = []Transition{
 
 // rolloutTransitions: no broker is being restarted and C = D. The first row that matches wins.
 var rolloutTransitions = []Transition{
+	// Before anything else: nothing is under way (R and B are empty, C = D), and the lost
+	// broker is down already, so the rollout could not go on anyway.
+	{"Steady", "a broker's volume is pinned to a node that is gone, and its recovery is due", recoveryDue, RecoverLostBroker},
 	{"Steady", "every pod is up to date, and one cannot start", func(o Observation) bool {
 		return o.Rollout.Outdated == 0 && len(o.Rollout.Stuck) > 0
 	}, WaitForStuckPod},
@@ -185,9 +188,11 @@ func decideRollout(o Observation, table []Transition) Step {
 		}
 		s.Overdue = (t.Then == WaitForRecovery && o.Rollout.Recovery.Overdue) ||
 			(t.Then == WaitForRestart && o.Rollout.OldPodDeleting && o.Rollout.StuckTerminating != "")
-		if o.Rollout.Restart != nil {
+		switch {
+		case t.Then == RecoverLostBroker:
+		case o.Rollout.Restart != nil:
 			s.AnyTime = requestedAnyTime(o, o.Rollout.Restart.Ordinal)
-		} else {
+		default:
 			s.AnyTime = requestedAnyTime(o, o.Rollout.Next.Ordinal)
 		}
 		if t.Then == ReplaceStuckPod {
@@ -203,6 +208,10 @@ func decideRollout(o Observation, table []Transition) Step {
 					s.Broker = &id
 				}
 			}
+		}
+		if t.Then == RecoverLostBroker {
+			b := o.LostNodes.Brokers[0]
+			s.Lost, s.Pod, s.Broker = &b, &PodRef{Name: b.Pod, UID: b.PodUID}, &b.NodeID
 		}
 		switch t.Then {
 		case StartRestart, RestartSingleBroker:
@@ -265,7 +274,7 @@ func ObserveRollout(bc *v1alpha1.BrokerCluster, revision string, pods map[int]*c
 		if why, stuck := brokerpod.Stuck(p, now); stuck {
 			id, known := brokerpod.NodeID(p)
 			r.Stuck = append(r.Stuck, StuckPod{Ordinal: int32(ordinal), Pod: p.Name, UID: string(p.UID), Why: why,
-				Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
+				Unschedulable: brokerpod.Unschedulable(p), Outdated: brokerpod.Revision(p) != revision, NodeID: id, IDKnown: known})
 		}
 		by, requested := brokerpod.RestartRequested(p)
 		if brokerpod.Revision(p) == revision {

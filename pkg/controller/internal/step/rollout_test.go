@@ -185,6 +185,27 @@ func TestStuckPodsAreNamedAndReplacedByUID(t *testing.T) {
 	}
 }
 
+// A broker pod the scheduler finds no node for is named with the scheduler's words, and the
+// wait says what places it: a node, the spec's placement, or fewer brokers.
+func TestAnUnschedulablePodSaysWhatPlacesIt(t *testing.T) {
+	why := "pod redpanda-3 cannot be scheduled: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."
+	o := Observation{Cluster: "redpanda", Desired: 4, Current: 4, Rollout: Rollout{Stuck: []StuckPod{{Ordinal: 3, Pod: "redpanda-3", UID: "u3", Why: why, Unschedulable: true}}}}
+	s := Decide(o)
+	st := NextStatus(&v1alpha1.BrokerCluster{Spec: v1alpha1.BrokerClusterSpec{Replicas: 4}, Status: v1alpha1.BrokerClusterStatus{CurrentReplicas: 4}}, s, Write{Current: 4}, time.Now())
+	degraded := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionDegraded)
+	if s.Kind != WaitForStuckPod || degraded == nil || degraded.Reason != ReasonBrokerPodCannotStart {
+		t.Fatalf("decide = %s, Degraded %+v; want %s with Degraded %s", s.Kind, degraded, WaitForStuckPod, ReasonBrokerPodCannotStart)
+	}
+	for _, want := range []string{why, "add a node", "spec.affinity", "spec.topologySpreadConstraints", "lower spec.replicas"} {
+		if !strings.Contains(degraded.Message, want) {
+			t.Errorf("Degraded message %q lacks %q", degraded.Message, want)
+		}
+	}
+	if strings.Contains(degraded.Message, "image") {
+		t.Errorf("Degraded message %q points at the image of a pod that only lacks a node", degraded.Message)
+	}
+}
+
 func TestStartRestartRecordsTheBroker(t *testing.T) {
 	o := Observation{Desired: 3, Current: 3, Health: Health{Known: true}, Rollout: Rollout{Outdated: 1, AllReady: true,
 		Next: Victim{Ordinal: 1, ID: 101, IDKnown: true, Status: MemberActive}, NextPod: "redpanda-1", NextPodUID: "u1"}}
@@ -228,7 +249,7 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
 													for _, stuck := range [][]StuckPod{nil, {{Ordinal: current - 1, Outdated: true}}, {{Ordinal: current - 1}}} {
-														for i := range 4 {
+														for i := range 8 {
 															reclaimed := []int{50, 100}[i%2]
 															o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
 																Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
@@ -238,8 +259,11 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 															if name == "restart" {
 																o.Rollout.Restart = &v1alpha1.BrokerRestart{Step: st, Ordinal: current - 1}
 															}
-															if i >= 2 { // a skipped feature release
+															if i%4 >= 2 { // a skipped feature release
 																o.Rollout.Upgrade = Upgrade{Image: "r:v25.1.1", Brokers: []BrokerVersion{{Pod: "p-0", Image: "r:v24.2.4"}}}
+															}
+															if i >= 4 { // a broker whose node is gone, its recovery due
+																o.LostNodes = LostNodes{Recovery: true, OthersReady: true, Brokers: []LostBroker{{Ordinal: current - 1, IDKnown: true}}}
 															}
 															for i, tr := range table {
 																if tr.match(o) {

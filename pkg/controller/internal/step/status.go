@@ -90,6 +90,10 @@ type Write struct {
 	MembershipReadFrom string
 	// NextWindow is when the next maintenance window opens, for a step that waits for it.
 	NextWindow time.Time
+	// LostNodes is status.brokersOnLostNodes (LostStatus); LostNodesKnown is false when the
+	// pods could not all be looked at, and status keeps what it said.
+	LostNodes      []v1alpha1.BrokerOnLostNode
+	LostNodesKnown bool
 }
 
 // lifecycle is the part of the next status that the rollout, the health gate and the ghost
@@ -151,10 +155,17 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 	if lc.GhostsKnown {
 		st.GhostBrokers = lc.Ghosts
 	}
+	if w.LostNodesKnown {
+		st.BrokersOnLostNodes = w.LostNodes
+	}
 	scaling := scalingCondition(bc.Name, s, current, bc.Spec.Replicas, decommissioning)
 	ready := readyCondition(scaling, readyReplicas, bc.Spec.Replicas)
 	degraded := degradedCondition(s, w.Admin)
-	for _, c := range append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(s, lc, current)...) {
+	conditions := append([]metav1.Condition{ready, scaling, degraded}, lifecycleConditions(s, lc, current)...)
+	if lost := lostCondition(st.Conditions, st.BrokersOnLostNodes); lost != nil {
+		conditions = append(conditions, *lost)
+	}
+	for _, c := range conditions {
 		c.ObservedGeneration = bc.Generation
 		c.LastTransitionTime = at
 		meta.SetStatusCondition(&st.Conditions, c)
@@ -309,6 +320,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if !equality.Semantic.DeepEqual(old.DisruptionPreview, next.DisruptionPreview) {
 		fields["disruptionPreview"] = previewFields(next.DisruptionPreview)
 	}
+	if !equality.Semantic.DeepEqual(old.BrokersOnLostNodes, next.BrokersOnLostNodes) {
+		fields["brokersOnLostNodes"] = next.BrokersOnLostNodes
+	}
 	if old.MembershipReadFrom != next.MembershipReadFrom {
 		fields["membershipReadFrom"] = next.MembershipReadFrom
 	}
@@ -334,7 +348,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange || k == HoldScaleDown {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange || k == HoldScaleDown || k == RecoverLostBroker {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

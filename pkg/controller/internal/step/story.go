@@ -36,6 +36,7 @@ func Events(s Step, before, after *v1alpha1.BrokerClusterStatus) []Event {
 	if kind, msg, ok := WaitEnded(before, after); ok {
 		out = append(out, Event{Type: corev1.EventTypeNormal, Reason: string(kind), Message: msg})
 	}
+	out = append(out, LostEvents(before.BrokersOnLostNodes, after.BrokersOnLostNodes)...)
 	if IsNews(s, before, after) {
 		typ := EventType(s.Kind)
 		if s.Overdue {
@@ -74,7 +75,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		return messageChanged(before, after, v1alpha1.ConditionRestarting)
 	case ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission,
 		Recommission, CancelDecommission, StartRestart, RestartSingleBroker, EnableMaintenance,
-		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod, ReleaseMaintenance, ClearLeakedMaintenance:
+		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod, ReleaseMaintenance, ClearLeakedMaintenance, RecoverLostBroker:
 		return true
 	}
 	// A step this list does not name is news when it changes the story status tells.

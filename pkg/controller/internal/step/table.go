@@ -5,8 +5,8 @@ import "fmt"
 // The step table: what each step writes, calls and relies on, one row a step. decide (decide.go)
 // names the step; the runner (pkg/controller/runner.go) runs its row. The rule the table carries: every
 // irreversible step checks, right before its call, the facts it relies on. An irreversible step
-// takes capacity away: it deletes a broker's pod, turns maintenance mode on, decommissions, or
-// lowers the StatefulSet's replicas (a status write that lowers C, which the StatefulSet then
+// takes capacity away: it deletes a broker's pod (or its volume claim), turns maintenance mode
+// on, decommissions, or lowers the StatefulSet's replicas (a status write that lowers C, which the StatefulSet then
 // follows). Right before that call or write, in the same reconcile and after every other call
 // and write of the step (a failed call being retried included), the runner reads each fact the
 // row names afresh (internal/brokers/facts.go): from the admin API, and the pod from the apiserver. If one does
@@ -49,6 +49,8 @@ import "fmt"
 //	HoldScaleDown            B := nil, Degraded (ScaleDown-  -                   -       yes   -            -
 //	                         WouldNotFit)
 //	WaitForMaintenanceWindow next window opening             -                   -       window -           -
+//	RecoverLostBroker        -                               retain volume,      before  yes   call         window, node gone, others up, no other drain
+//	                                                         delete claim, pod
 //
 // "window" is FactInsideWindow: now is inside one of spec.maintenanceWindows, or none is set
 // (windows.go). Only the steps that start taking a broker away carry it; what follows them
@@ -79,6 +81,11 @@ import "fmt"
 // the StatefulSet again with its pods orphaned take no capacity away. The one thing it needs
 // that does, a pod's restart for its file system, is asked for with the restart-requested
 // annotation and taken through the rows above.
+//
+// RecoverLostBroker (lostnodes.go) deletes the claim of a broker whose volume's node is gone:
+// its data is lost for good, so right before the volume's patch and the deletes it reads afresh
+// that the node is still gone and the claim still the one seen (FactNodeGone, from the
+// apiserver), and that every other broker is up and none draining (from the admin API).
 
 // fact is something an irreversible step relies on; checkFacts (internal/brokers/facts.go) reads it afresh
 // right before the step. Each reads as what the step needs: "it needs <fact>, but <why not>".
@@ -119,6 +126,11 @@ const (
 	// spec.maintenanceWindows, or none is set (windows.go). Waived for a restart asked for on
 	// the pod by anyone but the operator (Step.AnyTime).
 	FactInsideWindow Fact = "a maintenance window open"
+	// FactNodeGone: the lost broker's claim, read from the apiserver, is the one seen (same
+	// UID), still bound to the same volume, which is still pinned to the same node, and that
+	// node's GET answers NotFound (objects.ReadVolumeNode). A node that exists, Ready or not,
+	// fails it.
+	FactNodeGone Fact = "its volume's node gone"
 )
 
 // WaitFor is the step a reconcile takes when fact f does not hold right before an irreversible
@@ -148,6 +160,9 @@ const (
 	CallDeletePod
 	// CallDeleteStuckPod deletes the step's Pod by its UID.
 	CallDeleteStuckPod
+	// CallRecoverLostBroker sets the lost broker's volume's reclaim policy to Retain, then
+	// deletes its claim and its pod, each by UID.
+	CallRecoverLostBroker
 )
 
 // callOrder says whether a step's call comes before its status write (which then records its
@@ -250,6 +265,9 @@ var Rows = map[Kind]Row{
 	ClearLeakedMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A ghost broker's decommission (GhostToDecommission) follows the status write of the step
 	// decided, after that step's own call; the ghost itself keeps the health gate closed.
+	// Deleting the claim of a broker whose node is gone loses its data for good: the other
+	// brokers must be up (so every partition keeps its other replicas) and none draining.
+	RecoverLostBroker:       {Call: CallRecoverLostBroker, Order: CallBeforeWrite, Polls: true, Irreversible: IrreversibleCall, Facts: []Fact{FactInsideWindow, FactNodeGone, FactOthersUp, FactNoOtherDrain}},
 	DecommissionGhostBroker: {Call: CallDecommission, Order: CallAfterWrite, Irreversible: IrreversibleCall, Facts: []Fact{FactNoOtherDrain}},
 }
 

@@ -229,7 +229,10 @@ func claimState(c VolumeClaim, size resource.Quantity) v1alpha1.ClaimGrowthState
 // began to wait (a pod made since has mounted the grown volume already, and a second restart
 // would not help), and the wait has outlasted ResizeRestartGrace.
 func restartDue(c VolumeClaim, now time.Time) bool {
-	return c.Pod && !c.RestartRequested && c.PodCreated.Before(c.ResizePendingSince) &&
+	// Both times are whole seconds: a pod made in the same second as the condition may have
+	// mounted before it, and if its mount did finish the resize the condition is gone before
+	// the grace ends.
+	return c.Pod && !c.RestartRequested && !c.PodCreated.After(c.ResizePendingSince) &&
 		now.Sub(c.ResizePendingSince) >= ResizeRestartGrace
 }
 

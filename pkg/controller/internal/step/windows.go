@@ -13,7 +13,7 @@ import (
 
 // Maintenance windows. spec.maintenanceWindows makes "inside a window" a fact of every step that
 // starts taking a broker away (FactInsideWindow): a restart's maintenance mode on, a
-// single broker's pod delete, a decommission. The decision holds such a step outside a window
+// single broker's pod delete, a decommission, a lost broker's claim deletion. The decision holds such a step outside a window
 // (WaitForMaintenanceWindow), and the runner reads the clock afresh right before the call, so a
 // window that closes between the two holds it too. What comes after the first call of a broker
 // (its pod's delete, maintenance off, the wait for its drain) is not held: a step under way
@@ -105,6 +105,7 @@ func opensOn(days []v1alpha1.Weekday, d time.Weekday) bool {
 var windowed = map[Kind]bool{
 	StartDecommission: true, Decommission: true,
 	StartRestart: true, EnableMaintenance: true, RestartSingleBroker: true,
+	RecoverLostBroker: true,
 }
 
 // holdForWindow turns a windowed step decided outside every window into the wait for the next

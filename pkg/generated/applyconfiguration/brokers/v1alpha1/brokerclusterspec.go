@@ -47,6 +47,21 @@ type BrokerClusterSpecApplyConfiguration struct {
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Tolerations of the broker pods.
 	Tolerations []v1.TolerationApplyConfiguration `json:"tolerations,omitempty"`
+	// Affinity of the broker pods. By default the pods carry a required pod anti-affinity on
+	// kubernetes.io/hostname among this cluster's broker pods: at most one broker per node, so
+	// that one node failure takes at most one broker. Each part set here replaces that part of
+	// the default: podAntiAffinity replaces the default anti-affinity (an empty podAntiAffinity
+	// removes it; a preferred term softens it), while nodeAffinity and podAffinity are added to
+	// it. A change restarts the brokers one at a time, as any pod template change does.
+	Affinity *v1.AffinityApplyConfiguration `json:"affinity,omitempty"`
+	// TopologySpreadConstraints of the broker pods. Unset, the brokers spread over zones
+	// (topology.kubernetes.io/zone, or spec.rackAwareness.nodeLabel with rack awareness) with
+	// maxSkew 1 and whenUnsatisfiable ScheduleAnyway. A list set here replaces that default; an
+	// empty list removes it. A change restarts the brokers one at a time.
+	TopologySpreadConstraints []v1.TopologySpreadConstraintApplyConfiguration `json:"topologySpreadConstraints,omitempty"`
+	// PriorityClassName of the broker pods. Unset: the cluster's default priority, if any.
+	// A change restarts the brokers one at a time.
+	PriorityClassName *string `json:"priorityClassName,omitempty"`
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
 	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
 	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:
@@ -66,6 +81,15 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// API lists as active but not alive that no pod of this cluster runs. Off by default: a
 	// ghost may be a broker whose pod is only briefly gone, and the operator only reports it.
 	DecommissionGhostBrokers *bool `json:"decommissionGhostBrokers,omitempty"`
+	// NodeLossRecovery, when set, brings back a broker whose pod cannot be scheduled because
+	// its data volume is pinned to a node that no longer exists (a local volume whose node was
+	// deleted): once the node has been gone for the grace period and every other broker is up,
+	// the volume's reclaim policy is set to Retain, and the claim and the pod are deleted, so
+	// that the StatefulSet makes both anew. The broker comes back on an empty volume with a new
+	// node ID: its local data is lost and is copied back from the other replicas. Its old ID is
+	// decommissioned as a ghost broker, so it needs spec.decommissionGhostBrokers. Unset (the
+	// default): such a broker is only reported (the NodeLost condition).
+	NodeLossRecovery *NodeLossRecoverySpecApplyConfiguration `json:"nodeLossRecovery,omitempty"`
 	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
 	// 9092: TLS, SASL and an external listener.
 	Kafka *KafkaSpecApplyConfiguration `json:"kafka,omitempty"`
@@ -168,6 +192,35 @@ func (b *BrokerClusterSpecApplyConfiguration) WithTolerations(values ...*v1.Tole
 	return b
 }
 
+// WithAffinity sets the Affinity field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Affinity field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithAffinity(value *v1.AffinityApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.Affinity = value
+	return b
+}
+
+// WithTopologySpreadConstraints adds the given value to the TopologySpreadConstraints field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the TopologySpreadConstraints field.
+func (b *BrokerClusterSpecApplyConfiguration) WithTopologySpreadConstraints(values ...*v1.TopologySpreadConstraintApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithTopologySpreadConstraints")
+		}
+		b.TopologySpreadConstraints = append(b.TopologySpreadConstraints, *values[i])
+	}
+	return b
+}
+
+// WithPriorityClassName sets the PriorityClassName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PriorityClassName field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithPriorityClassName(value string) *BrokerClusterSpecApplyConfiguration {
+	b.PriorityClassName = &value
+	return b
+}
+
 // WithUnsafeSkipHealthGate sets the UnsafeSkipHealthGate field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the UnsafeSkipHealthGate field is set to the value of the last call.
@@ -202,6 +255,14 @@ func (b *BrokerClusterSpecApplyConfiguration) WithMaintenanceWindows(values ...*
 // If called multiple times, the DecommissionGhostBrokers field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithDecommissionGhostBrokers(value bool) *BrokerClusterSpecApplyConfiguration {
 	b.DecommissionGhostBrokers = &value
+	return b
+}
+
+// WithNodeLossRecovery sets the NodeLossRecovery field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the NodeLossRecovery field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithNodeLossRecovery(value *NodeLossRecoverySpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.NodeLossRecovery = value
 	return b
 }
 

@@ -68,8 +68,11 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// the order the operator will take them, and why. It is written while the cluster is paused
 	// too, so a change can be previewed before it starts.
 	DisruptionPreview *DisruptionPreviewApplyConfiguration `json:"disruptionPreview,omitempty"`
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied and
-	// StorageResized.
+	// BrokersOnLostNodes are the brokers whose pod cannot be scheduled because its data volume
+	// is pinned to a node that no longer exists, each with when the operator first saw it so.
+	BrokersOnLostNodes []BrokerOnLostNodeApplyConfiguration `json:"brokersOnLostNodes,omitempty"`
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
+	// StorageResized and NodeLost.
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
@@ -190,6 +193,19 @@ func (b *BrokerClusterStatusApplyConfiguration) WithStorage(value *StorageStatus
 // If called multiple times, the DisruptionPreview field is set to the value of the last call.
 func (b *BrokerClusterStatusApplyConfiguration) WithDisruptionPreview(value *DisruptionPreviewApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
 	b.DisruptionPreview = value
+	return b
+}
+
+// WithBrokersOnLostNodes adds the given value to the BrokersOnLostNodes field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the BrokersOnLostNodes field.
+func (b *BrokerClusterStatusApplyConfiguration) WithBrokersOnLostNodes(values ...*BrokerOnLostNodeApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithBrokersOnLostNodes")
+		}
+		b.BrokersOnLostNodes = append(b.BrokersOnLostNodes, *values[i])
+	}
 	return b
 }
 
