@@ -53,10 +53,11 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck.
+verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; bench/peers, a module of its own, still builds.
 	hack/verify-codegen.sh
 	$(GO) mod tidy -diff
 	cd hack/chartcheck && $(GO) mod tidy -diff
+	cd bench/peers && $(GO) mod tidy -diff && $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(MAKE) lint

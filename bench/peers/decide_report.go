@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/broker-operator/broker-operator/test/race"
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 func (r decisionResult) percentile(p float64) time.Duration {
@@ -28,7 +28,7 @@ func (r decisionResult) summary() string {
 
 // decisionsReport renders one markdown table per shape, each strategy beside pkg/writeback at
 // the same lag.
-func decisionsReport(b *decisionsBench, lag race.Lag, results []decisionResult) string {
+func decisionsReport(b *decisionsBench, lag harness.Lag, results []decisionResult) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "Dependent decisions: each object goes through its steps one sync at a time, %d workers, default controller rate limiter; lagged rows delay every watch stream by %s.\n",
 		b.workers, lag)
@@ -72,7 +72,7 @@ func decisionRow(r decisionResult, wb *decisionResult) string {
 		dur(r.percentile(0.5)), dur(r.percentile(0.99)), p50Ratio)
 }
 
-func findDecision(results []decisionResult, strategy string, sh shape, lag race.Lag) *decisionResult {
+func findDecision(results []decisionResult, strategy string, sh shape, lag harness.Lag) *decisionResult {
 	for i, r := range results {
 		if r.strategy == strategy && r.shape == sh && r.lag == lag && r.err == nil {
 			return &results[i]

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/broker-operator/broker-operator/test/framework"
+	"github.com/broker-operator/broker-operator/test/harness"
 	"github.com/broker-operator/broker-operator/test/race"
 )
 
@@ -70,7 +71,7 @@ type decisionsBench struct {
 type decisionResult struct {
 	strategy string
 	shape    shape
-	lag      race.Lag
+	lag      harness.Lag
 	err      error
 	finished time.Duration
 	// actions, wrong, turned, waits and idles count syncs until the last step was written.
@@ -86,7 +87,7 @@ func (r decisionResult) stepCount() int { return r.shape.objects * r.shape.steps
 
 // runRow runs one strategy over fresh objects in a namespace of its own until every object has
 // reached its last step, or the row times out.
-func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane, admin kubernetes.Interface, sh shape, nd namedDecider, lag race.Lag) decisionResult {
+func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane, admin kubernetes.Interface, sh shape, nd namedDecider, lag harness.Lag) decisionResult {
 	r := decisionResult{strategy: nd.name, shape: sh, lag: lag}
 	b.rows++
 	ns := fmt.Sprintf("decisions-%d", b.rows)
@@ -117,7 +118,7 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	}
 	t := newTracker(keys, sh.steps)
 	c := &decisionController{d: d, waitsInRead: nd.waitsInRead, steps: sh.steps, queue: queue, track: t}
-	requests0, cpu0 := rec.Stats().TotalRequests(), cpuTime()
+	requests0, cpu0 := harness.Total(rec.Requests()), cpuTime()
 	t.begin()
 	for _, k := range keys {
 		queue.Add(k)
@@ -132,7 +133,7 @@ func (b *decisionsBench) runRow(ctx context.Context, cp *framework.ControlPlane,
 	case <-ctx.Done():
 		timedOut = true
 	}
-	r.requests, r.cpu, r.longestRetry = rec.Stats().TotalRequests()-requests0, cpuTime()-cpu0, limiter.max()
+	r.requests, r.cpu, r.longestRetry = harness.Total(rec.Requests())-requests0, cpuTime()-cpu0, limiter.max()
 	cancel()
 	queue.ShutDown()
 	wg.Wait()
@@ -178,7 +179,7 @@ func cpuTime() time.Duration {
 }
 
 // runDecisions runs every shape, at no lag and at lag, through every strategy.
-func runDecisions(ctx context.Context, b *decisionsBench, shapes []shape, lag race.Lag, only string) error {
+func runDecisions(ctx context.Context, b *decisionsBench, shapes []shape, lag harness.Lag, only string) error {
 	cp, err := framework.Start(ctx, framework.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }})
 	if err != nil {
 		return err
@@ -190,7 +191,7 @@ func runDecisions(ctx context.Context, b *decisionsBench, shapes []shape, lag ra
 	}
 	var results []decisionResult
 	for _, sh := range shapes {
-		for _, l := range []race.Lag{{}, lag} {
+		for _, l := range []harness.Lag{{}, lag} {
 			for _, nd := range deciders {
 				if only != "" && !strings.Contains(nd.name, only) {
 					continue

@@ -178,13 +178,13 @@ func (w workload) measure(ctx context.Context, cp *framework.ControlPlane, s nam
 				r.err = fmt.Errorf("patch %s/%s: %w", ns, name, err)
 				return r
 			}
-			before := rec.Stats().TotalRequests()
+			before := harness.Total(rec.Requests())
 			readCtx, cancelRead := context.WithTimeout(ctx, w.readTimeout)
 			start := time.Now()
 			got, err := st.read(readCtx, ns, name)
 			took := time.Since(start)
 			cancelRead()
-			r.requests += rec.Stats().TotalRequests() - before
+			r.requests += harness.Total(rec.Requests()) - before
 			r.reads++
 			if err != nil {
 				r.failed++

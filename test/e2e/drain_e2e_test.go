@@ -57,12 +57,7 @@ func TestKubectlDrainRestartsBrokersThroughTheRollout(t *testing.T) {
 	bc := env.BrokerCluster(ns, name, 3)
 	// Every broker on the node that is drained, as a cluster softened to prefer one broker per
 	// node (README, Placement) runs on one node when it must.
-	bc.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
-			TopologyKey:   corev1.LabelHostname,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": name}},
-		}}},
-	}}
+	bc.Spec.Affinity = preferOnePerNode(name)
 	bc.Spec.NodeSelector = map[string]string{"e2e-drain": ns}
 	bc.Spec.Tolerations = append(bc.Spec.Tolerations, corev1.Toleration{Key: taint.Key, Operator: corev1.TolerationOpEqual, Value: ns, Effect: corev1.TaintEffectNoSchedule})
 	env.Sim.Cluster(ns, name).SetDrainTime(time.Second)

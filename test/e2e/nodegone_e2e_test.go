@@ -63,6 +63,9 @@ func TestABrokerWhoseNodeIsGoneComesBackOnANewVolume(t *testing.T) {
 	bc.Spec.Storage.StorageClassName = ptr.To(class)
 	bc.Spec.NodeSelector = map[string]string{"e2e-nodegone": ns}
 	bc.Spec.Tolerations = append(bc.Spec.Tolerations, corev1.Toleration{Key: taint.Key, Operator: corev1.TolerationOpEqual, Value: ns, Effect: corev1.TaintEffectNoSchedule})
+	// Two brokers share node a, and the recovered broker goes there too: the README's softened
+	// anti-affinity, since the default puts at most one broker on a node.
+	bc.Spec.Affinity = preferOnePerNode(name)
 	env.Sim.Cluster(ns, name).SetDrainTime(time.Second)
 	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), bc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -75,9 +76,10 @@ func TestBrokersRunOnePerNodeAndWaitForANode(t *testing.T) {
 	})
 	checkOnePerNode(t, ns, name, 3)
 
-	soft := fmt.Appendf(nil, `{"spec":{"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[`+
-		`{"weight":100,"podAffinityTerm":{"topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{%q:%q}}}}]}}}}`,
-		controller.LabelInstance, name)
+	soft, err := json.Marshal(map[string]any{"spec": map[string]any{"affinity": preferOnePerNode(name)}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, soft, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +101,17 @@ func TestBrokersRunOnePerNodeAndWaitForANode(t *testing.T) {
 		t.Errorf("two brokers in maintenance at once: %v", o)
 	}
 	checkBrokersSafe(t, ns, name)
+}
+
+// preferOnePerNode is the README's softened anti-affinity (Placement): brokers spread over the
+// nodes while they can, and two share a node when they must.
+func preferOnePerNode(name string) *corev1.Affinity {
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
+			TopologyKey:   corev1.LabelHostname,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{controller.LabelInstance: name}},
+		}}},
+	}}
 }
 
 // clusterPods lists the broker pods of a cluster.
@@ -124,16 +137,22 @@ func awaitOnePodUnschedulable(t *testing.T, ns, name string) corev1.Pod {
 			last = fmt.Sprintf("%d pods (%v)", len(pods), err)
 			return false, nil
 		}
+		// A pod is also briefly unschedulable while its claim is bound, so the one left over is
+		// known only once the other two are on nodes.
 		var unschedulable []corev1.Pod
+		scheduled := 0
 		for _, p := range pods {
+			if p.Spec.NodeName != "" {
+				scheduled++
+			}
 			for _, c := range p.Status.Conditions {
 				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 					unschedulable = append(unschedulable, p)
 				}
 			}
 		}
-		last = fmt.Sprintf("%d of 3 pods unschedulable", len(unschedulable))
-		if len(unschedulable) != 1 {
+		last = fmt.Sprintf("%d of 3 pods unschedulable, %d on nodes", len(unschedulable), scheduled)
+		if len(unschedulable) != 1 || scheduled != 2 {
 			return false, nil
 		}
 		found = unschedulable[0]
