@@ -81,8 +81,9 @@ func TestAPausedClusterPreviewsItsChange(t *testing.T) {
 			t.Errorf("paused preview of %s: %+v, want reason %q and broker %d", d.Pod, d, want, ids[int(d.Ordinal)])
 		}
 	}
-	if p.ControllerLeader != nil || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "controller leader is not known") {
-		t.Errorf("paused: controllerLeader %v, notes %q; want none and a note that it is not known", p.ControllerLeader, p.Notes)
+	if p.ControllerLeader != nil || len(p.Notes) != 2 || !strings.Contains(p.Notes[0], "pre-flight") || !strings.Contains(p.Notes[1], "controller leader is not known") {
+		t.Errorf("paused: controllerLeader %v, notes %q; want none, a note that the scale-down's pre-flight is still to come and one that the leader is not known",
+			p.ControllerLeader, p.Notes)
 	}
 
 	h.setPaused(false)

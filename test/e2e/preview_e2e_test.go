@@ -67,8 +67,8 @@ func TestThePreviewOfAPausedChangeIsWhatTheOperatorThenDoes(t *testing.T) {
 	if paused.Status.ObservedGeneration == changed.Generation || paused.Status.CurrentReplicas != 4 {
 		t.Errorf("status moved while paused: observedGeneration %d, currentReplicas %d", paused.Status.ObservedGeneration, paused.Status.CurrentReplicas)
 	}
-	if len(preview.Notes) != 1 || !strings.Contains(preview.Notes[0], "controller leader is not known") {
-		t.Errorf("notes %q, want one saying the controller leader is not known yet", preview.Notes)
+	if len(preview.Notes) != 2 || !strings.Contains(preview.Notes[0], "pre-flight") || !strings.Contains(preview.Notes[1], "controller leader is not known") {
+		t.Errorf("notes %q, want one saying the scale-down's pre-flight is still to come and one that the controller leader is not known yet", preview.Notes)
 	}
 	if got := fmt.Sprint(tableRow(t, ns, name)["Next-Disruption"]); got != name+"-3" {
 		t.Errorf("printer column Next-Disruption shows %q, want %s-3", got, name)

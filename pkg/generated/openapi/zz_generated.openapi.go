@@ -1228,7 +1228,7 @@ func schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref common.ReferenceCall
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Disruptions are the broker pods the pending changes restart or remove, first to go first: the restart or decommission under way, then a scale-down's brokers (highest ordinal first), then the restarts (a restart asked for on a pod first, then the highest ordinal, the controller leader last). Empty when nothing is pending.",
+							Description: "Disruptions are the broker pods the pending changes restart or remove, first to go first: the restart or decommission under way, then a scale-down's brokers (highest ordinal first), then the restarts (a restart asked for on a pod first, then the highest ordinal, the controller leader last). A held scale-down or change of version lists none of its brokers (Notes say why). Empty when nothing is pending.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -1253,7 +1253,7 @@ func schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref common.ReferenceCall
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Notes say what the preview cannot know yet, and what may still change its order.",
+							Description: "Notes say what holds the listed steps or leaves some out (a held scale-down or change of version, a maintenance window not open), what the preview cannot know yet, and what may still change its order.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -14,7 +14,8 @@ type DisruptionPreview struct {
 	// Disruptions are the broker pods the pending changes restart or remove, first to go first:
 	// the restart or decommission under way, then a scale-down's brokers (highest ordinal
 	// first), then the restarts (a restart asked for on a pod first, then the highest ordinal,
-	// the controller leader last). Empty when nothing is pending.
+	// the controller leader last). A held scale-down or change of version lists none of its
+	// brokers (Notes say why). Empty when nothing is pending.
 	// +optional
 	// +listType=atomic
 	Disruptions []PlannedDisruption `json:"disruptions,omitempty"`
@@ -25,7 +26,9 @@ type DisruptionPreview struct {
 	// +optional
 	ControllerLeader *int32 `json:"controllerLeader,omitempty"`
 
-	// Notes say what the preview cannot know yet, and what may still change its order.
+	// Notes say what holds the listed steps or leaves some out (a held scale-down or change of
+	// version, a maintenance window not open), what the preview cannot know yet, and what may
+	// still change its order.
 	// +optional
 	// +listType=atomic
 	Notes []string `json:"notes,omitempty"`

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -16,6 +17,10 @@ import (
 // cannot start are replaced (ReplaceStuckPod), and the rollout restarts the others in its order
 // (ObserveRollout: a restart asked for first, then the highest ordinal; the controller leader
 // last, LeaderLast; a broker whose restart would put partitions at risk passed over for now).
+// A scale-down or change of version that a hold keeps back (HoldScaleDown, HoldVersionChange)
+// lists none of its brokers, and a note gives the hold's reason, so the preview never promises
+// what the operator will not do; a closed maintenance window only delays the list, and a note
+// says until when.
 // It is made from the observation alone, so the paused path, which asks the brokers nothing,
 // makes it too; what only the brokers can say (the controller leader, the cluster properties of
 // a spec changed while paused) is a note until they are asked.
@@ -60,11 +65,18 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 		id := r.NodeID
 		p.Disruptions = append(p.Disruptions, brokerPod{r.Pod, r.Ordinal, &id}.planned(v1alpha1.DisruptionRestart, restartUnderWay(bc, o, r), true))
 	}
-	for ordinal := next; ordinal >= o.Desired; ordinal-- {
-		p.Disruptions = append(p.Disruptions, brokerPod{podName(o, ordinal), ordinal, ids[ordinal]}.planned(v1alpha1.DisruptionDecommission, down, false))
+	// A held scale-down or change of version starts none of its brokers (HoldScaleDown,
+	// HoldVersionChange): they are not listed, and a note says why.
+	if o.Placement.Refused() == "" {
+		for ordinal := next; ordinal >= o.Desired; ordinal-- {
+			p.Disruptions = append(p.Disruptions, brokerPod{podName(o, ordinal), ordinal, ids[ordinal]}.planned(v1alpha1.DisruptionDecommission, down, false))
+		}
 	}
 	leader := controllerLeader(bc, o)
-	restarts := restartOrder(o, rec, leader)
+	var restarts []PodAt
+	if !versionRefused(o) {
+		restarts = restartOrder(o, rec, leader)
+	}
 	for _, at := range restarts {
 		id := ids[at.Ordinal]
 		if at.IDKnown {
@@ -75,7 +87,7 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 	if len(p.Disruptions) > 0 {
 		p.ControllerLeader = leader
 	}
-	p.Notes = previewNotes(bc, o, leader, restarts)
+	p.Notes = previewNotes(bc, o, rec, leader, restarts)
 	return p
 }
 
@@ -190,9 +202,30 @@ func controllerLeader(bc *v1alpha1.BrokerCluster, o Observation) *int32 {
 	return nil
 }
 
-// previewNotes say what the preview cannot know yet and what may change its order.
-func previewNotes(bc *v1alpha1.BrokerCluster, o Observation, leader *int32, restarts []PodAt) []string {
+// previewNotes say what holds the listed steps or leaves some out, what the preview cannot know
+// yet, and what may change its order.
+func previewNotes(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded, leader *int32, restarts []PodAt) []string {
 	var notes []string
+	shrinking := rec.Current > o.Desired
+	if why := o.Placement.Refused(); why != "" && shrinking {
+		notes = append(notes, "the scale-down is held, so its brokers are not listed: "+why)
+	}
+	if IsPaused(bc) && shrinking && rec.Decommissioning == nil {
+		notes = append(notes, "the scale-down's pre-flight (replication factors, racks, free disk) asks the brokers only once resumed, "+
+			"and holds the scale-down then if the brokers that would remain cannot take the data")
+	}
+	if versionRefused(o) {
+		notes = append(notes, "the change of version is held, so no restart is listed: "+o.Rollout.Upgrade.Check().Refused)
+	}
+	if w := o.Window; w.Configured && (shrinking || len(restarts) > 0) {
+		switch {
+		case w.Invalid != "":
+			notes = append(notes, "nothing listed starts until spec.maintenanceWindows can be read: "+w.Invalid)
+		case !w.Inside:
+			notes = append(notes, "no maintenance window is open: the next broker starts in the window that opens at "+
+				w.Next.UTC().Format(time.RFC3339)+" (a restart asked for on its pod does not wait)")
+		}
+	}
 	if leader == nil && len(restarts) > 1 {
 		notes = append(notes, "the controller leader is not known yet (health_overview is read once a restart may start; "+
 			"a paused or steady cluster asks the brokers nothing): its pod is restarted last, so the order of the restarts may change then")

@@ -304,3 +304,98 @@ func TestPausedStatusCarriesThePreview(t *testing.T) {
 		t.Errorf("paused, the image changed again: patch %v, want the new preview alone", patch.Status)
 	}
 }
+
+// withNext is o as brokers.Observe completes it for a rollout: the first pod of the order is the
+// next to restart, an active member.
+func withNext(o Observation) Observation {
+	n := o.Rollout.Order[0]
+	o.Rollout.Next, o.Rollout.NextPod, o.Rollout.NextPodUID = Victim{Ordinal: n.Ordinal, ID: n.ID, IDKnown: true, Status: MemberActive}, n.Pod, n.UID
+	return o
+}
+
+// hasNote says whether one of p's notes holds every part.
+func hasNote(p *v1alpha1.DisruptionPreview, parts ...string) bool {
+	return slices.ContainsFunc(p.Notes, func(n string) bool {
+		return !slices.ContainsFunc(parts, func(part string) bool { return !strings.Contains(n, part) })
+	})
+}
+
+// A change of version Redpanda does not support holds the rollout (HoldVersionChange): the
+// preview lists no restart, and a note says why, as the hold's event does.
+func TestPreviewOfAHeldChangeOfVersionListsNoRestart(t *testing.T) {
+	c := newPreviewCluster(3, 3, 0, 1, 2)
+	for _, p := range c.pods {
+		p.Spec.Containers[0].Image = "redpanda:v24.2.4"
+	}
+	o := withNext(c.observe(nil, Health{Known: true, Controller: 101}))
+	if s := Decide(o); s.Kind != HoldVersionChange {
+		t.Fatalf("decided %s (%s), want HoldVersionChange", s.Kind, s.Reason)
+	}
+	p := Preview(c.bc, o, RecordedOf(c.bc))
+	checkPreview(t, p, nil)
+	refused := o.Rollout.Upgrade.Check().Refused
+	if !hasNote(p, "the change of version is held", refused) {
+		t.Errorf("notes %q: want the hold's reason %q", p.Notes, refused)
+	}
+
+	// A supported one (v24.2 to v24.3) lists every broker.
+	c.bc.Spec.Image = "redpanda:v24.3.1"
+	o = withNext(c.observe(nil, Health{Known: true, Controller: 101}))
+	if s := Decide(o); s.Kind != StartRestart {
+		t.Fatalf("decided %s (%s), want StartRestart", s.Kind, s.Reason)
+	}
+	if p := Preview(c.bc, o, RecordedOf(c.bc)); len(p.Disruptions) != 3 || hasNote(p, "held") {
+		t.Errorf("supported upgrade: %q, notes %q", summary(p), p.Notes)
+	}
+}
+
+// A scale-down that the pre-flight holds (HoldScaleDown) lists none of its brokers, and a note
+// says why; on a paused cluster, which asks the brokers nothing, a note says the pre-flight is
+// still to come.
+func TestPreviewOfAHeldScaleDownListsNoDecommission(t *testing.T) {
+	c := newPreviewCluster(3, 2)
+	o := c.observe(nil, Health{Known: true, Controller: 100})
+	o.Victim = Victim{Ordinal: 2, ID: 102, IDKnown: true, Status: MemberActive}
+	o.Placement = Placement{Asked: true, Target: 2, Partitions: []PartitionReplicas{{Topic: "kafka/orders", Replicas: []int32{100, 101, 102}}}}
+	if s := Decide(o); s.Kind != HoldScaleDown {
+		t.Fatalf("decided %s (%s), want HoldScaleDown", s.Kind, s.Reason)
+	}
+	p := Preview(c.bc, o, RecordedOf(c.bc))
+	checkPreview(t, p, nil)
+	if !hasNote(p, "the scale-down is held", "kafka/orders") {
+		t.Errorf("notes %q: want the held scale-down naming the topic", p.Notes)
+	}
+
+	c.bc.Annotations = map[string]string{AnnotationPaused: "true"}
+	p = Preview(c.bc, c.observe(nil, Health{}), RecordedOf(c.bc))
+	checkPreview(t, p, []string{"Decommission rp-2 (102): scaling down from 3 to 2 brokers"})
+	if !hasNote(p, "pre-flight", "only once resumed") {
+		t.Errorf("paused scale-down: notes %q, want one about the pre-flight", p.Notes)
+	}
+}
+
+// Outside every maintenance window the rollout waits (WaitForMaintenanceWindow): the preview
+// still lists the order, and a note names when the next window opens; an unreadable window
+// holds everything, and the note says so.
+func TestPreviewSaysWhenTheNextWindowOpens(t *testing.T) {
+	c := newPreviewCluster(3, 3, 0, 1, 2)
+	next := time.Date(2026, 12, 6, 1, 0, 0, 0, time.UTC)
+	o := withNext(c.observe(nil, Health{Known: true, Controller: 101}))
+	o.Window = Window{Configured: true, Next: next}
+	if s := Decide(o); s.Kind != WaitForMaintenanceWindow {
+		t.Fatalf("decided %s (%s), want WaitForMaintenanceWindow", s.Kind, s.Reason)
+	}
+	p := Preview(c.bc, o, RecordedOf(c.bc))
+	if len(p.Disruptions) != 3 || !hasNote(p, "no maintenance window is open", "2026-12-06T01:00:00Z") {
+		t.Errorf("outside a window: %q, notes %q", summary(p), p.Notes)
+	}
+
+	o.Window = Window{Configured: true, Inside: true}
+	if p := Preview(c.bc, o, RecordedOf(c.bc)); hasNote(p, "window") {
+		t.Errorf("inside a window: notes %q, want none about windows", p.Notes)
+	}
+	o.Window = Window{Configured: true, Invalid: `spec.maintenanceWindows[0].timeZone "Mars/Olympus" is not a time zone the operator knows`}
+	if p := Preview(c.bc, o, RecordedOf(c.bc)); !hasNote(p, "nothing listed starts", "Mars/Olympus") {
+		t.Errorf("unreadable window: notes %q", p.Notes)
+	}
+}

@@ -33,13 +33,16 @@ type DisruptionPreviewApplyConfiguration struct {
 	// Disruptions are the broker pods the pending changes restart or remove, first to go first:
 	// the restart or decommission under way, then a scale-down's brokers (highest ordinal
 	// first), then the restarts (a restart asked for on a pod first, then the highest ordinal,
-	// the controller leader last). Empty when nothing is pending.
+	// the controller leader last). A held scale-down or change of version lists none of its
+	// brokers (Notes say why). Empty when nothing is pending.
 	Disruptions []PlannedDisruptionApplyConfiguration `json:"disruptions,omitempty"`
 	// ControllerLeader is the node ID of the controller leader (controller_id in
 	// GET /v1/cluster/health_overview) as last read; its pod is restarted last. Absent while it
 	// has not been read: a steady or paused cluster does not ask the brokers.
 	ControllerLeader *int32 `json:"controllerLeader,omitempty"`
-	// Notes say what the preview cannot know yet, and what may still change its order.
+	// Notes say what holds the listed steps or leaves some out (a held scale-down or change of
+	// version, a maintenance window not open), what the preview cannot know yet, and what may
+	// still change its order.
 	Notes []string `json:"notes,omitempty"`
 }
 
