@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -263,13 +261,9 @@ func (r *reconcile) writeCertificatesCondition(ctx context.Context, cond *metav1
 	if !changed {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+	updated, err := patchStatusFields(ctx, r.nc, bc, "certificates condition", map[string]any{"conditions": conds})
 	if err != nil {
-		return fmt.Errorf("marshal certificates condition: %w", err)
-	}
-	updated, err := r.nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, data, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return fmt.Errorf("patch certificates condition of %s: %w", clusterKey(bc), err)
+		return err
 	}
 	r.bc = updated
 	if announce {

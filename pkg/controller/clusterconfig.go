@@ -2,15 +2,12 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -67,13 +64,9 @@ func (r *reconcile) writeConfigStatus(ctx context.Context, next *v1alpha1.Cluste
 	if !same {
 		fields["clusterConfig"] = configStatusFields(next)
 	}
-	data, err := json.Marshal(map[string]any{"status": fields})
+	updated, err := patchStatusFields(ctx, nc, bc, "cluster config status", fields)
 	if err != nil {
-		return nil, fmt.Errorf("marshal cluster config status: %w", err)
-	}
-	updated, err := nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, data, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return nil, fmt.Errorf("patch cluster config status of %s: %w", clusterKey(bc), err)
+		return nil, err
 	}
 	if announce {
 		kind := corev1.EventTypeNormal

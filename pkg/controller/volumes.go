@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -215,13 +214,9 @@ func (r *reconcile) writeStorageStatus(ctx context.Context, plan step.VolumePlan
 	if !changed && same {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds, "storage": plan.Status}})
+	updated, err := patchStatusFields(ctx, r.nc, bc, "storage status", map[string]any{"conditions": conds, "storage": plan.Status})
 	if err != nil {
-		return fmt.Errorf("marshal storage status: %w", err)
-	}
-	updated, err := r.nc.brokerClusters(bc.Namespace).Patch(ctx, bc.Name, types.MergePatchType, data, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return fmt.Errorf("patch storage status of %s: %w", clusterKey(bc), err)
+		return err
 	}
 	r.bc = updated
 	if announce {
