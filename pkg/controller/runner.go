@@ -149,7 +149,7 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 	next := step.NextStatus(bc, s, step.Write{Current: current, Decommissioning: decommissioning,
 		ReadyReplicas: brokerpod.ReadyBelow(r.pods, current), Lifecycle: lc, Admin: brokers.ProblemOf(r.adminErr),
 		Selector: labels.SelectorFromSet(objects.SelectorLabels(bc)).String(), MembershipReadFrom: r.c.brokers.MembershipReadFrom(bc),
-		NextWindow: step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()).Next,
+		NextWindow: r.obs.Window.Next,
 		LostNodes:  step.LostStatus(r.obs.LostNodes.Brokers), LostNodesKnown: r.obs.LostNodes.Known}, r.c.cfg.Clock.Now())
 	if row.ReportsDrain {
 		if stalled, ok := r.c.brokers.CheckDrain(ctx, bc, *s.Broker, &next); ok {
@@ -198,7 +198,7 @@ func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.R
 		return result{RequeueAfter: r.c.cfg.DrainPollInterval}, nil
 	}
 	if row.PollsWindow {
-		return result{RequeueAfter: untilWindow(step.ObserveWindow(r.bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()), r.c.cfg.Clock.Now())}, nil
+		return result{RequeueAfter: untilWindow(r.obs.Window, r.c.cfg.Clock.Now())}, nil
 	}
 	return result{}, nil
 }
