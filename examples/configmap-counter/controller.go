@@ -94,7 +94,8 @@ func (c *Controller) Stats() Stats {
 	return Stats{Steps: c.steps.Load(), StaleReads: c.staleReads.Load()}
 }
 
-// Run waits for the caches, then runs workers until ctx ends.
+// Run waits for the caches, then runs workers until ctx ends. It returns once every worker has
+// finished its step, so Stats counts every write the controller made.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
@@ -103,10 +104,13 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		return fmt.Errorf("caches did not sync")
 	}
 	logger.Info("Starting workers", "count", workers)
+	var running sync.WaitGroup
 	for range workers {
-		go wait.UntilWithContext(ctx, c.runWorker, time.Second)
+		running.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
 	}
 	<-ctx.Done()
+	c.queue.ShutDown() // a worker waiting in Get returns; one in a step finishes it
+	running.Wait()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,11 +53,14 @@ func TestCounterOnRealAPIServer(t *testing.T) {
 			factory.Start(runCtx.Done())
 			done := make(chan error, 1)
 			go func() { done <- c.Run(runCtx, 2) }()
-			defer func() {
+			// Stopped before Stats is read: a step's write can reach the apiserver a moment
+			// before the controller counts it, and Run returns once every step is counted.
+			stopController := sync.OnceFunc(func() {
 				stop()
 				<-done
 				factory.Shutdown()
-			}()
+			})
+			defer stopController()
 
 			for i := range configMaps {
 				if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
@@ -83,6 +87,7 @@ func TestCounterOnRealAPIServer(t *testing.T) {
 				t.Fatalf("the ConfigMaps did not reach %d: %v (stats %+v)", target, err, c.Stats())
 			}
 
+			stopController()
 			s := c.Stats()
 			t.Logf("writeback=%v: %d steps for %d needed, %d stale reads", writeBack, s.Steps, configMaps*target, s.StaleReads)
 			if writeBack {
