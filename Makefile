@@ -53,14 +53,19 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; bench/peers, a module of its own, still builds.
+verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; bench/peers, a module of its own, still builds; the docs' links, paths and flags exist.
 	hack/verify-codegen.sh
 	$(GO) mod tidy -diff
 	cd hack/chartcheck && $(GO) mod tidy -diff
 	cd bench/peers && $(GO) mod tidy -diff && $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) docs
 	$(MAKE) lint
+
+.PHONY: docs
+docs: ## Every relative link, anchor, repository path and operator flag the Markdown files name exists (hack/docscheck).
+	GO=$(GO) $(GO) run ./hack/docscheck
 
 # staticcheck, pinned; its findings in generated code (deprecated APIs the generators still use)
 # are not ours to fix, and are left out.
