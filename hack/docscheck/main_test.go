@@ -38,8 +38,8 @@ var operatorFlags = parseHelp([]byte(`Usage: broker-operator [flags]
 // good is a repository whose docs name only what exists.
 func good() map[string]string {
 	return map[string]string{
-		"pkg/writeback/doc.go": "package writeback\n",
-		"pkg/gen/fake/fake.go": "package fake\n",
+		"pkg/writeback/doc.go":  "package writeback\n",
+		"pkg/gen/fake/fake.go":  "package fake\n",
 		"deploy/rbac/role.yaml": "",
 		"README.md": "# Title\n\nSee [scaling](docs/scaling.md#scale-down-pre-flight), [below](#the-two-commands),\n" +
 			"[the role](deploy/rbac/role.yaml) and [a site](https://example.com/x.md#nowhere).\n\n" +
