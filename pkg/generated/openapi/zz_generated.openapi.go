@@ -549,7 +549,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "BrokerClusterSpec is the desired state of a broker cluster.\n\ncert-manager certificates are defined but not yet applied to the brokers; until they are, the API refuses them rather than accept a setting it would ignore.",
+				Description: "BrokerClusterSpec is the desired state of a broker cluster.\n\nThe rules below refuse, with a message, combinations the operator could not honour, rather than accept a setting it would ignore.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"replicas": {

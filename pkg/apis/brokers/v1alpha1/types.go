@@ -36,8 +36,8 @@ type BrokerCluster struct {
 
 // BrokerClusterSpec is the desired state of a broker cluster.
 //
-// cert-manager certificates are defined but not yet applied to the brokers; until they are,
-// the API refuses them rather than accept a setting it would ignore.
+// The rules below refuse, with a message, combinations the operator could not honour, rather
+// than accept a setting it would ignore.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || !has(self.kafka.external.port) || !(self.kafka.external.port in [9092, 33145]) && (!has(self.adminAPI.port) || self.kafka.external.port != self.adminAPI.port)",message="spec.kafka.external.port must differ from the internal Kafka port 9092, the RPC port 33145 and spec.adminAPI.port"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"

@@ -27,8 +27,8 @@ import (
 //
 // BrokerClusterSpec is the desired state of a broker cluster.
 //
-// cert-manager certificates are defined but not yet applied to the brokers; until they are,
-// the API refuses them rather than accept a setting it would ignore.
+// The rules below refuse, with a message, combinations the operator could not honour, rather
+// than accept a setting it would ignore.
 type BrokerClusterSpecApplyConfiguration struct {
 	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
 	// pod ordinal first.
