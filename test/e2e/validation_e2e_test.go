@@ -28,7 +28,7 @@ func TestBadSpecsRejected(t *testing.T) {
 		mutate func(*v1alpha1.BrokerClusterSpec)
 		want   string
 	}{
-		{"zero replicas", func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 0 }, "spec.replicas in body should be greater than or equal to 1"},
+		{"zero replicas", func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 0 }, "a cluster needs at least one broker"},
 		{"too many replicas", func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 1001 }, "spec.replicas in body should be less than or equal to 1000"},
 		{"no image", func(s *v1alpha1.BrokerClusterSpec) { s.Image = "" }, "spec.image in body should be at least 1 chars long"},
 		{"zero storage", func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size = resource.MustParse("0") }, "storage.size must be a positive quantity"},
@@ -65,7 +65,7 @@ func TestBadSpecsRejected(t *testing.T) {
 	}{
 		{"storage shrink", func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size = resource.MustParse("512Mi") }, "storage.size cannot shrink"},
 		{"storage class set", func(s *v1alpha1.BrokerClusterSpec) { s.Storage.StorageClassName = ptr.To("fast") }, "storage.storageClassName is immutable"},
-		{"zero replicas", func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 0 }, "spec.replicas in body should be greater than or equal to 1"},
+		{"zero replicas", func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 0 }, "a cluster needs at least one broker"},
 	} {
 		bc, err := clusters.Get(t.Context(), "good", metav1.GetOptions{})
 		if err != nil {
@@ -78,8 +78,8 @@ func TestBadSpecsRejected(t *testing.T) {
 
 	// kubectl scale goes through the scale subresource, which the same schema guards.
 	_, err := brokersim.Kubectl(t.Context(), env.cp.KubeconfigPath, "-n", ns, "scale", "bc/good", "--replicas=0")
-	if err == nil || !strings.Contains(err.Error(), "should be greater than or equal to 1") {
-		t.Errorf("kubectl scale --replicas=0: want the CRD's minimum message, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "a cluster needs at least one broker") {
+		t.Errorf("kubectl scale --replicas=0: want the CRD's message, got %v", err)
 	}
 	bc, err := clusters.Get(t.Context(), "good", metav1.GetOptions{})
 	if err != nil {

@@ -46,6 +46,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerClusterStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerOnLostNode"):
 		return &brokersv1alpha1.BrokerOnLostNodeApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerPool"):
+		return &brokersv1alpha1.BrokerPoolApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
@@ -74,6 +76,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PlannedDisruption"):
 		return &brokersv1alpha1.PlannedDisruptionApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PoolStatus"):
+		return &brokersv1alpha1.PoolStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RackAwarenessSpec"):
 		return &brokersv1alpha1.RackAwarenessSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RejectedProperty"):

@@ -41,6 +41,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":  schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":     schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool":           schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
@@ -55,6 +56,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec": schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":    schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus":           schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":          schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
@@ -554,7 +556,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 				Properties: map[string]spec.Schema{
 					"replicas": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest pod ordinal first.",
+							Description: "Replicas is the number of brokers of the default pool: the brokers made from this spec's own storage, resources and placement fields. Lowering it decommissions brokers one at a time, highest pod ordinal first. It may be 0 only while a pool of spec.pools has brokers.",
 							Default:     0,
 							Type:        []string{"integer"},
 							Format:      "int32",
@@ -739,12 +741,33 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec"),
 						},
 					},
+					"pools": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Pools are groups of brokers besides the default pool (spec.replicas and the fields beside it), each with its own StatefulSet, storage, resources and placement. Moving brokers from one pool to another adds the new pool's brokers first and decommissions the old pool's only once they have joined, one at a time (docs/pools.md).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool"),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"image", "storage"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -884,6 +907,27 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 					},
+					"pools": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Pools are the brokers of each pool: the default pool as \"default\", then each named pool, including one removed from spec.pools whose brokers are still leaving.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus"),
+									},
+								},
+							},
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -909,7 +953,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus", metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -979,6 +1023,124 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref common.ReferenceCallb
 		},
 		Dependencies: []string{
 			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerPool is a named group of brokers with their own StatefulSet, storage, resources and placement. Image, listeners, cluster properties and security are the cluster's.\n\nA pool's StatefulSet and headless Service are <cluster>-<pool>, its pods <cluster>-<pool>-<ordinal>, and each pod carries broker-operator.dev/pool=<pool>.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the pool: a DNS label that starts with a letter, and not \"default\", which names the pool made of the cluster's own fields.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is the number of brokers in the pool. Lowering it decommissions the pool's brokers one at a time, highest pod ordinal first, once every pool's added brokers have joined the cluster.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Storage is the persistent volume each of the pool's brokers gets. Its size can grow but never shrink, and its storage class cannot change.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec"),
+						},
+					},
+					"resources": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resources of the pool's broker containers.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ResourceRequirements{}.OpenAPIModelName()),
+						},
+					},
+					"podAnnotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PodAnnotations are added to the pool's broker pods.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"nodeSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodeSelector constrains the pool's broker pods to matching nodes.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"tolerations": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Tolerations of the pool's broker pods.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Toleration{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Affinity of the pool's broker pods, with the same defaults and rules as spec.affinity.",
+							Ref:         ref(v1.Affinity{}.OpenAPIModelName()),
+						},
+					},
+					"topologySpreadConstraints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "TopologySpreadConstraints of the pool's broker pods, with the same default and rules as spec.topologySpreadConstraints.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.TopologySpreadConstraint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name", "replicas", "storage"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1673,6 +1835,59 @@ func schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref common.ReferenceCall
 					},
 				},
 				Required: []string{"pod", "ordinal", "action", "reason"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PoolStatus is one pool's brokers, as of the last reconcile.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the pool; \"default\" for the pool made of the cluster's own fields.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is the number of brokers the pool is meant to run right now: its StatefulSet's replicas. It moves towards the pool's spec replicas, one decommissioned broker at a time on the way down.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"readyReplicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ReadyReplicas is the number of the pool's broker pods that are ready.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"updatedReplicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "UpdatedReplicas is the number of the pool's broker pods made from its current pod template.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"decommissioningBroker": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DecommissioningBroker is the broker (node) ID of this pool being decommissioned, if any. Never more than one across all pools.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"name"},
 			},
 		},
 	}

@@ -13,6 +13,7 @@ import (
 // broker at a time and decommissions a broker through the brokers' admin API before its pod goes.
 //
 // +kubebuilder:resource:scope=Namespaced,shortName=bc,categories=all
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.pools) || self.spec.pools.all(p, size(self.metadata.name) + 1 + size(p.name) <= 52)",message="a pool's StatefulSet, <cluster>-<pool>, needs a name of at most 52 characters, as every StatefulSet does for its pods' labels: shorten the pool's name"
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.currentReplicas,selectorpath=.status.selector
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
@@ -44,10 +45,14 @@ type BrokerCluster struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'NodePort' || !has(self.kafka.external.nodePort) || self.kafka.external.nodePort.basePort + self.replicas - 1 <= 32767",message="spec.kafka.external.nodePort.basePort + spec.replicas - 1 must not exceed 32767, the top of the default node port range"
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeLossRecovery) || (has(self.decommissionGhostBrokers) && self.decommissionGhostBrokers)",message="spec.nodeLossRecovery needs spec.decommissionGhostBrokers: a recovered broker's old node ID is decommissioned as a ghost broker once its replacement has joined"
+// +kubebuilder:validation:XValidation:rule="self.replicas > 0 || (has(self.pools) && self.pools.exists(p, p.replicas > 0))",message="a cluster needs at least one broker: spec.replicas or the replicas of one of spec.pools must be above 0"
+// +kubebuilder:validation:XValidation:rule="!has(self.pools) || size(self.pools) == 0",message="spec.pools is not supported yet: this version of the operator cannot move brokers between pools, so it refuses them rather than run a pool it would not manage (docs/pools.md)"
 type BrokerClusterSpec struct {
-	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
-	// pod ordinal first.
-	// +kubebuilder:validation:Minimum=1
+	// Replicas is the number of brokers of the default pool: the brokers made from this
+	// spec's own storage, resources and placement fields. Lowering it decommissions brokers
+	// one at a time, highest pod ordinal first. It may be 0 only while a pool of spec.pools
+	// has brokers.
+	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +kubebuilder:default=3
 	// +optional
@@ -165,6 +170,16 @@ type BrokerClusterSpec struct {
 	// Redpanda's rack-aware replica placement.
 	// +optional
 	RackAwareness *RackAwarenessSpec `json:"rackAwareness,omitempty"`
+
+	// Pools are groups of brokers besides the default pool (spec.replicas and the fields
+	// beside it), each with its own StatefulSet, storage, resources and placement. Moving
+	// brokers from one pool to another adds the new pool's brokers first and decommissions the
+	// old pool's only once they have joined, one at a time (docs/pools.md).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Pools []BrokerPool `json:"pools,omitempty"`
 }
 
 // KafkaSpec configures the brokers' Kafka listeners.
@@ -516,6 +531,13 @@ type BrokerClusterStatus struct {
 	// +listType=map
 	// +listMapKey=pod
 	BrokersOnLostNodes []BrokerOnLostNode `json:"brokersOnLostNodes,omitempty"`
+
+	// Pools are the brokers of each pool: the default pool as "default", then each named pool,
+	// including one removed from spec.pools whose brokers are still leaving.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Pools []PoolStatus `json:"pools,omitempty"`
 
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
 	// StorageResized and NodeLost.

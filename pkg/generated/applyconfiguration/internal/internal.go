@@ -553,6 +553,14 @@ var schemaYAML = typed.YAMLObject(`types:
         map:
           elementType:
             scalar: string
+    - name: pools
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerPool
+          elementRelationship: associative
+          keys:
+          - name
     - name: priorityClassName
       type:
         scalar: string
@@ -636,6 +644,14 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: observedGeneration
       type:
         scalar: numeric
+    - name: pools
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PoolStatus
+          elementRelationship: associative
+          keys:
+          - name
     - name: readyReplicas
       type:
         scalar: numeric
@@ -685,6 +701,50 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerPool
+  map:
+    fields:
+    - name: affinity
+      type:
+        namedType: Affinity.v1.core.api.k8s.io
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: nodeSelector
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: podAnnotations
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: replicas
+      type:
+        scalar: numeric
+      default: 0
+    - name: resources
+      type:
+        namedType: ResourceRequirements.v1.core.api.k8s.io
+      default: {}
+    - name: storage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
+      default: {}
+    - name: tolerations
+      type:
+        list:
+          elementType:
+            namedType: Toleration.v1.core.api.k8s.io
+          elementRelationship: atomic
+    - name: topologySpreadConstraints
+      type:
+        list:
+          elementType:
+            namedType: TopologySpreadConstraint.v1.core.api.k8s.io
+          elementRelationship: atomic
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerRestart
   map:
     fields:
@@ -929,6 +989,28 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: underWay
       type:
         scalar: boolean
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PoolStatus
+  map:
+    fields:
+    - name: decommissioningBroker
+      type:
+        scalar: numeric
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: readyReplicas
+      type:
+        scalar: numeric
+      default: 0
+    - name: replicas
+      type:
+        scalar: numeric
+      default: 0
+    - name: updatedReplicas
+      type:
+        scalar: numeric
+      default: 0
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RackAwarenessSpec
   map:
     fields:

@@ -30,8 +30,10 @@ import (
 // The rules below refuse, with a message, combinations the operator could not honour, rather
 // than accept a setting it would ignore.
 type BrokerClusterSpecApplyConfiguration struct {
-	// Replicas is the number of brokers. Lowering it decommissions brokers one at a time, highest
-	// pod ordinal first.
+	// Replicas is the number of brokers of the default pool: the brokers made from this
+	// spec's own storage, resources and placement fields. Lowering it decommissions brokers
+	// one at a time, highest pod ordinal first. It may be 0 only while a pool of spec.pools
+	// has brokers.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// Image is the broker container image.
 	Image *string `json:"image,omitempty"`
@@ -103,6 +105,11 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on
 	// Redpanda's rack-aware replica placement.
 	RackAwareness *RackAwarenessSpecApplyConfiguration `json:"rackAwareness,omitempty"`
+	// Pools are groups of brokers besides the default pool (spec.replicas and the fields
+	// beside it), each with its own StatefulSet, storage, resources and placement. Moving
+	// brokers from one pool to another adds the new pool's brokers first and decommissions the
+	// old pool's only once they have joined, one at a time (docs/pools.md).
+	Pools []BrokerPoolApplyConfiguration `json:"pools,omitempty"`
 }
 
 // BrokerClusterSpecApplyConfiguration constructs a declarative configuration of the BrokerClusterSpec type for use with
@@ -293,5 +300,18 @@ func (b *BrokerClusterSpecApplyConfiguration) WithClusterConfig(entries map[stri
 // If called multiple times, the RackAwareness field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithRackAwareness(value *RackAwarenessSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
 	b.RackAwareness = value
+	return b
+}
+
+// WithPools adds the given value to the Pools field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Pools field.
+func (b *BrokerClusterSpecApplyConfiguration) WithPools(values ...*BrokerPoolApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithPools")
+		}
+		b.Pools = append(b.Pools, *values[i])
+	}
 	return b
 }

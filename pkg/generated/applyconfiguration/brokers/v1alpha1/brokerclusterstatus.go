@@ -71,6 +71,9 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// BrokersOnLostNodes are the brokers whose pod cannot be scheduled because its data volume
 	// is pinned to a node that no longer exists, each with when the operator first saw it so.
 	BrokersOnLostNodes []BrokerOnLostNodeApplyConfiguration `json:"brokersOnLostNodes,omitempty"`
+	// Pools are the brokers of each pool: the default pool as "default", then each named pool,
+	// including one removed from spec.pools whose brokers are still leaving.
+	Pools []PoolStatusApplyConfiguration `json:"pools,omitempty"`
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
 	// StorageResized and NodeLost.
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
@@ -205,6 +208,19 @@ func (b *BrokerClusterStatusApplyConfiguration) WithBrokersOnLostNodes(values ..
 			panic("nil value passed to WithBrokersOnLostNodes")
 		}
 		b.BrokersOnLostNodes = append(b.BrokersOnLostNodes, *values[i])
+	}
+	return b
+}
+
+// WithPools adds the given value to the Pools field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Pools field.
+func (b *BrokerClusterStatusApplyConfiguration) WithPools(values ...*PoolStatusApplyConfiguration) *BrokerClusterStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithPools")
+		}
+		b.Pools = append(b.Pools, *values[i])
 	}
 	return b
 }

@@ -1,0 +1,92 @@
+package objects
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+)
+
+// The names of a cluster's pools. The default pool keeps the names a cluster had before pools:
+// StatefulSet and headless Service <cluster>, pods <cluster>-<ordinal>. A named pool gets its own
+// StatefulSet and headless Service <cluster>-<pool>, pods <cluster>-<pool>-<ordinal>, as Redpanda's
+// operator names them (redpanda-operator operator/pkg/resources/statefulset.go, Key), so the
+// admin address template, which is rendered with a StatefulSet's name, reaches every pool's
+// pods unchanged. Pool names start with a letter (the CRD's pattern), so no pool's name reads as
+// an ordinal of the default pool.
+
+// PoolSetName is the name of the StatefulSet and headless Service of bc's pool.
+func PoolSetName(bc *v1alpha1.BrokerCluster, pool string) string {
+	if pool == v1alpha1.DefaultPoolName || pool == "" {
+		return bc.Name
+	}
+	return bc.Name + "-" + pool
+}
+
+// PoolPodName is the name of the pod at ordinal in bc's pool.
+func PoolPodName(bc *v1alpha1.BrokerCluster, pool string, ordinal int32) string {
+	return fmt.Sprintf("%s-%d", PoolSetName(bc, pool), ordinal)
+}
+
+// PoolClaimName is the data volume claim of the pod at ordinal in bc's pool.
+func PoolClaimName(bc *v1alpha1.BrokerCluster, pool string, ordinal int32) string {
+	return dataVolume + "-" + PoolPodName(bc, pool, ordinal)
+}
+
+// PoolOfPod is the pool a pod of bc belongs to: the value of its pool label, the default pool
+// when it has none.
+func PoolOfPod(labels map[string]string) string {
+	if p := labels[v1alpha1.LabelPool]; p != "" {
+		return p
+	}
+	return v1alpha1.DefaultPoolName
+}
+
+// PoolPods indexes by ordinal the pods of bc's pool among pods: those named exactly
+// <set>-<ordinal>. Pods of other pools share the cluster's prefix, so <cluster>-blue-0 is no
+// ordinal of <cluster>, as Redpanda's operator learnt (redpanda-operator
+// operator/internal/controller/decommissioning/statefulset_decomissioner.go,
+// podOrdinalForStatefulSet).
+func PoolPods(bc *v1alpha1.BrokerCluster, pool string, pods []*corev1.Pod) map[int]*corev1.Pod {
+	return brokerpod.ByOrdinal(pods, PoolSetName(bc, pool))
+}
+
+// PoolNames are bc's pools in their order: the default pool, then spec.pools in theirs.
+func PoolNames(bc *v1alpha1.BrokerCluster) []string {
+	out := make([]string, 0, 1+len(bc.Spec.Pools))
+	out = append(out, v1alpha1.DefaultPoolName)
+	for _, p := range bc.Spec.Pools {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// WithPool returns a copy of bc whose default pool's fields (spec.replicas, storage, resources,
+// pod annotations and placement) are those of the named pool, so that the builders of a
+// cluster's StatefulSet and pod template make the pool's; bc itself for the default pool. It
+// returns false for a pool bc's spec does not name. The copy shares what it does not replace
+// with bc: it is read, never written.
+func WithPool(bc *v1alpha1.BrokerCluster, pool string) (*v1alpha1.BrokerCluster, bool) {
+	if pool == v1alpha1.DefaultPoolName || pool == "" {
+		return bc, true
+	}
+	for _, p := range bc.Spec.Pools {
+		if p.Name != pool {
+			continue
+		}
+		out := *bc
+		out.Spec.Replicas = p.Replicas
+		out.Spec.Storage = p.Storage
+		out.Spec.Resources = p.Resources
+		out.Spec.PodAnnotations = p.PodAnnotations
+		out.Spec.NodeSelector = p.NodeSelector
+		out.Spec.Tolerations = p.Tolerations
+		out.Spec.Affinity = p.Affinity
+		out.Spec.TopologySpreadConstraints = p.TopologySpreadConstraints
+		out.Spec.Pools = nil
+		return &out, true
+	}
+	return nil, false
+}

@@ -1,0 +1,81 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
+
+// notYet is the refusal every spec.pools meets until the operator moves brokers between pools.
+const notYet = "spec.pools is not supported yet"
+
+func pool(name string, replicas int32) v1alpha1.BrokerPool {
+	p := v1alpha1.BrokerPool{Name: name, Replicas: replicas}
+	p.Storage.Size = resource.MustParse("1Gi")
+	return p
+}
+
+// TestPoolSpecsRejected checks that the real apiserver turns bad pools away with the CRD's own
+// messages, and that, until the operator moves brokers between pools, it refuses spec.pools
+// itself, saying so.
+func TestPoolSpecsRejected(t *testing.T) {
+	t.Parallel()
+	ns := env.NewNamespace(t)
+	clusters := env.Brokers.BrokersV1alpha1().BrokerClusters(ns)
+
+	for _, tc := range []struct {
+		name   string
+		mutate func(*v1alpha1.BrokerCluster)
+		want   []string
+	}{
+		{"a pool", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool("blue", 3)}
+		}, []string{notYet}},
+		{"two pools of one name", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool("blue", 3), pool("blue", 1)}
+		}, []string{"spec.pools[1]: Duplicate value", notYet}},
+		{"a pool named default", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool("default", 3)}
+		}, []string{"a pool cannot be named default", notYet}},
+		{"a pool name that is no DNS label starting with a letter", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool("0", 3)}
+		}, []string{"spec.pools[0].name in body should match", notYet}},
+		{"no broker in any pool", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Replicas, bc.Spec.Pools = 0, []v1alpha1.BrokerPool{pool("blue", 0)}
+		}, []string{"a cluster needs at least one broker", notYet}},
+		{"a pool with no storage size", func(bc *v1alpha1.BrokerCluster) {
+			p := pool("blue", 3)
+			p.Storage.Size = resource.MustParse("0")
+			bc.Spec.Pools = []v1alpha1.BrokerPool{p}
+		}, []string{"storage.size must be a positive quantity", notYet}},
+		{"a pool whose StatefulSet name is too long", func(bc *v1alpha1.BrokerCluster) {
+			bc.Name = strings.Repeat("c", 30)
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool(strings.Repeat("p", 30), 3)}
+		}, []string{"needs a name of at most 52 characters", notYet}},
+	} {
+		bc := env.BrokerCluster(ns, "pools", 3)
+		tc.mutate(bc)
+		_, err := clusters.Create(t.Context(), bc, metav1.CreateOptions{})
+		for _, want := range tc.want {
+			expectInvalid(t, "create with "+tc.name, err, want)
+		}
+	}
+
+	// A cluster with no pool is what it always was, and a pool added to it is refused.
+	if _, err := clusters.Create(t.Context(), env.BrokerCluster(ns, "nopools", 3), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create a BrokerCluster without pools: %v", err)
+	}
+	bc, err := clusters.Get(t.Context(), "nopools", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc.Spec.Replicas, bc.Spec.Pools = 0, []v1alpha1.BrokerPool{pool("blue", 3)}
+	_, err = clusters.Update(t.Context(), bc, metav1.UpdateOptions{})
+	expectInvalid(t, "update that moves every broker to a pool", err, notYet)
+}
