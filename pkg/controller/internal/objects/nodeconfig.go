@@ -88,9 +88,10 @@ type nodeConfigFileContent struct {
 	RPK      rpkConfig          `json:"rpk"`
 }
 
-// podHostName is the stable DNS name of the pod the config is expanded in.
-func podHostName(bc *v1alpha1.BrokerCluster) string {
-	return fmt.Sprintf("%s.%s.%s.svc.%s", stableHostValue, bc.Name, bc.Namespace, admin.ClusterDomain)
+// podHostName is the stable DNS name of the pod the config is expanded in, a pod of the
+// StatefulSet (and headless Service) named set.
+func podHostName(bc *v1alpha1.BrokerCluster, set string) string {
+	return fmt.Sprintf("%s.%s.%s.svc.%s", stableHostValue, set, bc.Namespace, admin.ClusterDomain)
 }
 
 // seedServers lists the stable host names of pods 0 to seeds-1: the brokers that found the
@@ -104,10 +105,12 @@ func seedServers(bc *v1alpha1.BrokerCluster, seeds int32) []seedServer {
 	return out
 }
 
-// nodeConfigYAML renders redpanda.yaml. It names the pod through $(POD_NAME), which the kubelet
-// expands when it sets the environment variable that carries the file into the pod.
-func nodeConfigYAML(bc *v1alpha1.BrokerCluster, seeds int32) string {
-	host := podHostName(bc)
+// nodeConfigYAML renders redpanda.yaml for a pod of the StatefulSet named set. It names the pod
+// through $(POD_NAME), which the kubelet expands when it sets the environment variable that
+// carries the file into the pod. With seeds 0 the seed servers are left empty here: the config
+// container sets them from the seeds ConfigMap (seeds.go).
+func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32) string {
+	host := podHostName(bc, set)
 	port := AdminPort(bc)
 	// The external listener's advertised address and the rack differ per broker and are known
 	// only once the pod is placed: the config container writes them (placement.go).

@@ -32,8 +32,10 @@ const (
 	memoryShare = 0.9
 )
 
-// brokerPodTemplate is the pod template of a cluster whose first seeds pods founded it.
-func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTemplateSpec {
+// brokerPodTemplate is the pod template of the StatefulSet named set of a cluster whose first
+// seeds pods founded it; with seeds 0, of one whose seeds come from the seeds ConfigMap
+// (seeds.go).
+func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.PodTemplateSpec {
 	mounts := []corev1.VolumeMount{
 		{Name: dataVolume, MountPath: dataPath},
 		{Name: configVolume, MountPath: configDir},
@@ -54,6 +56,9 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 	if v := factsPodVolume(bc); v != nil {
 		volumes = append(volumes, *v)
 	}
+	if seeds == 0 {
+		volumes = append(volumes, seedsPodVolume(bc))
+	}
 	return corev1.PodTemplateSpec{
 		Spec: corev1.PodSpec{
 			NodeSelector:              maps.Clone(bc.Spec.NodeSelector),
@@ -67,7 +72,7 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 				FSGroup:      ptr.To[int64](redpandaGID),
 				RunAsNonRoot: ptr.To(true),
 			},
-			InitContainers: []corev1.Container{configContainer(bc, seeds)},
+			InitContainers: []corev1.Container{configContainer(bc, set, seeds)},
 			Containers:     []corev1.Container{redpandaContainer(bc, mounts)},
 			Volumes:        volumes,
 		},
@@ -76,17 +81,21 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTempla
 
 // configContainer writes the node config (and the bootstrap file) into the config volume. The
 // files travel as environment variables so that the kubelet expands $(POD_NAME) in them.
-func configContainer(bc *v1alpha1.BrokerCluster, seeds int32) corev1.Container {
+func configContainer(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.Container {
 	env := []corev1.EnvVar{{Name: podNameVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	script := fmt.Sprintf(`printf '%%s' "$%s" > %s`, nodeConfigVar, nodeConfigFile)
 	mounts := []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}}
 	if auth := bc.Spec.AdminAPI.Auth; auth != nil {
 		env = append(env, secretEnv(adminUserVar, auth.SecretName, admin.SecretKeyUsername))
 	}
-	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, seeds)})
+	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, set, seeds)})
 	if boot := bootstrapConfigYAML(bc); boot != "" {
 		env = append(env, corev1.EnvVar{Name: bootstrapVar, Value: boot})
 		script += fmt.Sprintf(` && printf '%%s' "$%s" > %s`, bootstrapVar, bootstrapFile)
+	}
+	if seeds == 0 {
+		script += seedsScript()
+		mounts = append(mounts, corev1.VolumeMount{Name: seedsVolume, MountPath: seedsDir, ReadOnly: true})
 	}
 	if facts := factsScript(bc); facts != "" {
 		script += facts

@@ -3,6 +3,7 @@ package objects
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -89,4 +90,49 @@ func WithPool(bc *v1alpha1.BrokerCluster, pool string) (*v1alpha1.BrokerCluster,
 		return &out, true
 	}
 	return nil, false
+}
+
+// AnnotationSeedsFrom on a StatefulSet says where its pods' seeds come from: SeedsFromConfigMap
+// when from the seeds ConfigMap (seeds.go). A StatefulSet without it names its founding pods
+// in its pod template (AnnotationSeeds).
+const (
+	AnnotationSeedsFrom = "broker-operator.dev/seeds-from"
+	SeedsFromConfigMap  = "configmap"
+)
+
+// PoolLabels select the pods of bc's pool: the cluster's labels, and for a named pool its pool
+// label. The default pool's pods carry no pool label, as before pools, so the default
+// StatefulSet's selector (immutable) is what it always was; it also matches the named pools'
+// pods, which the StatefulSet controller leaves alone because another StatefulSet owns them,
+// so code that lists a pool's pods goes by name (PoolPods), never by that selector.
+func PoolLabels(bc *v1alpha1.BrokerCluster, pool string) map[string]string {
+	l := SelectorLabels(bc)
+	if pool != v1alpha1.DefaultPoolName && pool != "" {
+		l[v1alpha1.LabelPool] = pool
+	}
+	return l
+}
+
+// NewPoolStatefulSet builds the StatefulSet of bc's pool at replicas, its pods made from the
+// pool's fields and reading their seeds from the seeds ConfigMap; false for a pool bc's spec
+// does not name. For the default pool it is the StatefulSet of a cluster whose seeds have moved
+// to the ConfigMap.
+func NewPoolStatefulSet(bc *v1alpha1.BrokerCluster, pool string, replicas int32) (*appsv1.StatefulSet, bool) {
+	spec, ok := WithPool(bc, pool)
+	if !ok {
+		return nil, false
+	}
+	set, labels := PoolSetName(bc, pool), PoolLabels(bc, pool)
+	sts := statefulSetNamed(spec, set, labels, replicas, hashedSetTemplate(spec, set, labels, 0))
+	sts.Annotations[AnnotationSeedsFrom] = SeedsFromConfigMap
+	return sts, true
+}
+
+// NewPoolService builds the headless Service of bc's pool, which gives each of its pods its
+// stable DNS name, <cluster>-<pool>-<ordinal>.<cluster>-<pool>.<namespace>.svc.
+func NewPoolService(bc *v1alpha1.BrokerCluster, pool string) *corev1.Service {
+	svc := NewService(bc)
+	svc.Name, svc.Labels, svc.Spec.Selector = PoolSetName(bc, pool), PoolLabels(bc, pool), PoolLabels(bc, pool)
+	StampHash(&svc.ObjectMeta, svc.Spec)
+	return svc
 }

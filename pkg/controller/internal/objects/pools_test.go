@@ -3,6 +3,7 @@ package objects
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,5 +95,122 @@ func TestWithPoolPutsThePoolsFieldsInTheDefaultPoolsPlace(t *testing.T) {
 	}
 	if _, ok := WithPool(bc, "green"); ok {
 		t.Error("WithPool(green) found a pool the spec does not name")
+	}
+}
+
+func configContainerOf(t *testing.T, template corev1.PodTemplateSpec) corev1.Container {
+	t.Helper()
+	if len(template.Spec.InitContainers) != 1 {
+		t.Fatalf("want one init container, got %d", len(template.Spec.InitContainers))
+	}
+	return template.Spec.InitContainers[0]
+}
+
+func envValue(c corev1.Container, name string) string {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+func TestPoolStatefulSetIsThePoolsOwn(t *testing.T) {
+	bc := withBluePool(newBrokerCluster(3))
+	sts, ok := NewPoolStatefulSet(bc, "blue", 2)
+	if !ok {
+		t.Fatal("NewPoolStatefulSet(blue) found no pool")
+	}
+	if sts.Name != testName+"-blue" || sts.Spec.ServiceName != testName+"-blue" || *sts.Spec.Replicas != 2 {
+		t.Errorf("StatefulSet %s, service %s, replicas %d", sts.Name, sts.Spec.ServiceName, *sts.Spec.Replicas)
+	}
+	for what, l := range map[string]map[string]string{
+		"selector": sts.Spec.Selector.MatchLabels, "pod labels": sts.Spec.Template.Labels,
+		"StatefulSet labels": sts.Labels, "claim labels": sts.Spec.VolumeClaimTemplates[0].Labels,
+	} {
+		if l[v1alpha1.LabelPool] != "blue" || l[LabelInstance] != testName {
+			t.Errorf("%s = %v, want the cluster's labels and %s=blue", what, l, v1alpha1.LabelPool)
+		}
+	}
+	if got := sts.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage]; got.String() != "50Gi" {
+		t.Errorf("claim size %s, want the pool's 50Gi", got.String())
+	}
+	pod := sts.Spec.Template
+	if pod.Spec.NodeSelector["pool"] != "blue" || pod.Annotations["team"] != "blue" {
+		t.Errorf("pod template takes the pool's node selector and annotations: %v %v", pod.Spec.NodeSelector, pod.Annotations)
+	}
+	if len(sts.OwnerReferences) != 1 || sts.OwnerReferences[0].Name != bc.Name {
+		t.Errorf("owner references %v, want the BrokerCluster", sts.OwnerReferences)
+	}
+	if sts.Annotations[AnnotationSeedsFrom] != SeedsFromConfigMap || sts.Annotations[AnnotationSeeds] != "" {
+		t.Errorf("annotations %v: a pool's seeds come from the ConfigMap", sts.Annotations)
+	}
+	config := configContainerOf(t, pod)
+	node := envValue(config, nodeConfigVar)
+	if !strings.Contains(node, "$(POD_NAME)."+testName+"-blue."+testNamespace+".svc.cluster.local") {
+		t.Errorf("node config does not advertise the pool's stable names:\n%s", node)
+	}
+	if !strings.Contains(node, "seed_servers: []") {
+		t.Errorf("node config names seeds in the template:\n%s", node)
+	}
+	if script := config.Command[len(config.Command)-1]; !strings.Contains(script, "set redpanda.seed_servers") || !strings.Contains(script, seedsDir+"/"+SeedsKey) {
+		t.Errorf("config script does not take the seeds from the ConfigMap: %s", script)
+	}
+	var mounted bool
+	for _, v := range pod.Spec.Volumes {
+		mounted = mounted || (v.ConfigMap != nil && v.ConfigMap.Name == SeedsConfigMapName(bc) && v.ConfigMap.Optional == nil)
+	}
+	if !mounted {
+		t.Errorf("the pod does not mount ConfigMap %s, required", SeedsConfigMapName(bc))
+	}
+	if _, ok := NewPoolStatefulSet(bc, "green", 1); ok {
+		t.Error("NewPoolStatefulSet(green) made a StatefulSet for a pool the spec does not name")
+	}
+}
+
+// Adding a pool to a cluster changes nothing of its default pool: upgrading the operator or
+// adding a pool restarts none of its pods.
+func TestAPoolLeavesTheDefaultPoolsObjectsAlone(t *testing.T) {
+	plain := newBrokerCluster(3)
+	before := NewStatefulSet(plain, 3, 3)
+	after := NewStatefulSet(withBluePool(newBrokerCluster(3)), 3, 3)
+	if before.Annotations[AnnotationSpecHash] != after.Annotations[AnnotationSpecHash] ||
+		before.Spec.Template.Annotations[AnnotationTemplateHash] != after.Spec.Template.Annotations[AnnotationTemplateHash] {
+		t.Error("adding a pool changed the default pool's StatefulSet or pod template")
+	}
+	if _, ok := before.Spec.Selector.MatchLabels[v1alpha1.LabelPool]; ok {
+		t.Error("the default pool's selector carries a pool label; a StatefulSet's selector cannot change")
+	}
+	if NewPoolService(plain, v1alpha1.DefaultPoolName).Annotations[AnnotationSpecHash] != NewService(plain).Annotations[AnnotationSpecHash] {
+		t.Error("the default pool's Service is not the cluster's Service")
+	}
+	blue := NewPoolService(withBluePool(newBrokerCluster(3)), "blue")
+	if blue.Name != testName+"-blue" || blue.Spec.Selector[v1alpha1.LabelPool] != "blue" || blue.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("pool Service %s selects %v", blue.Name, blue.Spec.Selector)
+	}
+}
+
+func TestSeedsConfigMap(t *testing.T) {
+	bc := newBrokerCluster(3)
+	hosts := FoundingHosts(bc, testName+"-blue", 2)
+	want := []string{"redpanda-blue-0.redpanda-blue.team-a.svc.cluster.local", "redpanda-blue-1.redpanda-blue.team-a.svc.cluster.local"}
+	if !slices.Equal(hosts, want) {
+		t.Fatalf("FoundingHosts = %v, want %v", hosts, want)
+	}
+	cm, err := NewSeedsConfigMap(bc, hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Name != testName+"-seeds" || !strings.Contains(cm.Data[SeedsKey], `"port":33145`) {
+		t.Errorf("ConfigMap %s: %v", cm.Name, cm.Data)
+	}
+	if got, ok := SeedsOf(cm); !ok || !slices.Equal(got, want) {
+		t.Errorf("SeedsOf = %v, %v; want %v", got, ok, want)
+	}
+	if _, err := NewSeedsConfigMap(bc, nil); err == nil {
+		t.Error("a seeds ConfigMap naming no host was made; Redpanda needs a seed")
+	}
+	if _, ok := SeedsOf(&corev1.ConfigMap{Data: map[string]string{SeedsKey: "[]"}}); ok {
+		t.Error("SeedsOf read an empty list as seeds")
 	}
 }

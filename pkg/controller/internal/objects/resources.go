@@ -127,17 +127,30 @@ func NewStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.S
 
 // hashedPodTemplate is the brokers' pod template, with AnnotationTemplateHash set.
 func hashedPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTemplateSpec {
-	template := brokerPodTemplate(bc, seeds)
-	template.Labels, template.Annotations = SelectorLabels(bc), maps.Clone(bc.Spec.PodAnnotations)
+	return hashedSetTemplate(bc, bc.Name, SelectorLabels(bc), seeds)
+}
+
+// hashedSetTemplate is the pod template of the StatefulSet named set, whose pods carry
+// podLabels, with AnnotationTemplateHash set.
+func hashedSetTemplate(bc *v1alpha1.BrokerCluster, set string, podLabels map[string]string, seeds int32) corev1.PodTemplateSpec {
+	template := brokerPodTemplate(bc, set, seeds)
+	template.Labels, template.Annotations = podLabels, maps.Clone(bc.Spec.PodAnnotations)
 	template.Annotations = withTemplateHash(template)
 	return template
 }
 
 // statefulSetWith builds the StatefulSet around template, bc's hashed pod template for seeds.
 func StatefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template corev1.PodTemplateSpec) *appsv1.StatefulSet {
-	podLabels := SelectorLabels(bc)
+	sts := statefulSetNamed(bc, bc.Name, SelectorLabels(bc), replicas, template)
+	sts.Annotations[AnnotationSeeds] = strconv.Itoa(int(seeds))
+	return sts
+}
+
+// statefulSetNamed builds the StatefulSet named set, and served by the headless Service of that
+// name, around template, selecting and labelling its pods and claims with podLabels.
+func statefulSetNamed(bc *v1alpha1.BrokerCluster, set string, podLabels map[string]string, replicas int32, template corev1.PodTemplateSpec) *appsv1.StatefulSet {
 	claim := corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: dataVolume, Labels: SelectorLabels(bc)},
+		ObjectMeta: metav1.ObjectMeta{Name: dataVolume, Labels: maps.Clone(podLabels)},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName: bc.Spec.Storage.StorageClassName,
@@ -146,13 +159,15 @@ func StatefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template
 			},
 		},
 	}
+	meta := OwnedMeta(bc)
+	meta.Name, meta.Labels = set, maps.Clone(podLabels)
 	sts := &appsv1.StatefulSet{
-		ObjectMeta: OwnedMeta(bc),
+		ObjectMeta: meta,
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:            ptr.To(replicas),
-			ServiceName:         bc.Name,
+			ServiceName:         set,
 			PodManagementPolicy: appsv1.ParallelPodManagement,
-			Selector:            &metav1.LabelSelector{MatchLabels: podLabels},
+			Selector:            &metav1.LabelSelector{MatchLabels: maps.Clone(podLabels)},
 			// The operator restarts the pods itself, one broker at a time behind maintenance
 			// mode and the health gate (internal/step/rollout.go); the StatefulSet only recreates a deleted pod.
 			UpdateStrategy:                       appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
@@ -161,7 +176,7 @@ func StatefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template
 			VolumeClaimTemplates:                 []corev1.PersistentVolumeClaim{claim},
 		},
 	}
-	sts.Annotations = map[string]string{AnnotationSeeds: strconv.Itoa(int(seeds))}
+	sts.Annotations = map[string]string{}
 	StampHash(&sts.ObjectMeta, struct {
 		Template    corev1.PodTemplateSpec
 		ServiceName string
