@@ -332,6 +332,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if !equality.Semantic.DeepEqual(old.Conditions, next.Conditions) {
 		fields["conditions"] = next.Conditions
 	}
+	if !equality.Semantic.DeepEqual(old.Pools, next.Pools) {
+		fields["pools"] = next.Pools // a merge patch replaces a list whole
+	}
 	if len(fields) == 0 {
 		return nil
 	}
