@@ -26,6 +26,9 @@ import (
 // back), or when the operator is decommissioning or restarting it.
 func FindGhosts(bc *v1alpha1.BrokerCluster, v View, pods map[int]*corev1.Pod) []int32 {
 	claimed := map[int]bool{}
+	for id := range v.claimedElsewhere() {
+		claimed[int(id)] = true
+	}
 	for _, id := range v.identities {
 		if id.Known {
 			claimed[int(id.ID)] = true
@@ -51,7 +54,10 @@ func FindGhosts(bc *v1alpha1.BrokerCluster, v View, pods map[int]*corev1.Pod) []
 		if b.MembershipStatus != admin.MembershipActive || b.IsAlive || claimed[id] {
 			continue
 		}
-		if ordinal, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, bc.Name); ok && ordinal < int(bc.Status.CurrentReplicas) && pods[ordinal] == nil {
+		if ordinal, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, FocusSet(bc)); ok && ordinal < int(bc.Status.CurrentReplicas) && pods[ordinal] == nil {
+			continue
+		}
+		if v.onOtherPoolsPod(b) {
 			continue
 		}
 		out = append(out, int32(id))

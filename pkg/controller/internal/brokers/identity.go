@@ -13,7 +13,6 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
@@ -25,6 +24,8 @@ type View struct {
 	identities map[int]identity
 	// members is the whole list as the facts read it, removed members included.
 	members []step.Member
+	// elsewhere are the cluster's other pools, when it has pools (pools.go).
+	elsewhere step.Elsewhere
 }
 
 func NewView(clusterName string, brokers []admin.Broker) View {
@@ -120,9 +121,10 @@ type cachedAdminClient struct {
 }
 
 // forCluster returns a client that reaches brokers 0 to replicas-1 of bc with the given
-// security. With TLS the URLs are https whatever scheme the address template renders.
+// security, and, for a focus view of a cluster with pools, the other pools' brokers after them
+// (addressLayout). With TLS the URLs are https whatever scheme the address template renders.
 func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, sec adminSecurity) (admin.Client, error) {
-	urls, err := a.template.URLs(bc.Namespace, bc.Name, int(max(replicas, 1)), int(objects.AdminPort(bc)))
+	urls, err := addressLayout(a.template, bc, replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func identify(ctx context.Context, client admin.Client, ordinal int, pod *corev1
 // vacant reports whether the pod at ordinal certainly runs no member: every member of the list
 // is known to run on another pod. Only then may an unidentified pod be treated as brokerless.
 func vacant(ordinal int, view View, known map[int]identity) bool {
-	claimed := map[int32]bool{}
+	claimed := view.claimedElsewhere()
 	for o, id := range known {
 		if o != ordinal && id.Known {
 			claimed[id.ID] = true

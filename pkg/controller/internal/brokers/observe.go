@@ -41,7 +41,8 @@ func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods ma
 		o.AdminUnavailable = true
 		return nil, err
 	}
-	view := NewView(bc.Name, list)
+	view := NewView(FocusSet(bc), list)
+	view.elsewhere = o.Elsewhere
 	if err := view.fill(ctx, client, bc, pods, o); err != nil {
 		o.AdminUnavailable = true
 		return &view, err

@@ -26,6 +26,11 @@ const (
 // identifies them. A 404 is Redpanda before 23.3, which has no such route: NoRoute.
 func readPlacement(ctx context.Context, client admin.Client, bc *v1alpha1.BrokerCluster, list []admin.Broker, view *View) (step.Placement, error) {
 	p := step.Placement{Target: bc.Spec.Replicas, RackAware: bc.Spec.RackAwareness != nil}
+	if view != nil {
+		for _, other := range view.elsewhere.Pools {
+			p.Target += other.Desired // the brokers every pool keeps remain
+		}
+	}
 	parts, err := client.ClusterPartitions(ctx)
 	switch {
 	case errors.Is(err, admin.ErrNotFound):
@@ -66,6 +71,7 @@ func readPlacement(ctx context.Context, client admin.Client, bc *v1alpha1.Broker
 			p.Disk.Leaving = append(p.Disk.Leaving, disk)
 		}
 	}
+	view.placeElsewhere(&p, byID)
 	p.Disk.MinFreeBytes, p.Disk.AlertPercent = readFreeSpaceFloors(ctx, client)
 	p.Disk.Asked = true
 	return p, nil
@@ -113,4 +119,28 @@ func checkDataFits(ctx context.Context, client admin.Client, bc *v1alpha1.Broker
 		return &step.FactError{Fact: step.FactDataFits, Why: why}
 	}
 	return nil
+}
+
+// placeElsewhere counts the other pools' brokers in p (a cluster with pools): those below
+// their pool's D remain, those from D up to C leave.
+func (v *View) placeElsewhere(p *step.Placement, byID map[int32]admin.Broker) {
+	pools := map[string]step.OtherPool{}
+	for _, o := range v.elsewhere.Pools {
+		pools[o.Name] = o
+	}
+	for _, pod := range v.elsewhere.Pods {
+		pool, ok := pools[pod.Pool]
+		b, listed := byID[pod.ID]
+		if !ok || !pod.IDKnown || !listed || pod.Ordinal >= pool.Current {
+			continue
+		}
+		disk := step.BrokerDisk{ID: pod.ID, Known: b.Disk.Known, Free: b.Disk.Free, Total: b.Disk.Total}
+		p.RacksNow = append(p.RacksNow, b.Rack)
+		if pod.Ordinal < pool.Desired {
+			p.Remains = append(p.Remains, b.Rack)
+			p.Disk.Remaining = append(p.Disk.Remaining, disk)
+		} else {
+			p.Disk.Leaving = append(p.Disk.Leaving, disk)
+		}
+	}
 }

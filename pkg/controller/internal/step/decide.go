@@ -76,6 +76,9 @@ type Observation struct {
 	Leftovers int
 	// Window is what spec.maintenanceWindows say now (windows.go).
 	Window Window
+	// Elsewhere are the cluster's other pools, when it has pools (pools.go): the observation is
+	// then of the one pool PlanPools picked, and Cluster names that pool's StatefulSet.
+	Elsewhere Elsewhere
 }
 
 // victim is what is known of the broker at ordinal C-1.

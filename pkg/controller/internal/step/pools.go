@@ -97,3 +97,25 @@ func joining(pools []PoolState, but string) (PoolState, bool) {
 	}
 	return PoolState{}, false
 }
+
+// Elsewhere is what a reconcile of a cluster with pools knows of its pools other than the one
+// decide looks at: the ghost check, a pod no member is left for, and the scale-down pre-flight
+// count their brokers beside the pool's own. Empty for a cluster without pools.
+type Elsewhere struct {
+	Pools []OtherPool
+	Pods  []PoolPod
+}
+
+// OtherPool is one of the other pools: its name, StatefulSet and D and C.
+type OtherPool struct {
+	Name, Set        string
+	Desired, Current int32
+}
+
+// PoolPod is a pod of another pool, and the broker ID recorded on it, when IDKnown.
+type PoolPod struct {
+	Pool    string
+	Ordinal int32
+	ID      int32
+	IDKnown bool
+}

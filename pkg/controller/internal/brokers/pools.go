@@ -1,0 +1,126 @@
+package brokers
+
+import (
+	"maps"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+)
+
+// A reconcile of a cluster with pools looks at one pool (step.PlanPools) through a focus view:
+// a copy of the BrokerCluster whose default pool's fields, C and B are that pool's
+// (FocusView), so that the observation, the decision and the runner work on it as on a
+// cluster of one StatefulSet. The brokers' view keeps the rest of the cluster in sight: the
+// admin client reaches every pool's brokers, the focus pool's first so that a pod's ordinal
+// indexes its broker's URL (addressLayout), and the ghost check, a pod no member is left for
+// and the scale-down pre-flight count the other pools' brokers (step.Elsewhere).
+
+// focusAnnotation marks the in-memory focus view with its pool. It is never written: the
+// operator writes a BrokerCluster's status alone.
+const focusAnnotation = "broker-operator.dev/in-memory-focus-pool"
+
+// FocusView is bc as a reconcile that looks at pool sees it: the pool's fields in the default
+// pool's place (objects.WithPool; a pool removed from the spec keeps the cluster's fields and
+// D 0), its C and B (step.FocusStatus), every pool's C in status.pools, and bc's spec.pools.
+// It is read, never written.
+func FocusView(bc *v1alpha1.BrokerCluster, pool string) *v1alpha1.BrokerCluster {
+	view, ok := objects.WithPool(bc, pool)
+	if !ok {
+		removed := *bc
+		removed.Spec.Replicas = 0
+		view = &removed
+	}
+	out := *view
+	out.Spec.Pools = bc.Spec.Pools
+	out.Annotations = maps.Clone(bc.Annotations)
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[focusAnnotation] = pool
+	out.Status = step.FocusStatus(bc, pool)
+	out.Status.Pools = nil
+	for _, name := range step.PoolsOf(bc) {
+		out.Status.Pools = append(out.Status.Pools, v1alpha1.PoolStatus{Name: name, Replicas: step.PoolCurrent(bc, name)})
+	}
+	return &out
+}
+
+// FocusPool is the pool bc, a focus view, looks at; the default pool for a BrokerCluster as
+// read.
+func FocusPool(bc *v1alpha1.BrokerCluster) string {
+	if p := bc.Annotations[focusAnnotation]; p != "" {
+		return p
+	}
+	return v1alpha1.DefaultPoolName
+}
+
+// FocusSet is the StatefulSet of the pool bc looks at: bc.Name for the default pool.
+func FocusSet(bc *v1alpha1.BrokerCluster) string {
+	return objects.PoolSetName(bc, FocusPool(bc))
+}
+
+// addressLayout is the admin API URLs of bc's brokers: the focus pool's pods 0 to replicas-1
+// first (at least one), so that a pod's ordinal is its URL's index as for a cluster without
+// pools, then every other pool's pods below its C. Calls that any broker may answer go
+// round them all.
+func addressLayout(t *admin.AddressTemplate, bc *v1alpha1.BrokerCluster, replicas int32) ([]string, error) {
+	port := int(objects.AdminPort(bc))
+	urls, err := t.URLs(bc.Namespace, FocusSet(bc), int(max(replicas, 1)), port)
+	if err != nil || bc.Annotations[focusAnnotation] == "" {
+		return urls, err
+	}
+	for _, p := range bc.Status.Pools {
+		if p.Name == FocusPool(bc) {
+			continue
+		}
+		more, err := t.URLs(bc.Namespace, objects.PoolSetName(bc, p.Name), int(p.Replicas), port)
+		if err != nil {
+			return nil, err
+		}
+		urls = append(urls, more...)
+	}
+	return urls, nil
+}
+
+// claimedElsewhere are the node IDs the other pools' pods run: recorded on a pod, or, for a
+// pod with none recorded, the member whose internal_rpc_address names it.
+func (v *View) claimedElsewhere() map[int32]bool {
+	out := map[int32]bool{}
+	unnamed := map[string]map[int32]bool{} // set -> ordinals of pods with no ID recorded
+	sets := map[string]string{}
+	for _, p := range v.elsewhere.Pools {
+		sets[p.Name] = p.Set
+	}
+	for _, p := range v.elsewhere.Pods {
+		if p.IDKnown {
+			out[p.ID] = true
+			continue
+		}
+		set := sets[p.Pool]
+		if unnamed[set] == nil {
+			unnamed[set] = map[int32]bool{}
+		}
+		unnamed[set][p.Ordinal] = true
+	}
+	for id, b := range v.byID {
+		for set, ordinals := range unnamed {
+			if o, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, set); ok && ordinals[int32(o)] {
+				out[int32(id)] = true
+			}
+		}
+	}
+	return out
+}
+
+// onOtherPoolsPod reports whether a member's internal_rpc_address names a pod of another pool
+// below that pool's C: a broker whose pod is only away (restarted, rescheduled).
+func (v *View) onOtherPoolsPod(b admin.Broker) bool {
+	for _, p := range v.elsewhere.Pools {
+		if o, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, p.Set); ok && o < int(p.Current) {
+			return true
+		}
+	}
+	return false
+}
