@@ -68,9 +68,11 @@ func CertificateName(cluster string, l TLSListener) string {
 // the host name (operator v1 leaves the same gap, certmanager/type_helpers.go, "TLS certs for
 // IPs").
 func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32) (dnsNames, ips []string) {
-	svc := fmt.Sprintf("%s.%s", bc.Name, bc.Namespace)
-	for _, host := range []string{svc + ".svc." + admin.ClusterDomain, svc + ".svc", svc} {
-		dnsNames = append(dnsNames, host, "*."+host)
+	for _, set := range serviceNames(bc) {
+		svc := fmt.Sprintf("%s.%s", set, bc.Namespace)
+		for _, host := range []string{svc + ".svc." + admin.ClusterDomain, svc + ".svc", svc} {
+			dnsNames = append(dnsNames, host, "*."+host)
+		}
 	}
 	if l.Listener != ExternalListenerName || bc.Spec.Kafka == nil || bc.Spec.Kafka.External == nil {
 		return dnsNames, nil
@@ -117,4 +119,20 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// serviceNames are the headless Services of bc's brokers: the cluster's, and with pools each
+// pool's, <cluster>-<pool>, including a pool removed from the spec whose brokers are still
+// leaving.
+func serviceNames(bc *v1alpha1.BrokerCluster) []string {
+	out := []string{bc.Name}
+	for _, p := range bc.Spec.Pools {
+		out = appendNew(out, bc.Name+"-"+p.Name)
+	}
+	for _, p := range bc.Status.Pools {
+		if p.Name != v1alpha1.DefaultPoolName {
+			out = appendNew(out, bc.Name+"-"+p.Name)
+		}
+	}
+	return out
 }

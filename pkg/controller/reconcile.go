@@ -41,6 +41,12 @@ type reconcile struct {
 	// templateMayGrow: growVolumes found that every claim's StorageClass allows expansion, so
 	// the StatefulSet's claim template may be made with spec.storage.size (templategrowth.go).
 	templateMayGrow bool
+	// whole is the BrokerCluster of a cluster with pools, as read; bc is then the focus view
+	// of the pool the reconcile looks at (pools.go). nil for a cluster without pools.
+	whole *v1alpha1.BrokerCluster
+	// pools are a cluster with pools' pools, and focus the one looked at.
+	pools []poolSet
+	focus string
 }
 
 // sync reconciles one BrokerCluster: read, decide one step, write, return.
@@ -82,6 +88,9 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	waitCerts, certRecheck, err := r.syncCertificates(ctx)
 	if err != nil || waitCerts {
 		return result{RequeueAfter: certRecheck}, err
+	}
+	if step.HasPools(r.bc) {
+		return r.runPools(ctx)
 	}
 	if err := r.readPods(); err != nil {
 		return result{}, err

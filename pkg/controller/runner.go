@@ -128,7 +128,7 @@ func (r *reconcile) stepFailed(ctx context.Context, s step.Step, err error) (res
 	if step.Rows[s.Kind].Order == step.CallAfterWrite || !brokers.WaitsOnAdmin(err) {
 		return result{}, err
 	}
-	wait := reconcile{c: r.c, nc: r.nc, bc: r.bc, sts: r.sts, adminErr: err}
+	wait := reconcile{c: r.c, nc: r.nc, bc: r.bc, sts: r.sts, adminErr: err, whole: r.whole, pools: r.pools, focus: r.focus}
 	return wait.act(ctx, step.Step{Kind: step.WaitForAdminAPI, Broker: s.Broker, Reason: fmt.Sprintf("%s waits: %s", step.Subject(s), brokers.ProblemOf(err).Message)})
 }
 
@@ -156,6 +156,9 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 			r.c.cfg.Recorder.Event(bc, corev1.EventTypeWarning, ReasonDrainStalled, stalled)
 		}
 	}
+	if r.whole != nil {
+		return r.writeWholeStatus(ctx, s, row, next, precondition)
+	}
 	patch := step.StatusPatch(bc.Status, next, precondition)
 	if patch == nil {
 		r.tell(s, &bc.Status, &next)
@@ -182,7 +185,11 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 // broker IDs, and the requeue the row asks for.
 func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.Row) (result, error) {
 	r.reportGhosts(ctx, ghostsBefore)
-	if err := r.ensureOwned(ctx, r.bc.Status.CurrentReplicas); err != nil {
+	ensure := r.ensureOwned
+	if r.whole != nil {
+		ensure = r.ensurePools
+	}
+	if err := ensure(ctx, r.bc.Status.CurrentReplicas); err != nil {
 		return result{}, err
 	}
 	unknown := false

@@ -8,6 +8,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
 // The membership an irreversible step relies on ("every other broker up", "no other broker
@@ -54,7 +55,7 @@ func membersFromLeader(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 	if err != nil {
 		return nil, fmt.Sprintf("the controller leader, broker %d, did not answer (%v)", h.ControllerID, err), err
 	}
-	return list, fmt.Sprintf("broker %d, the controller leader (pod %s)", h.ControllerID, fmt.Sprintf("%s-%d", FocusSet(bc), ordinal)), nil
+	return list, fmt.Sprintf("broker %d, the controller leader (pod %s)", h.ControllerID, fmt.Sprintf("%s-%d", objects.FocusSet(bc), ordinal)), nil
 }
 
 // MembershipReadFrom is where the last fresh fact check of bc read its membership, "" if none

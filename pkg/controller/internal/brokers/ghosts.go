@@ -8,6 +8,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
 // Ghost brokers: members the admin API lists as active but not alive that no pod of this
@@ -54,7 +55,7 @@ func FindGhosts(bc *v1alpha1.BrokerCluster, v View, pods map[int]*corev1.Pod) []
 		if b.MembershipStatus != admin.MembershipActive || b.IsAlive || claimed[id] {
 			continue
 		}
-		if ordinal, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, FocusSet(bc)); ok && ordinal < int(bc.Status.CurrentReplicas) && pods[ordinal] == nil {
+		if ordinal, ok := admin.OrdinalFromAddress(b.InternalRPCAddress, objects.FocusSet(bc)); ok && ordinal < int(bc.Status.CurrentReplicas) && pods[ordinal] == nil {
 			continue
 		}
 		if v.onOtherPoolsPod(b) {

@@ -9,6 +9,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -41,7 +42,7 @@ func (a *Admin) Observe(ctx context.Context, bc *v1alpha1.BrokerCluster, pods ma
 		o.AdminUnavailable = true
 		return nil, err
 	}
-	view := NewView(FocusSet(bc), list)
+	view := NewView(objects.FocusSet(bc), list)
 	view.elsewhere = o.Elsewhere
 	if err := view.fill(ctx, client, bc, pods, o); err != nil {
 		o.AdminUnavailable = true

@@ -1,6 +1,7 @@
 package brokers
 
 import (
+	"fmt"
 	"maps"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
@@ -16,10 +17,6 @@ import (
 // admin client reaches every pool's brokers, the focus pool's first so that a pod's ordinal
 // indexes its broker's URL (addressLayout), and the ghost check, a pod no member is left for
 // and the scale-down pre-flight count the other pools' brokers (step.Elsewhere).
-
-// focusAnnotation marks the in-memory focus view with its pool. It is never written: the
-// operator writes a BrokerCluster's status alone.
-const focusAnnotation = "broker-operator.dev/in-memory-focus-pool"
 
 // FocusView is bc as a reconcile that looks at pool sees it: the pool's fields in the default
 // pool's place (objects.WithPool; a pool removed from the spec keeps the cluster's fields and
@@ -38,7 +35,7 @@ func FocusView(bc *v1alpha1.BrokerCluster, pool string) *v1alpha1.BrokerCluster 
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	out.Annotations[focusAnnotation] = pool
+	out.Annotations[objects.AnnotationFocusPool] = pool
 	out.Status = step.FocusStatus(bc, pool)
 	out.Status.Pools = nil
 	for _, name := range step.PoolsOf(bc) {
@@ -47,32 +44,18 @@ func FocusView(bc *v1alpha1.BrokerCluster, pool string) *v1alpha1.BrokerCluster 
 	return &out
 }
 
-// FocusPool is the pool bc, a focus view, looks at; the default pool for a BrokerCluster as
-// read.
-func FocusPool(bc *v1alpha1.BrokerCluster) string {
-	if p := bc.Annotations[focusAnnotation]; p != "" {
-		return p
-	}
-	return v1alpha1.DefaultPoolName
-}
-
-// FocusSet is the StatefulSet of the pool bc looks at: bc.Name for the default pool.
-func FocusSet(bc *v1alpha1.BrokerCluster) string {
-	return objects.PoolSetName(bc, FocusPool(bc))
-}
-
 // addressLayout is the admin API URLs of bc's brokers: the focus pool's pods 0 to replicas-1
 // first (at least one), so that a pod's ordinal is its URL's index as for a cluster without
 // pools, then every other pool's pods below its C. Calls that any broker may answer go
 // round them all.
 func addressLayout(t *admin.AddressTemplate, bc *v1alpha1.BrokerCluster, replicas int32) ([]string, error) {
 	port := int(objects.AdminPort(bc))
-	urls, err := t.URLs(bc.Namespace, FocusSet(bc), int(max(replicas, 1)), port)
-	if err != nil || bc.Annotations[focusAnnotation] == "" {
+	urls, err := t.URLs(bc.Namespace, objects.FocusSet(bc), int(max(replicas, 1)), port)
+	if err != nil || bc.Annotations[objects.AnnotationFocusPool] == "" {
 		return urls, err
 	}
 	for _, p := range bc.Status.Pools {
-		if p.Name == FocusPool(bc) {
+		if p.Name == objects.FocusPool(bc) {
 			continue
 		}
 		more, err := t.URLs(bc.Namespace, objects.PoolSetName(bc, p.Name), int(p.Replicas), port)
@@ -123,4 +106,64 @@ func (v *View) onOtherPoolsPod(b admin.Broker) bool {
 		}
 	}
 	return false
+}
+
+// SeedCandidates are the pods of every pool of bc (a focus view) whose broker the view knows,
+// with what the members list says of it, for step.ChooseSeeds: the focus pool's from the
+// identities the view found, the other pools' from what their pods record.
+func (v *View) SeedCandidates(bc *v1alpha1.BrokerCluster) []step.SeedCandidate {
+	var out []step.SeedCandidate
+	add := func(pool, set string, ordinal, id int32) {
+		b, listed := v.byID[int(id)]
+		if !listed {
+			return
+		}
+		out = append(out, step.SeedCandidate{Host: admin.StableHostName(set, bc.Namespace, int(ordinal)), Pool: pool, Ordinal: ordinal, ID: id,
+			Active: b.MembershipStatus == admin.MembershipActive, Alive: b.IsAlive})
+	}
+	for ordinal, id := range v.identities {
+		if id.Known {
+			add(objects.FocusPool(bc), objects.FocusSet(bc), int32(ordinal), id.ID)
+		}
+	}
+	sets := map[string]string{}
+	for _, p := range v.elsewhere.Pools {
+		sets[p.Name] = p.Set
+	}
+	for _, p := range v.elsewhere.Pods {
+		if p.IDKnown {
+			add(p.Pool, sets[p.Pool], p.Ordinal, p.ID)
+		}
+	}
+	return out
+}
+
+// NotJoined names the first pod of another pool, below its pool's C, whose broker is not an
+// active, alive member, and why; "" when every one has joined. A pool's brokers leave only
+// once every other pool's have joined (step.PlanPools).
+func (v *View) NotJoined() (pod, why string) {
+	sets := map[string]step.OtherPool{}
+	for _, p := range v.elsewhere.Pools {
+		sets[p.Name] = p
+	}
+	for _, p := range v.elsewhere.Pods {
+		pool := sets[p.Pool]
+		if p.Ordinal >= pool.Current {
+			continue
+		}
+		name := fmt.Sprintf("%s-%d", pool.Set, p.Ordinal)
+		if !p.IDKnown {
+			return name, "its broker is not known yet"
+		}
+		b, listed := v.byID[int(p.ID)]
+		switch {
+		case !listed:
+			return name, fmt.Sprintf("broker %d is not a member yet", p.ID)
+		case b.MembershipStatus != admin.MembershipActive:
+			return name, fmt.Sprintf("broker %d is %s", p.ID, b.MembershipStatus)
+		case !b.IsAlive:
+			return name, fmt.Sprintf("broker %d is not alive", p.ID)
+		}
+	}
+	return "", ""
 }

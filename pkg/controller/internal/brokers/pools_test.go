@@ -11,6 +11,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
@@ -33,15 +34,15 @@ func movingCluster() *v1alpha1.BrokerCluster {
 func TestFocusView(t *testing.T) {
 	bc := movingCluster()
 	blue := FocusView(bc, "blue")
-	if FocusPool(blue) != "blue" || FocusSet(blue) != testName+"-blue" {
-		t.Errorf("focus %q, set %q", FocusPool(blue), FocusSet(blue))
+	if objects.FocusPool(blue) != "blue" || objects.FocusSet(blue) != testName+"-blue" {
+		t.Errorf("focus %q, set %q", objects.FocusPool(blue), objects.FocusSet(blue))
 	}
 	if blue.Spec.Replicas != 3 || blue.Spec.Storage.Size.String() != "20Gi" || blue.Status.CurrentReplicas != 3 || blue.Status.DecommissioningBroker != nil {
 		t.Errorf("blue's view: D=%d C=%d B=%v storage %s", blue.Spec.Replicas, blue.Status.CurrentReplicas, blue.Status.DecommissioningBroker, blue.Spec.Storage.Size.String())
 	}
 	def := FocusView(bc, v1alpha1.DefaultPoolName)
-	if def.Spec.Replicas != 0 || def.Status.CurrentReplicas != 2 || def.Status.DecommissioningBroker == nil || FocusSet(def) != testName {
-		t.Errorf("the default pool's view: D=%d C=%d B=%v set %s", def.Spec.Replicas, def.Status.CurrentReplicas, def.Status.DecommissioningBroker, FocusSet(def))
+	if def.Spec.Replicas != 0 || def.Status.CurrentReplicas != 2 || def.Status.DecommissioningBroker == nil || objects.FocusSet(def) != testName {
+		t.Errorf("the default pool's view: D=%d C=%d B=%v set %s", def.Spec.Replicas, def.Status.CurrentReplicas, def.Status.DecommissioningBroker, objects.FocusSet(def))
 	}
 	if len(def.Spec.Pools) != 1 || len(def.Status.Pools) != 2 {
 		t.Errorf("a view keeps every pool in sight: spec %v, status %v", def.Spec.Pools, def.Status.Pools)
@@ -50,7 +51,7 @@ func TestFocusView(t *testing.T) {
 	if green := FocusView(bc, "green"); green.Spec.Replicas != 0 || green.Status.CurrentReplicas != 1 {
 		t.Errorf("a removed pool's view: D=%d C=%d, want 0 and 1", green.Spec.Replicas, green.Status.CurrentReplicas)
 	}
-	if _, marked := bc.Annotations[focusAnnotation]; marked || FocusPool(bc) != v1alpha1.DefaultPoolName {
+	if _, marked := bc.Annotations[objects.AnnotationFocusPool]; marked || objects.FocusPool(bc) != v1alpha1.DefaultPoolName {
 		t.Error("FocusView marked the BrokerCluster it was given")
 	}
 }

@@ -136,3 +136,23 @@ func NewPoolService(bc *v1alpha1.BrokerCluster, pool string) *corev1.Service {
 	StampHash(&svc.ObjectMeta, svc.Spec)
 	return svc
 }
+
+// AnnotationFocusPool marks the in-memory focus view of a cluster with pools (a copy whose
+// default pool's fields are one pool's; internal/brokers FocusView) with that pool, so that the
+// names of its objects follow the pool (FocusSet, DataClaimName). It is never written: the
+// operator writes a BrokerCluster's status alone.
+const AnnotationFocusPool = "broker-operator.dev/in-memory-focus-pool"
+
+// FocusPool is the pool bc, a focus view, looks at; the default pool for a BrokerCluster as
+// read.
+func FocusPool(bc *v1alpha1.BrokerCluster) string {
+	if p := bc.Annotations[AnnotationFocusPool]; p != "" {
+		return p
+	}
+	return v1alpha1.DefaultPoolName
+}
+
+// FocusSet is the StatefulSet of the pool bc looks at: bc.Name for the default pool.
+func FocusSet(bc *v1alpha1.BrokerCluster) string {
+	return PoolSetName(bc, FocusPool(bc))
+}

@@ -62,9 +62,9 @@ func SelectorLabels(bc *v1alpha1.BrokerCluster) map[string]string {
 }
 
 // dataClaimName is the name the StatefulSet controller gives the data volume claim of an
-// ordinal: <template>-<statefulset>-<ordinal>.
+// ordinal: <template>-<statefulset>-<ordinal>, of the pool a focus view looks at.
 func DataClaimName(bc *v1alpha1.BrokerCluster, ordinal int32) string {
-	return fmt.Sprintf("%s-%s-%d", dataVolume, bc.Name, ordinal)
+	return fmt.Sprintf("%s-%s-%d", dataVolume, FocusSet(bc), ordinal)
 }
 
 func AdminPort(bc *v1alpha1.BrokerCluster) int32 {

@@ -22,6 +22,9 @@ const (
 	// is decommissioned, Degraded (ScaleDownWouldNotFit) says why, until spec.replicas or the
 	// topics change.
 	HoldScaleDown Kind = "HoldScaleDown"
+	// WaitForJoiningBrokers: a pool's brokers leave only once every other pool's brokers have
+	// joined (pools.go); the Scaling condition names the pod still joining.
+	WaitForJoiningBrokers Kind = "WaitForJoiningBrokers"
 )
 
 // Steps of the rollout (rollout.go).
@@ -77,5 +80,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForMaintenanceWindow, RecoverLostBroker, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForJoiningBrokers, WaitForMaintenanceWindow, RecoverLostBroker, DecommissionGhostBroker,
 }

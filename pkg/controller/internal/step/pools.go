@@ -15,9 +15,11 @@ import "fmt"
 //     across every pool;
 //  3. a pool with more brokers than desired waits while a broker of another pool has not
 //     joined yet (its pod not Ready, or its broker not an active member): a move's new
-//     brokers join before the old ones leave, as Redpanda's documented node pool migration
-//     and the v1 operator's scale-down order have it (redpanda-operator
-//     operator/pkg/resources/statefulset_scale.go; docs "Migrate Node Pools");
+//     brokers join before the old ones leave, which Redpanda's documented node pool migration
+//     leaves to a person (docs "Migrate Node Pools") and the v1 operator does not wait for
+//     (redpanda-operator operator/pkg/resources/statefulset_scale.go). The reconcile then
+//     looks at the pool still joining, so that its brokers are asked who they are, and takes
+//     no step that takes a broker away (Hold);
 //  4. otherwise that pool shrinks, one broker at a time, highest ordinal first;
 //  5. a cluster whose pools all have their brokers is looked at through the default pool.
 //
@@ -49,8 +51,9 @@ const DefaultPool = "default"
 type PoolPlan struct {
 	// Pool is the pool's name.
 	Pool string
-	// Hold, when set, says why the pool's shrink waits: a broker of another pool has not
-	// joined yet. The reconcile then takes no step that takes a broker away.
+	// Hold, when set, says why a pool's shrink waits: a broker of another pool, the one
+	// looked at, has not joined yet. The reconcile then takes no step that takes a broker
+	// away (WaitForJoiningBrokers).
 	Hold string
 }
 
@@ -76,7 +79,7 @@ func PlanPools(pools []PoolState) PoolPlan {
 			continue
 		}
 		if j, ok := joining(pools, p.Name); ok {
-			return PoolPlan{Pool: p.Name, Hold: fmt.Sprintf("pod %s of pool %s has not joined the cluster yet (%s); pool %s's brokers leave only once every other pool's have joined", j.Joining, j.Name, j.JoiningWhy, p.Name)}
+			return PoolPlan{Pool: j.Name, Hold: fmt.Sprintf("pool %s's brokers leave only once every other pool's have joined: pod %s of pool %s has not joined the cluster yet (%s)", p.Name, j.Joining, j.Name, j.JoiningWhy)}
 		}
 		return PoolPlan{Pool: p.Name}
 	}

@@ -22,10 +22,10 @@ func TestPlanPoolsOrderOfAMove(t *testing.T) {
 			{Name: DefaultPool, Desired: 0, Current: 3},
 			{Name: "blue", Desired: 3, Current: 0},
 		}, "blue", "", true},
-		{"the old pool waits while a new broker has not joined", []PoolState{
+		{"the old pool waits while a new broker has not joined, looking at the new pool", []PoolState{
 			{Name: DefaultPool, Desired: 0, Current: 3},
 			{Name: "blue", Desired: 3, Current: 3, Joining: "c-blue-2", JoiningWhy: "its pod is not Ready"},
-		}, DefaultPool, "pod c-blue-2 of pool blue has not joined", false},
+		}, "blue", "pod c-blue-2 of pool blue has not joined", false},
 		{"the old pool shrinks once every new broker has joined", []PoolState{
 			{Name: DefaultPool, Desired: 0, Current: 3},
 			{Name: "blue", Desired: 3, Current: 3},
@@ -116,8 +116,8 @@ func TestPlanPoolsProperties(t *testing.T) {
 				}
 			}
 		}
-		if plan.Hold != "" && (picked.Current <= picked.Desired || picked.Decommissioning) {
-			t.Fatalf("PlanPools holds %s, which has nothing to take away: %s", picked.Name, plan.Hold)
+		if plan.Hold != "" && (picked.Joining == "" || growing || draining >= 0) {
+			t.Fatalf("PlanPools holds looking at %s, which has no broker joining, or while a pool grows or drains: %s", picked.Name, plan.Hold)
 		}
 		if n == 1 && (plan.Pool != pools[0].Name || plan.Hold != "") {
 			t.Fatalf("one pool: PlanPools must pick it and never hold, got %+v", plan)

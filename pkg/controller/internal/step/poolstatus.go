@@ -1,7 +1,13 @@
 package step
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -155,4 +161,47 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 		}
 	}
 	return nil
+}
+
+// PoolConditions sets the Ready and Scaling conditions of st, the whole status of bc, a
+// cluster with pools, after step s: they speak of every pool, where NextStatus spoke of the
+// one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
+// is being decommissioned or a pool's shrink is held; Ready once every pool has its D brokers
+// ready and nothing scales.
+func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClusterStatus, now time.Time) {
+	var parts []string
+	up, down := false, false
+	var ready, desired int32
+	for _, p := range st.Pools {
+		d := PoolDesired(bc, p.Name)
+		ready, desired = ready+min(p.ReadyReplicas, d), desired+d
+		up, down = up || p.Replicas < d, down || p.Replicas > d
+		parts = append(parts, fmt.Sprintf("pool %s %d of %d", p.Name, p.Replicas, d))
+	}
+	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
+		Message: "every pool has its brokers: " + strings.Join(parts, ", ")}
+	switch {
+	case up || down || st.DecommissioningBroker != nil || s.Kind == WaitForJoiningBrokers:
+		scaling.Status, scaling.Reason = metav1.ConditionTrue, ReasonScalingDown
+		if up {
+			scaling.Reason = ReasonScalingUp
+		}
+		scaling.Message = "moving brokers between pools: " + strings.Join(parts, ", ")
+		if b := st.DecommissioningBroker; b != nil {
+			scaling.Message += fmt.Sprintf("; decommissioning broker %d of pool %s", *b, DecommissioningPool(&v1alpha1.BrokerCluster{Status: *st}))
+		}
+		if s.Kind == WaitForJoiningBrokers || s.Kind == HoldScaleDown || s.Kind == WaitForMaintenanceWindow || s.Kind == WaitForHealthyCluster {
+			scaling.Message += "; " + s.Reason
+		}
+	}
+	readyCond := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonBrokersNotReady,
+		Message: fmt.Sprintf("%d of %d brokers ready", ready, desired)}
+	if ready == desired && scaling.Status == metav1.ConditionFalse {
+		readyCond.Status, readyCond.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
+	}
+	at := metav1.NewTime(now)
+	for _, c := range []metav1.Condition{readyCond, scaling} {
+		c.ObservedGeneration, c.LastTransitionTime = bc.Generation, at
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
 }

@@ -73,6 +73,8 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		return messageChanged(before, after, v1alpha1.ConditionScaling)
 	case WaitForReadyBrokers:
 		return messageChanged(before, after, v1alpha1.ConditionRestarting)
+	case WaitForJoiningBrokers:
+		return messageChanged(before, after, v1alpha1.ConditionScaling)
 	case ScaleUp, StartDecommission, AdoptDrain, SkipAbsentBroker, Decommission, FinishDecommission,
 		Recommission, CancelDecommission, StartRestart, RestartSingleBroker, EnableMaintenance,
 		RestartPod, DeletePod, SuspendRestart, FinishRestart, AdoptReplacedPod, ReplaceStuckPod, ReleaseMaintenance, ClearLeakedMaintenance, RecoverLostBroker:

@@ -49,6 +49,7 @@ import "fmt"
 //	HoldScaleDown            B := nil, Degraded (ScaleDown-  -                   -       yes   -            -
 //	                         WouldNotFit)
 //	WaitForMaintenanceWindow next window opening             -                   -       window -           -
+//	WaitForJoiningBrokers    Scaling (the pod joining)       -                   -       yes   -            -
 //	RecoverLostBroker        -                               retain volume,      before  yes   call         window, node gone, others up, no other drain
 //	                                                         delete claim, pod
 //
@@ -81,6 +82,10 @@ import "fmt"
 // the StatefulSet again with its pods orphaned take no capacity away. The one thing it needs
 // that does, a pod's restart for its file system, is asked for with the restart-requested
 // annotation and taken through the rows above.
+//
+// A cluster with pools (pools.go) is one observation of the pool PlanPools picks: every row
+// acts on that pool's broker, and the facts count every pool's brokers. WaitForJoiningBrokers
+// holds a pool's shrink while another pool's broker has not joined yet.
 //
 // RecoverLostBroker (lostnodes.go) deletes the claim of a broker whose volume's node is gone:
 // its data is lost for good, so right before the volume's patch and the deletes it reads afresh
@@ -258,7 +263,9 @@ var Rows = map[Kind]Row{
 	HoldScaleDown: {Polls: true},
 	// Nothing called until the next window opens; the runner looks again then.
 	WaitForMaintenanceWindow: {PollsWindow: true},
-	WaitForRecovery:          {Polls: true},
+	// A pool's brokers leave only once every other pool's have joined; nothing is called.
+	WaitForJoiningBrokers: {Polls: true},
+	WaitForRecovery:       {Polls: true},
 	// Maintenance off gives leadership back; it takes nothing away.
 	ReleaseMaintenance: {Call: CallMaintenanceOff, Order: CallBeforeWrite, Polls: true},
 	// A flag nothing of the operator's is about (leaked.go): off gives leadership back.

@@ -1,0 +1,234 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+)
+
+// A cluster with pools (step.HasPools) is reconciled one pool at a time: step.PlanPools picks
+// the pool, and the reconcile then works on a focus view of the cluster (brokers.FocusView)
+// whose StatefulSet, pods, C, D and B are that pool's, with the other pools in sight
+// (step.Elsewhere). decide, the step table and its fresh facts are the same as for a cluster
+// of one StatefulSet; the status a step writes is folded back into the whole cluster's
+// (step.MergeFocusStatus), and every pool's objects follow their C (poolobjects.go).
+//
+// What does not handle pools yet (rollouts, volume growth, node loss, external listeners) is
+// not done for a cluster with pools; the PoolsPartial condition says so.
+
+// poolSet is one pool of a cluster with pools, as a reconcile reads it.
+type poolSet struct {
+	name, set        string
+	desired, current int32
+	// sts is the pool's StatefulSet, nil while there is none.
+	sts *appsv1.StatefulSet
+	// pods are the pool's pods by ordinal: those named exactly <set>-<ordinal>.
+	pods map[int]*corev1.Pod
+}
+
+// readPools reads every pool of r.whole: its StatefulSet and its pods.
+func (r *reconcile) readPools(ctx context.Context) error {
+	bc := r.whole
+	all, err := objects.ClusterPods(r.nc.listers().pods, bc)
+	if err != nil {
+		return fmt.Errorf("list pods of %s: %w", clusterKey(bc), err)
+	}
+	r.pools = nil
+	for _, name := range step.PoolsOf(bc) {
+		p := poolSet{name: name, set: objects.PoolSetName(bc, name), desired: step.PoolDesired(bc, name),
+			current: step.PoolCurrent(bc, name), pods: objects.PoolPods(bc, name, all)}
+		sts, err := r.nc.readStatefulSet(ctx, bc.Namespace, p.set)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return fmt.Errorf("read StatefulSet %s/%s: %w", bc.Namespace, p.set, err)
+		default:
+			p.sts = sts
+		}
+		r.pools = append(r.pools, p)
+	}
+	return nil
+}
+
+// poolStates are what step.PlanPools rests on: each pool's D and C, whether its broker is the
+// one being decommissioned, and the first of its pods below C that has not joined as far as
+// the pods tell (made, Ready, its broker's ID recorded).
+func (r *reconcile) poolStates() []step.PoolState {
+	owner := step.DecommissioningPool(r.whole)
+	out := make([]step.PoolState, 0, len(r.pools))
+	for _, p := range r.pools {
+		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner}
+		for ordinal := range int(p.current) {
+			pod, name := p.pods[ordinal], fmt.Sprintf("%s-%d", p.set, ordinal)
+			_, identified := brokerpod.NodeID(pod)
+			switch {
+			case pod == nil:
+				s.Joining, s.JoiningWhy = name, "its pod is not made yet"
+			case !brokerpod.IsReady(pod):
+				s.Joining, s.JoiningWhy = name, "its pod is not Ready"
+			case !identified:
+				s.Joining, s.JoiningWhy = name, "its broker is not known yet"
+			}
+			if s.Joining != "" {
+				break
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// focusOn makes pool the one the reconcile looks at: r.bc becomes the focus view, r.sts and
+// r.pods the pool's.
+func (r *reconcile) focusOn(pool string) {
+	r.focus = pool
+	r.bc = brokers.FocusView(r.whole, pool)
+	r.sts, r.pods = nil, map[int]*corev1.Pod{}
+	for _, p := range r.pools {
+		if p.name == pool {
+			r.sts, r.pods = p.sts, p.pods
+		}
+	}
+}
+
+// elsewhere is what the observation knows of the pools the reconcile does not look at.
+func (r *reconcile) elsewhere() step.Elsewhere {
+	var e step.Elsewhere
+	for _, p := range r.pools {
+		if p.name == r.focus {
+			continue
+		}
+		e.Pools = append(e.Pools, step.OtherPool{Name: p.name, Set: p.set, Desired: p.desired, Current: p.current})
+		for ordinal, pod := range p.pods {
+			id, known := brokerpod.NodeID(pod)
+			e.Pods = append(e.Pods, step.PoolPod{Pool: p.name, Ordinal: int32(ordinal), ID: id, IDKnown: known})
+		}
+	}
+	return e
+}
+
+// runPools is run (reconcile.go) for a cluster with pools, once its certificates are there.
+func (r *reconcile) runPools(ctx context.Context) (result, error) {
+	r.whole = r.bc
+	if err := r.readPools(ctx); err != nil {
+		return result{}, err
+	}
+	recheck, err := r.eachPool(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	plan := step.PlanPools(r.poolStates())
+	r.focusOn(plan.Pool)
+	// Cluster properties are the whole cluster's; a property that needs a restart waits for
+	// rollouts with pools.
+	_, configRecheck, err := r.syncClusterConfig(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	r.observeFocus(ctx)
+	s := r.holdForJoining(step.Decide(r.obs), plan)
+	res, err := r.act(ctx, brokers.ExplainWait(s, r.adminErr))
+	if err != nil {
+		return res, err
+	}
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, configRecheck))
+	return res, nil
+}
+
+// eachPool does for every pool what run does for a cluster's one StatefulSet before the
+// decision: a pod Pending without its claim is deleted (claimless.go), and each running
+// broker's facts are recorded on its pod (recordplacement.go).
+func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
+	var recheck time.Duration
+	for i, p := range r.pools {
+		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(r.whole, p.name), pods: p.pods}
+		again, err := view.deleteClaimlessPods(ctx)
+		if err != nil {
+			return 0, err
+		}
+		r.pools[i].pods = view.pods
+		if err := view.recordBrokerFacts(ctx); err != nil {
+			return 0, err
+		}
+		recheck = sooner(recheck, again)
+	}
+	return recheck, nil
+}
+
+// observeFocus gathers the observation of the focus pool: its D, C, B and next broker to go,
+// the other pools in sight, and the brokers' view. A rollout is not observed: with pools the
+// brokers are not restarted onto a new template yet.
+func (r *reconcile) observeFocus(ctx context.Context) {
+	bc, st := r.bc, r.bc.Status
+	r.obs = step.Observation{
+		Cluster:         objects.FocusSet(bc),
+		Desired:         bc.Spec.Replicas,
+		Current:         st.CurrentReplicas,
+		Decommissioning: st.DecommissioningBroker,
+		AdminCheck:      !r.c.cfg.Guards.SkipAdminCheck,
+		SkipHealthGate:  bc.Spec.UnsafeSkipHealthGate,
+		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
+		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
+		Elsewhere:       r.elsewhere(),
+	}
+	r.obs.Rollout.AllReady = true
+	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
+	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
+		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
+	}
+	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+}
+
+// holdForJoining keeps a pool's brokers from leaving while another pool's broker has not
+// joined: as the pods tell (plan.Hold), or as the members list tells once it was read.
+func (r *reconcile) holdForJoining(s step.Step, plan step.PoolPlan) step.Step {
+	takesAway := step.Rows[s.Kind].Irreversible != step.Reversible || s.Kind == step.AdoptDrain
+	if plan.Hold != "" && (takesAway || s.Kind == step.None) {
+		return step.Step{Kind: step.WaitForJoiningBrokers, Reason: plan.Hold}
+	}
+	if !takesAway || s.Kind == step.FinishDecommission || s.Kind == step.SkipAbsentBroker || r.view == nil {
+		return s
+	}
+	if pod, why := r.view.NotJoined(); pod != "" {
+		return step.Step{Kind: step.WaitForJoiningBrokers, Reason: fmt.Sprintf(
+			"pool %s's brokers leave only once every other pool's have joined: pod %s has not joined the cluster yet (%s)", r.focus, pod, why)}
+	}
+	return s
+}
+
+// poolCounts are each pool's Ready and up-to-date pods below its C, for status.pools.
+func (r *reconcile) poolCounts(st v1alpha1.BrokerClusterStatus) map[string]step.PoolCounts {
+	out := map[string]step.PoolCounts{}
+	for _, p := range r.pools {
+		current := step.PoolCurrent(&v1alpha1.BrokerCluster{Status: st}, p.name)
+		c := step.PoolCounts{Ready: brokerpod.ReadyBelow(p.pods, current)}
+		if p.sts != nil {
+			revision := p.sts.Spec.Template.Annotations[objects.AnnotationTemplateHash]
+			for ordinal, pod := range p.pods {
+				if ordinal < int(current) && brokerpod.Revision(pod) == revision {
+					c.Updated++
+				}
+			}
+		}
+		out[p.name] = c
+	}
+	return out
+}
+
+// wholeStatus folds next, the focus view's status after step s, into the whole cluster's.
+func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, now time.Time) v1alpha1.BrokerClusterStatus {
+	merged := step.MergeFocusStatus(r.whole, r.focus, next, nil)
+	merged = step.MergeFocusStatus(r.whole, r.focus, next, r.poolCounts(merged))
+	step.PoolConditions(r.whole, s, &merged, now)
+	return merged
+}
