@@ -88,10 +88,10 @@ func (c *Cluster) Recoveries() []Recovery {
 
 // member is one broker's state in the cluster's membership table.
 type member struct {
-	nodeID int
-	pod    pod
-	status admin.MembershipStatus
-	drainStart      time.Time
+	nodeID     int
+	pod        pod
+	status     admin.MembershipStatus
+	drainStart time.Time
 	// decommissioned is set by the first accepted decommission and cleared by a recommission.
 	decommissioned bool
 	// drained is how much of the drain time has been spent making progress; lastTick is when it
