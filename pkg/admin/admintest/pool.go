@@ -60,7 +60,7 @@ func (c *Cluster) Pool(name string) *Pool {
 	if name == "" {
 		return &Pool{c: c, adminPort: c.adminPort}
 	}
-	if name == "default" || !poolName.MatchString(name) {
+	if !ValidPoolName(name) {
 		panic(fmt.Sprintf("admintest: %s/%s: %q is not a pool name: a DNS label starting with a letter, not \"default\"", c.Namespace, c.Name, name))
 	}
 	c.s.mu.Lock()
@@ -74,6 +74,11 @@ func (c *Cluster) Pool(name string) *Pool {
 	}
 	c.pools[name] = p
 	return p
+}
+
+// ValidPoolName reports whether Cluster.Pool takes name for a named pool.
+func ValidPoolName(name string) bool {
+	return name != "default" && len(name) <= 63 && poolName.MatchString(name)
 }
 
 // Pools returns the names of the cluster's named pools, sorted; the default pool is not listed.
