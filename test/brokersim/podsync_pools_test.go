@@ -254,3 +254,27 @@ func TestOrdinalIsExact(t *testing.T) {
 		}
 	}
 }
+
+// Converged reads what PodSync reported and what the simulator holds, pool by pool.
+func TestConvergedReadsEveryPool(t *testing.T) {
+	ctx := t.Context()
+	client := fake.NewClientset(statefulSet(0), poolStatefulSet("blue", 3),
+		poolPod("blue", 0, true), poolPod("blue", 1, true), poolPod("blue", 2, true))
+	sim := admintest.NewServer(admintest.Options{})
+	t.Cleanup(sim.Close)
+	s := startPodSync(t, client, sim)
+	awaitPools(t, s, map[string][]int{"blue": {0, 1, 2}})
+	bc := movedCluster()
+	bc.Namespace, bc.Name = testNS, testCluster
+	if ok, why := s.Converged(bc, 0); !ok {
+		t.Fatalf("not converged: %s", why)
+	}
+
+	if _, err := client.CoreV1().Pods(testNS).UpdateStatus(ctx, poolPod("blue", 2, false), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitPools(t, s, map[string][]int{"blue": {0, 1}})
+	if ok, why := s.Converged(bc, 0); ok || !strings.Contains(why, "pool blue: broker pods [0 1]") {
+		t.Errorf("with example-blue-2 not Ready: %t, %q", ok, why)
+	}
+}
