@@ -272,3 +272,31 @@ func TestPoolNamesAreChecked(t *testing.T) {
 		t.Errorf("refused names made pools: %v", c.Pools())
 	}
 }
+
+// A controller leader in another pool at the same ordinal is another broker: c-0 redirects to
+// c-blue-0's own listener.
+func TestRedirectToALeaderInAnotherPool(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	blue := c.Pool("blue")
+	ids := joinAll(c, 2)
+	blue.Join(0)
+	blue.SetControllerLeader(0)
+	c.SetBrokerFault(0, admintest.Fault{Redirect: true, Method: http.MethodPut})
+	cl, err := admin.NewClient(admin.Config{URLs: []string{c.URLs(1)[0], blue.URLs(1)[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Decommission(context.Background(), ids[1]); err != nil {
+		t.Fatalf("followed redirect: %v", err)
+	}
+	calls := c.Calls()
+	last := calls[len(calls)-2:]
+	if last[0].Pool != "" || last[0].Ordinal != 0 || last[0].Status != http.StatusTemporaryRedirect ||
+		last[1].Pool != "blue" || last[1].Ordinal != 0 || last[1].Status != http.StatusOK {
+		t.Errorf("calls = %v; want 307 from c-0, then 200 from the leader c-blue-0", last)
+	}
+	if !strings.Contains(last[1].String(), "ns/c/blue[0]") {
+		t.Errorf("a pool call is written %q", last[1].String())
+	}
+}
