@@ -64,7 +64,11 @@ func (s *Server) reserveBlock(c *Cluster, pool string) (int, error) {
 		}
 		return base, nil
 	}
-	return 0, fmt.Errorf("admintest: no %d consecutive free ports on %s between %d and %d for StatefulSet %s/%s", n, s.opts.Host, lowestPort, highestPort, c.Namespace, c.setName(pool))
+	what := fmt.Sprintf("cluster %s/%s", c.Namespace, c.Name)
+	if pool != "" {
+		what = fmt.Sprintf("pool %s of %s", pool, what)
+	}
+	return 0, fmt.Errorf("admintest: no %d consecutive free ports on %s between %d and %d for %s", n, s.opts.Host, lowestPort, highestPort, what)
 }
 
 // listenBlock listens on host's ports base to base+n-1, all or none.
