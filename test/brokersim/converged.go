@@ -15,13 +15,19 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/controller"
 )
 
-// Converged reports whether bc is steady at target brokers, judged from the apiserver's object
-// and the brokers, never from the operator's logs: the operator has observed the spec; current,
-// ready and updated replicas equal target; no broker is being decommissioned or restarted;
-// exactly the Pods 0..target-1 run a broker; and exactly target active brokers run in them. When
-// it is not, the string says what is missing.
+// Converged reports whether bc is steady at target brokers in its default pool, judged from the
+// apiserver's object and the brokers, never from the operator's logs: the operator has observed
+// the spec; current, ready and updated replicas equal target; no broker is being decommissioned
+// or restarted; exactly the Pods 0..target-1 run a broker; and exactly target active brokers run
+// in them. A cluster with pools is judged pool by pool instead (convergedPools). When it is not
+// steady, the string says what is missing.
 func (s *PodSync) Converged(bc *v1alpha1.BrokerCluster, target int32) (bool, string) {
-	return converged(bc, target, s.Running(bc.Namespace, bc.Name), s.sim.Cluster(bc.Namespace, bc.Name).Brokers())
+	running := s.RunningPools(bc.Namespace, bc.Name)
+	brokers := s.sim.Cluster(bc.Namespace, bc.Name).Brokers()
+	if hasPools(bc, running, brokers) {
+		return convergedPools(bc, target, running, brokers)
+	}
+	return converged(bc, target, running[""], brokers)
 }
 
 func converged(bc *v1alpha1.BrokerCluster, target int32, running []int, brokers []admintest.BrokerState) (bool, string) {
@@ -53,8 +59,9 @@ func converged(bc *v1alpha1.BrokerCluster, target int32, running []int, brokers 
 	return true, ""
 }
 
-// DescribePods says where each Pod of a cluster is (phase, deleting, ready, unscheduled), for the
-// report of a cluster that did not converge.
+// DescribePods says where each Pod of a cluster, in every pool, is (phase, deleting, ready,
+// unscheduled, and a Pod whose name is no ordinal of its pool's StatefulSet), for the report of
+// a cluster that did not converge.
 func (s *PodSync) DescribePods(namespace, name string) string {
 	pods, err := s.pods.Pods(namespace).List(labels.SelectorFromSet(labels.Set{controller.LabelInstance: name}))
 	if err != nil {
@@ -64,6 +71,9 @@ func (s *PodSync) DescribePods(namespace, name string) string {
 	var out []string
 	for _, p := range pods {
 		state := string(p.Status.Phase)
+		if pool, _, ok := PodPool(p, name); !ok {
+			state += ", not a Pod of StatefulSet " + setName(name, pool)
+		}
 		if p.DeletionTimestamp != nil {
 			state += ", deleting"
 		}

@@ -3,6 +3,7 @@ package brokersim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +44,8 @@ type PodSync struct {
 	// volumesOf are the clusters whose pods' claim UIDs are reported although volumes is off
 	// (TrackVolumes).
 	volumesOf map[clusterKey]bool
-	running   map[clusterKey][]int // the ordinals last reported to the simulator
-	changed   chan struct{}        // closed and replaced on every report
+	running   map[setKey][]int // each pool's ordinals last reported to the simulator
+	changed   chan struct{}    // closed and replaced on every report
 }
 
 type clusterKey struct{ namespace, name string }
@@ -64,7 +65,8 @@ type PodSyncOption func(*PodSync)
 func WithVolumeIdentity() PodSyncOption { return func(s *PodSync) { s.volumes = true } }
 
 // StartPodSync watches the broker Pods in namespace (all namespaces if empty) and reports them to
-// sim until Stop, or until ctx ends. It returns once its informer has synced. client should be an
+// sim until Stop, or until ctx ends: the Pods of every pool, each to its pool of the simulated
+// cluster (admintest.Cluster.Pool, see PodPool). It returns once its informer has synced. client should be an
 // admin client: what the operator may do is not the simulator's concern. Each Pod's broker runs
 // the version named by the tag of the Pod's first container image
 // (admintest.Cluster.SetPodVersion).
@@ -74,7 +76,7 @@ func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *adminte
 		watch:     w,
 		client:    client,
 		sim:       sim,
-		running:   map[clusterKey][]int{},
+		running:   map[setKey][]int{},
 		changed:   make(chan struct{}),
 		volumesOf: map[clusterKey]bool{},
 	}
@@ -97,8 +99,8 @@ func StartPodSync(ctx context.Context, client kubernetes.Interface, sim *adminte
 	return s, nil
 }
 
-// TrackVolumes reports the claim UID of each pod of cluster namespace/name that starts from now
-// on as its broker's data volume, as WithVolumeIdentity does for every cluster: a pod that comes
+// TrackVolumes reports the claim UID of each pod of cluster namespace/name, in every pool, that
+// starts from now on as its broker's data volume, as WithVolumeIdentity does for every cluster: a pod that comes
 // back on a new claim runs a fresh broker with a new node ID.
 func (s *PodSync) TrackVolumes(namespace, name string) {
 	s.mu.Lock()
@@ -106,12 +108,27 @@ func (s *PodSync) TrackVolumes(namespace, name string) {
 	s.volumesOf[clusterKey{namespace, name}] = true
 }
 
-// Running returns the ordinals of cluster namespace/name whose Pods run a broker, as last
-// reported to the simulator.
+// Running returns the ordinals of the default pool of cluster namespace/name whose Pods run a
+// broker, as last reported to the simulator.
 func (s *PodSync) Running(namespace, name string) []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.running[clusterKey{namespace, name}])
+	return slices.Clone(s.running[setKey{namespace, name, ""}])
+}
+
+// RunningPools returns, by pool ("" for the default pool), the ordinals of cluster
+// namespace/name whose Pods run a broker, as last reported to the simulator; a pool none of
+// whose Pods runs one is not listed.
+func (s *PodSync) RunningPools(namespace, name string) map[string][]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string][]int{}
+	for k, ordinals := range s.running {
+		if k.clusterKey() == (clusterKey{namespace, name}) && len(ordinals) > 0 {
+			out[k.pool] = slices.Clone(ordinals)
+		}
+	}
+	return out
 }
 
 // Changes returns a channel that is closed at the next report to the simulator. Take it before
@@ -122,54 +139,82 @@ func (s *PodSync) Changes() <-chan struct{} {
 	return s.changed
 }
 
-// sync reports which of a cluster's Pods run a broker: those Ready and not being deleted.
-// Informer handlers run one at a time, so reports never interleave.
+// sync reports which of a cluster's Pods run a broker, pool by pool: those Ready and not being
+// deleted. Informer handlers run one at a time, so reports never interleave.
 func (s *PodSync) sync(ctx context.Context, key clusterKey) {
 	pods, err := s.pods.Pods(key.namespace).List(labels.SelectorFromSet(labels.Set{controller.LabelInstance: key.name}))
 	if err != nil {
 		utilruntime.HandleError(err)
 		return
 	}
-	var running []int
-	byOrdinal := map[int]*corev1.Pod{}
+	ready := map[string]map[int]*corev1.Pod{} // by pool, then ordinal
 	for _, p := range pods {
-		if ordinal, ok := Ordinal(p.Name, key.name); ok && p.DeletionTimestamp == nil && PodReady(p) {
-			running = append(running, ordinal)
-			byOrdinal[ordinal] = p
+		if pool, ordinal, ok := PodPool(p, key.name); ok && p.DeletionTimestamp == nil && PodReady(p) {
+			if ready[pool] == nil {
+				ready[pool] = map[int]*corev1.Pod{}
+			}
+			ready[pool][ordinal] = p
 		}
 	}
-	slices.Sort(running)
+	s.mu.Lock()
+	volumes := s.volumes || s.volumesOf[key]
+	pools := slices.Collect(maps.Keys(ready))
+	for k := range s.running {
+		if k.clusterKey() == key && ready[k.pool] == nil {
+			pools = append(pools, k.pool) // its last Pods went
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(pools)
+	reported := false
+	for _, pool := range pools {
+		reported = s.syncPool(ctx, setKey{key.namespace, key.name, pool}, ready[pool], volumes) || reported
+	}
+	if reported {
+		s.mu.Lock()
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+	}
+}
+
+// syncPool reports the Pods of one pool that run a broker, given by ordinal, and tells whether
+// that changed anything.
+func (s *PodSync) syncPool(ctx context.Context, key setKey, byOrdinal map[int]*corev1.Pod, volumes bool) bool {
+	running := slices.Sorted(maps.Keys(byOrdinal))
 	s.mu.Lock()
 	before := s.running[key]
-	volumes := s.volumes || s.volumesOf[key]
 	s.mu.Unlock()
 	if slices.Equal(before, running) {
-		return
+		return false
 	}
 	replicas := unknownReplicas
 	for _, o := range before {
 		if !slices.Contains(running, o) {
-			replicas = s.statefulSetReplicas(ctx, key)
+			replicas = s.statefulSetReplicas(ctx, key.namespace, setName(key.cluster, key.pool))
 			break
 		}
 	}
-	cluster := s.sim.Cluster(key.namespace, key.name)
+	pool := s.sim.Cluster(key.namespace, key.cluster).Pool(key.pool)
 	for _, o := range running {
 		if slices.Contains(before, o) {
 			continue
 		}
 		// What the Pod runs takes effect when its broker joins, in SyncPods.
-		cluster.SetPodVersion(o, imageTag(byOrdinal[o]))
+		pool.SetPodVersion(o, imageTag(byOrdinal[o]))
 		if volumes {
-			cluster.SetPodVolume(o, s.claimUID(ctx, byOrdinal[o]))
+			pool.SetPodVolume(o, s.claimUID(ctx, byOrdinal[o]))
 		}
 	}
-	cluster.SyncPods(running, replicas)
+	pool.SyncPods(running, replicas)
 	s.mu.Lock()
-	s.running[key] = running
-	close(s.changed)
-	s.changed = make(chan struct{})
+	if len(running) == 0 {
+		delete(s.running, key)
+	} else {
+		s.running[key] = running
+	}
 	s.mu.Unlock()
+	return true
 }
 
 // imageTag is the tag of the Pod's first container image, "" if it has none.
@@ -205,17 +250,18 @@ func (s *PodSync) claimUID(ctx context.Context, p *corev1.Pod) string {
 	return ""
 }
 
-// statefulSetReplicas reads the StatefulSet live: it shrinks before its Pods go, and the Pod
-// event may arrive before a StatefulSet informer would have caught up.
-func (s *PodSync) statefulSetReplicas(ctx context.Context, key clusterKey) int {
+// statefulSetReplicas reads the StatefulSet namespace/name live: it shrinks before its Pods go,
+// and the Pod event may arrive before a StatefulSet informer would have caught up. A pool whose
+// StatefulSet is gone wants no Pod.
+func (s *PodSync) statefulSetReplicas(ctx context.Context, namespace, name string) int {
 	ctx, cancel := context.WithTimeout(ctx, statefulSetReadLimit)
 	defer cancel()
-	sts, err := s.client.AppsV1().StatefulSets(key.namespace).Get(ctx, key.name, metav1.GetOptions{})
+	sts, err := s.client.AppsV1().StatefulSets(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return 0
 	case err != nil:
-		utilruntime.HandleError(fmt.Errorf("brokersim: read StatefulSet %s/%s to tell a leaving broker from a restarting one: %w", key.namespace, key.name, err))
+		utilruntime.HandleError(fmt.Errorf("brokersim: read StatefulSet %s/%s to tell a leaving broker from a restarting one: %w", namespace, name, err))
 		return unknownReplicas
 	case sts.Spec.Replicas == nil:
 		return 1
@@ -223,14 +269,16 @@ func (s *PodSync) statefulSetReplicas(ctx context.Context, key clusterKey) int {
 	return int(*sts.Spec.Replicas)
 }
 
-// Ordinal parses the ordinal of a StatefulSet Pod named CLUSTER-ORDINAL.
-func Ordinal(podName, cluster string) (int, bool) {
-	rest, ok := strings.CutPrefix(podName, cluster+"-")
-	if !ok {
+// Ordinal parses the ordinal of a Pod of StatefulSet set, named exactly SET-ORDINAL as a
+// StatefulSet names its Pods: decimal digits, no sign, no leading zero. A named pool's Pod,
+// <cluster>-<pool>-<ordinal>, is therefore no ordinal of <cluster>.
+func Ordinal(podName, set string) (int, bool) {
+	rest, ok := strings.CutPrefix(podName, set+"-")
+	if !ok || rest == "" || len(rest) > 9 || (len(rest) > 1 && rest[0] == '0') || strings.Trim(rest, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(rest)
-	return n, err == nil && n >= 0
+	return n, err == nil
 }
 
 // PodReady reports whether the Pod's Ready condition is true.

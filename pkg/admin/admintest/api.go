@@ -88,21 +88,21 @@ func (c *Cluster) handle(req request, method string) reply {
 	case req.rest == "/v1/cluster/health_overview" && method == http.MethodGet:
 		return c.healthOverview()
 	case req.rest == "/v1/node_config" && method == http.MethodGet:
-		return c.nodeConfig(req.ordinal)
+		return c.nodeConfig(req.pod)
 	case req.rest == "/v1/status/ready" && method == http.MethodGet:
 		// server.cc register_status_routes: {"status": "ready"} once the broker has started,
 		// "booting" before; a broker refused at join never gets there.
 		status := "ready"
-		if m := c.byOrdinal[req.ordinal]; (m != nil && m.status == admin.MembershipRemoved) || c.incompatible[req.ordinal] {
+		if m := c.byPod[req.pod]; (m != nil && m.status == admin.MembershipRemoved) || c.incompatible[req.pod] {
 			status = "booting"
 		}
 		return reply{status: http.StatusOK, body: map[string]string{"status": status}}
 	case req.rest == "/v1/broker/pre_restart_probe" && method == http.MethodGet:
-		return c.preRestartProbe(req.ordinal)
+		return c.preRestartProbe(req.pod)
 	case req.rest == "/v1/broker/post_restart_probe" && method == http.MethodGet:
-		return c.postRestartProbe(req.ordinal)
+		return c.postRestartProbe(req.pod)
 	case req.rest == "/v1/features" && method == http.MethodGet:
-		return c.features(req.ordinal)
+		return c.features(req.pod)
 	case req.rest == "/v1/cluster/partitions" && method == http.MethodGet:
 		return c.clusterPartitions()
 	case req.rest == "/v1/partitions/redpanda/controller/0" && method == http.MethodGet:
@@ -244,7 +244,7 @@ func (c *Cluster) describeBroker(nodeID int, m *member) reply {
 		InternalRPCAddress string          `json:"internal_rpc_address"`
 		InternalRPCPort    int             `json:"internal_rpc_port"`
 		MaintenanceStatus  maintenanceJSON `json:"maintenance_status"`
-	}{m.nodeID, 1, string(m.status), c.stableAddress(m.ordinal), internalRPCPort, c.reportedMaintenance(m)}}
+	}{m.nodeID, 1, string(m.status), c.stableAddress(m.pod), internalRPCPort, c.reportedMaintenance(m)}}
 }
 
 // healthOverview answers GET /v1/cluster/health_overview (cluster.json, server.cc
@@ -300,14 +300,14 @@ func (c *Cluster) healthOverview() reply {
 	}}
 }
 
-// nodeConfig answers GET /v1/node_config of the broker the pod with this ordinal runs
+// nodeConfig answers GET /v1/node_config of the broker the addressed pod runs
 // (config::node().to_json, src/v/config/node_config.cc property names).
-func (c *Cluster) nodeConfig(ordinal int) reply {
-	m := c.byOrdinal[ordinal]
+func (c *Cluster) nodeConfig(p pod) reply {
+	m := c.byPod[p]
 	if m == nil {
 		return reply{status: http.StatusOK, body: map[string]any{"node_id": nil}}
 	}
-	rpc := map[string]any{"address": c.stableAddress(m.ordinal), "port": internalRPCPort}
+	rpc := map[string]any{"address": c.stableAddress(m.pod), "port": internalRPCPort}
 	return reply{status: http.StatusOK, body: map[string]any{
 		"node_id":            m.nodeID,
 		"data_directory":     map[string]string{"data_directory": "/var/lib/redpanda/data"},
@@ -371,14 +371,14 @@ func (c *Cluster) listBrokers() reply {
 		}
 		j := brokerJSON{
 			NodeID: b.nodeID, NumCores: 1, MembershipStatus: string(b.status), IsAlive: c.alive(b),
-			InternalRPCAddress: c.stableAddress(b.ordinal), InternalRPCPort: internalRPCPort,
+			InternalRPCAddress: c.stableAddress(b.pod), InternalRPCPort: internalRPCPort,
 			MaintenanceStatus: maintenanceJSON{Draining: b.maintenance}, InFIPSMode: "disabled",
-			Rack: c.racks[b.ordinal],
+			Rack: c.racks[b.pod],
 		}
 		if j.IsAlive {
 			recovery := false
 			j.Version, j.RecoveryModeEnabled = b.version, &recovery
-			j.DiskSpace = []diskSpaceJSON{c.diskOf(b.ordinal)}
+			j.DiskSpace = []diskSpaceJSON{c.diskOf(b.pod)}
 			j.MaintenanceStatus = c.maintenanceStatus(b)
 		}
 		list = append(list, j)
@@ -436,36 +436,37 @@ func (c *Cluster) checkDecommission(req request, status, seq int) {
 		return
 	}
 	c.s.doubleDecommissions = append(c.s.doubleDecommissions,
-		fmt.Sprintf("%s/%s: call #%d decommissioned node %d (via ordinal %d) but it was %s", c.Namespace, c.Name, seq, req.nodeID, req.ordinal, was))
+		fmt.Sprintf("%s/%s: call #%d decommissioned node %d (via %s) but it was %s", c.Namespace, c.Name, seq, req.nodeID, req.pod, was))
 }
 
 // checkMaintenance records a broker put into maintenance while another broker of the cluster
 // was in maintenance or restarting (see Server.Overlaps). Callers hold s.mu.
 func (c *Cluster) checkMaintenance(req request, seq int) {
 	if m := c.members[req.nodeID]; m != nil {
-		c.checkOverlap(m.ordinal, fmt.Sprintf("put into maintenance by call #%d", seq))
+		c.checkOverlap(m.pod, fmt.Sprintf("put into maintenance by call #%d", seq))
 	}
 }
 
-// checkOverlap records when the broker of ordinal starts maintenance or a restart while another
-// broker of the cluster is in maintenance or its pod is down for a restart. Callers hold s.mu.
-func (c *Cluster) checkOverlap(ordinal int, what string) {
+// checkOverlap records when the broker of pod p starts maintenance or a restart while another
+// broker of the cluster, in any pool, is in maintenance or its pod is down for a restart.
+// Callers hold s.mu.
+func (c *Cluster) checkOverlap(p pod, what string) {
 	var busy []string
 	for _, id := range slices.Sorted(maps.Keys(c.members)) {
 		o := c.members[id]
-		if o.ordinal == ordinal || o.ordinal < 0 || o.status == admin.MembershipRemoved {
+		if o.pod == p || o.pod.ordinal < 0 || o.status == admin.MembershipRemoved {
 			continue
 		}
 		switch {
 		case o.maintenance:
-			busy = append(busy, fmt.Sprintf("node %d (ordinal %d) in maintenance", o.nodeID, o.ordinal))
-		case c.podDown[o.ordinal] && c.byOrdinal[o.ordinal] == o:
-			busy = append(busy, fmt.Sprintf("node %d (ordinal %d) restarting", o.nodeID, o.ordinal))
+			busy = append(busy, fmt.Sprintf("node %d (%s) in maintenance", o.nodeID, o.pod))
+		case c.podDown[o.pod] && c.byPod[o.pod] == o:
+			busy = append(busy, fmt.Sprintf("node %d (%s) restarting", o.nodeID, o.pod))
 		}
 	}
 	if len(busy) > 0 {
-		c.s.overlaps = append(c.s.overlaps, fmt.Sprintf("%s/%s: ordinal %d %s while %s, after call #%d",
-			c.Namespace, c.Name, ordinal, what, strings.Join(busy, ", "), len(c.s.calls)))
+		c.s.overlaps = append(c.s.overlaps, fmt.Sprintf("%s/%s: %s %s while %s, after call #%d",
+			c.Namespace, c.Name, p, what, strings.Join(busy, ", "), len(c.s.calls)))
 	}
 }
 
@@ -490,9 +491,9 @@ func writeReply(w http.ResponseWriter, r reply) {
 // rpadmin/api_broker.go, PostRestartCheckResult). The route exists from Redpanda 25.1 (rpadmin:
 // "Added in Redpanda 25.1"); an older broker answers seastar's 404 for a route it does not have,
 // which is how Redpanda's operator tells it to fall back (operator/CHANGELOG.md, v26.2.1).
-func (c *Cluster) postRestartProbe(ordinal int) reply {
-	m := c.byOrdinal[ordinal]
-	if m == nil || !versionAtLeast(c.binaryVersion(ordinal), 25, 1) {
+func (c *Cluster) postRestartProbe(p pod) reply {
+	m := c.byPod[p]
+	if m == nil || !versionAtLeast(c.binaryVersion(p), 25, 1) {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
 	pc := 100
@@ -523,13 +524,13 @@ func versionAtLeast(version string, major, minor int) bool {
 // Redpanda 25.1 on (404 before, as for postRestartProbe). It derives them from the partitions
 // with a replica on the broker (restartRisks, partitions.go); tests add what the model cannot
 // show, such as acks=1 data not yet replicated, with Cluster.SetRestartRisks.
-func (c *Cluster) preRestartProbe(ordinal int) reply {
-	m := c.byOrdinal[ordinal]
-	if m == nil || !versionAtLeast(c.binaryVersion(ordinal), 25, 1) {
+func (c *Cluster) preRestartProbe(p pod) reply {
+	m := c.byPod[p]
+	if m == nil || !versionAtLeast(c.binaryVersion(p), 25, 1) {
 		return errorReply(http.StatusNotFound, "Not found")
 	}
 	risks := c.restartRisks(m)
-	extra := c.extraRisks[ordinal]
+	extra := c.extraRisks[p]
 	risks.RF1Offline = append(risks.RF1Offline, extra.RF1Offline...)
 	risks.FullAcksProduceUnavailable = append(risks.FullAcksProduceUnavailable, extra.FullAcksProduceUnavailable...)
 	risks.Unavailable = append(risks.Unavailable, extra.Unavailable...)

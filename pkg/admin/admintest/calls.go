@@ -14,7 +14,8 @@ type Call struct {
 	At time.Time
 	// Namespace and Name identify the cluster the URL addressed.
 	Namespace, Name string
-	// Ordinal is the broker (pod ordinal) the URL addressed, -1 if the path named none.
+	// Pool and Ordinal are the broker (pod) the URL addressed: Pool "" is the default pool.
+	Pool    string
 	Ordinal int
 	// Method and Path are the request's, Path below the broker prefix (e.g. /v1/brokers).
 	Method, Path string
@@ -29,8 +30,14 @@ type Call struct {
 	Fault string
 }
 
+// String writes the addressed pod as name[ordinal] for the default pool and name/pool[ordinal]
+// for a named one.
 func (c Call) String() string {
-	s := fmt.Sprintf("#%d %s/%s[%d] %s %s -> %d", c.Seq, c.Namespace, c.Name, c.Ordinal, c.Method, c.Path, c.Status)
+	name := c.Name
+	if c.Pool != "" {
+		name += "/" + c.Pool
+	}
+	s := fmt.Sprintf("#%d %s/%s[%d] %s %s -> %d", c.Seq, c.Namespace, name, c.Ordinal, c.Method, c.Path, c.Status)
 	if c.Fault != "" {
 		s += " (" + c.Fault + ")"
 	}

@@ -21,10 +21,12 @@ type Cluster struct {
 	drainTime       time.Duration
 	nextNodeID      int
 	members         map[int]*member // by node ID, removed ones included: IDs are never reused
-	byOrdinal       map[int]*member // the broker each pod ordinal runs now (latest joined)
-	podRunning      map[int]bool
+	byPod           map[pod]*member // the broker each pod runs now (latest joined)
+	podRunning      map[pod]bool
 	fault           faultSlot
-	brokerFaults    map[int]*faultSlot
+	brokerFaults    map[pod]*faultSlot
+	// pools are the named pools (pool.go), by name; the default pool is the cluster itself.
+	pools map[string]*Pool
 	// sec is how the cluster's admin API is secured; it never changes.
 	sec Security
 	// adminPort is the first of the cluster's own ports (see AdminPort).
@@ -39,40 +41,41 @@ type Cluster struct {
 	// recoveryTime is how long a restarted broker takes to reclaim its load (postRestartProbe).
 	recoveryTime time.Duration
 	// extraRisks are restart risks SetRestartRisks adds to what preRestartProbe derives, by
-	// ordinal.
-	extraRisks map[int]admin.RestartRisks
+	// pod.
+	extraRisks map[pod]admin.RestartRisks
 	// healthReportMissing makes the brokers answer as while the health report cannot be had.
 	healthReportMissing bool
-	// podVersion and podVolume are what the pod with an ordinal runs when it next joins.
-	podVersion map[int]string
-	podVolume  map[int]string
-	// racks and disks are what the broker of the pod with an ordinal reports as its rack and its
-	// data disk (placement.go).
-	racks map[int]string
-	disks map[int]diskSpaceJSON
+	// podVersion and podVolume are what a pod runs when it next joins.
+	podVersion map[pod]string
+	podVolume  map[pod]string
+	// racks and disks are what the broker of a pod reports as its rack and its data disk
+	// (placement.go).
+	racks map[pod]string
+	disks map[pod]diskSpaceJSON
 	// leaderNodeID is the controller leader SetControllerLeader chose, -1 for none.
 	leaderNodeID int
 	// advertiseLoopback: Options.AdvertiseLoopback for this cluster alone.
 	advertiseLoopback bool
-	// podDown marks ordinals whose pod stopped for now (Down), not for good (Leave).
-	podDown map[int]bool
+	// podDown marks pods that stopped for now (Down), not for good (Leave).
+	podDown map[pod]bool
 	// config is the cluster configuration (clusterconfig.go), made on first use.
 	config *clusterConfig
 	// activeVersion and originalVersion are the cluster's active logical version and the one it
 	// was created at (features.go); 0 until the first broker joins.
 	activeVersion, originalVersion int64
-	// incompatible marks ordinals whose pod runs a binary the cluster refused to let join
-	// (features.go, joinRefusal): the pod runs, its broker is not alive.
-	incompatible map[int]bool
+	// incompatible marks pods that run a binary the cluster refused to let join (features.go,
+	// joinRefusal): the pod runs, its broker is not alive.
+	incompatible map[pod]bool
 	// recoveries are the slow recoveries of restarted brokers, in the order they began.
 	recoveries []Recovery
 }
 
 // Recovery is the time a restarted broker took to reclaim its load: from its Join until its
 // post_restart_probe reports 100 (a broker at Redpanda 25.1 or later, restarted while the
-// cluster's recovery time was set).
+// cluster's recovery time was set). Pool is the broker's pool, "" for the default pool.
 type Recovery struct {
 	NodeID, Ordinal int
+	Pool            string
 	From, To        time.Time
 }
 
@@ -85,9 +88,10 @@ func (c *Cluster) Recoveries() []Recovery {
 
 // member is one broker's state in the cluster's membership table.
 type member struct {
-	nodeID, ordinal int
-	status          admin.MembershipStatus
-	drainStart      time.Time
+	nodeID     int
+	pod        pod
+	status     admin.MembershipStatus
+	drainStart time.Time
 	// decommissioned is set by the first accepted decommission and cleared by a recommission.
 	decommissioned bool
 	// drained is how much of the drain time has been spent making progress; lastTick is when it
@@ -107,10 +111,13 @@ type member struct {
 
 // BrokerState is a snapshot of one broker, for tests.
 type BrokerState struct {
-	NodeID  int
+	NodeID int
+	// Pool and Ordinal are the broker's pod: Pool "" is the default pool; Ordinal is -1 for a
+	// ghost (AddGhost).
+	Pool    string
 	Ordinal int
 	Status  admin.MembershipStatus
-	// PodRunning reports whether the pod of this broker's ordinal is running this broker.
+	// PodRunning reports whether the broker's pod is running this broker.
 	PodRunning bool
 }
 
@@ -121,35 +128,38 @@ type BrokerState struct {
 // back with the volume of a broker that was removed is refused, as members_manager.cc refuses it
 // ("Preventing decommissioned node ... from joining the cluster", see Server.RefusedJoins): its
 // pod runs, but no broker joins, and Join returns -1. So is a pod whose version's logical
-// versions do not reach the cluster's active one (joinRefusal, features.go).
-func (c *Cluster) Join(ordinal int) int {
-	if ordinal < 0 {
-		panic(fmt.Sprintf("admintest: Join(%d): negative ordinal", ordinal))
+// versions do not reach the cluster's active one (joinRefusal, features.go). Pool.Join joins
+// a named pool's pod.
+func (c *Cluster) Join(ordinal int) int { return c.join(pod{ordinal: ordinal}) }
+
+func (c *Cluster) join(p pod) int {
+	if p.ordinal < 0 {
+		panic(fmt.Sprintf("admintest: Join(%d): negative ordinal", p.ordinal))
 	}
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
-	c.podRunning[ordinal] = true
-	delete(c.podDown, ordinal)
-	version := c.podVersion[ordinal]
+	c.podRunning[p] = true
+	delete(c.podDown, p)
+	version := c.podVersion[p]
 	if version == "" {
 		version = c.s.opts.Version
 	}
-	volume := c.podVolume[ordinal]
-	delete(c.incompatible, ordinal)
+	volume := c.podVolume[p]
+	delete(c.incompatible, p)
 	if why := c.joinRefusal(version); why != "" {
 		if c.incompatible == nil {
-			c.incompatible = map[int]bool{}
+			c.incompatible = map[pod]bool{}
 		}
-		c.incompatible[ordinal] = true
-		c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: %s (ordinal %d, after call #%d)", c.Namespace, c.Name, why, ordinal, len(c.s.calls)))
+		c.incompatible[p] = true
+		c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: %s (%s, after call #%d)", c.Namespace, c.Name, why, p, len(c.s.calls)))
 		return -1
 	}
-	if m := c.byOrdinal[ordinal]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
+	if m := c.byPod[p]; m != nil && m.status != admin.MembershipRemoved && (volume == "" || volume == m.volume) {
 		m.version = version
 		m.restartedAt, m.recoveryTime = c.s.clock.Now(), c.recoveryTime
 		if m.recoveryTime > 0 && versionAtLeast(version, 25, 1) {
-			c.recoveries = append(c.recoveries, Recovery{NodeID: m.nodeID, Ordinal: ordinal, From: m.restartedAt, To: m.restartedAt.Add(m.recoveryTime)})
+			c.recoveries = append(c.recoveries, Recovery{NodeID: m.nodeID, Ordinal: p.ordinal, Pool: p.pool, From: m.restartedAt, To: m.restartedAt.Add(m.recoveryTime)})
 		}
 		c.configRestarted(m.nodeID)
 		c.advanceActiveVersion()
@@ -158,21 +168,21 @@ func (c *Cluster) Join(ordinal int) int {
 	if volume != "" {
 		for _, m := range c.members {
 			if m.volume == volume && m.status == admin.MembershipRemoved {
-				c.byOrdinal[ordinal] = m
-				c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: Preventing decommissioned node %d with UUID %s from joining the cluster (ordinal %d, after call #%d)",
-					c.Namespace, c.Name, m.nodeID, volume, ordinal, len(c.s.calls)))
+				c.byPod[p] = m
+				c.s.refusals = append(c.s.refusals, fmt.Sprintf("%s/%s: Preventing decommissioned node %d with UUID %s from joining the cluster (%s, after call #%d)",
+					c.Namespace, c.Name, m.nodeID, volume, p, len(c.s.calls)))
 				return -1
 			}
 		}
 	}
 	id := c.nextNodeID
-	if id == ordinal {
+	if id == p.ordinal {
 		id++
 	}
 	c.nextNodeID = id + 1
-	m := &member{nodeID: id, ordinal: ordinal, status: admin.MembershipActive, version: version, volume: volume}
+	m := &member{nodeID: id, pod: p, status: admin.MembershipActive, version: version, volume: volume}
 	c.members[id] = m
-	c.byOrdinal[ordinal] = m
+	c.byPod[p] = m
 	c.configRestarted(id)
 	c.advanceActiveVersion()
 	return id
@@ -181,18 +191,26 @@ func (c *Cluster) Join(ordinal int) int {
 // SetPodVersion sets the Redpanda version the pod with this ordinal runs from its next Join on
 // (a restart with a new image). Empty means Options.Version.
 func (c *Cluster) SetPodVersion(ordinal int, version string) {
+	c.setPodVersion(pod{ordinal: ordinal}, version)
+}
+
+func (c *Cluster) setPodVersion(p pod, version string) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	c.podVersion[ordinal] = version
+	c.podVersion[p] = version
 }
 
 // SetPodVolume names the data volume the pod with this ordinal runs on from its next Join on. A
 // new name starts a fresh broker; the name of a removed broker's volume gets the join refused.
 // Empty (the default) means "a fresh volume whenever the pod's broker is no longer a member".
 func (c *Cluster) SetPodVolume(ordinal int, volume string) {
+	c.setPodVolume(pod{ordinal: ordinal}, volume)
+}
+
+func (c *Cluster) setPodVolume(p pod, volume string) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	c.podVolume[ordinal] = volume
+	c.podVolume[p] = volume
 }
 
 // AddGhost adds a broker that is an active member but runs in no pod and is never alive: a node
@@ -202,7 +220,7 @@ func (c *Cluster) AddGhost() int {
 	defer c.s.mu.Unlock()
 	id := c.nextNodeID
 	c.nextNodeID = id + 1
-	c.members[id] = &member{nodeID: id, ordinal: -1, status: admin.MembershipActive, version: c.s.opts.Version}
+	c.members[id] = &member{nodeID: id, pod: noPod, status: admin.MembershipActive, version: c.s.opts.Version}
 	return id
 }
 
@@ -251,12 +269,16 @@ func (c *Cluster) SetRecoveryTime(d time.Duration) {
 // acks=1 data the broker leads and its followers have not replicated yet, which the simulator's
 // uniform partitions cannot show by themselves. The zero value removes them.
 func (c *Cluster) SetRestartRisks(ordinal int, risks admin.RestartRisks) {
+	c.setRestartRisks(pod{ordinal: ordinal}, risks)
+}
+
+func (c *Cluster) setRestartRisks(p pod, risks admin.RestartRisks) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	if c.extraRisks == nil {
-		c.extraRisks = map[int]admin.RestartRisks{}
+		c.extraRisks = map[pod]admin.RestartRisks{}
 	}
-	c.extraRisks[ordinal] = risks
+	c.extraRisks[p] = risks
 }
 
 // SetControllerLeader moves controller leadership to the broker the pod with this ordinal runs
@@ -264,10 +286,14 @@ func (c *Cluster) SetRestartRisks(ordinal int, risks admin.RestartRisks) {
 // member. The leader is what health_overview's controller_id, the controller partition and a
 // Redirect fault name.
 func (c *Cluster) SetControllerLeader(ordinal int) {
+	c.setControllerLeader(pod{ordinal: ordinal})
+}
+
+func (c *Cluster) setControllerLeader(p pod) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.leaderNodeID = -1
-	if m := c.byOrdinal[ordinal]; ordinal >= 0 && m != nil {
+	if m := c.byPod[p]; p.ordinal >= 0 && m != nil {
 		c.leaderNodeID = m.nodeID
 	}
 }
@@ -291,14 +317,16 @@ func (c *Cluster) SetHealthReportMissing(missing bool) {
 // Leave says the pod with this ordinal is gone for good (the StatefulSet shrank). If its broker is
 // still a member, that is recorded as a violation (see Server.LeftBeforeDecommission); the broker
 // stays listed as not alive, as a real cluster would list it.
-func (c *Cluster) Leave(ordinal int) {
+func (c *Cluster) Leave(ordinal int) { c.leave(pod{ordinal: ordinal}) }
+
+func (c *Cluster) leave(p pod) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
-	delete(c.podRunning, ordinal)
-	delete(c.podDown, ordinal)
-	delete(c.incompatible, ordinal)
-	m := c.byOrdinal[ordinal]
+	delete(c.podRunning, p)
+	delete(c.podDown, p)
+	delete(c.incompatible, p)
+	m := c.byPod[p]
 	if m == nil || m.status == admin.MembershipRemoved {
 		return
 	}
@@ -310,21 +338,23 @@ func (c *Cluster) Leave(ordinal int) {
 		why = "its decommission was called off"
 	}
 	c.s.leftBeforeDecommission = append(c.s.leftBeforeDecommission,
-		fmt.Sprintf("%s/%s: broker node %d (ordinal %d) left while %s, after call #%d", c.Namespace, c.Name, m.nodeID, m.ordinal, why, len(c.s.calls)))
+		fmt.Sprintf("%s/%s: broker node %d (%s) left while %s, after call #%d", c.Namespace, c.Name, m.nodeID, m.pod, why, len(c.s.calls)))
 }
 
 // Down says the pod with this ordinal stopped for now (crash, restart): connections to it are
 // refused and its broker is listed as not alive. Join brings it back. Nothing is recorded.
-func (c *Cluster) Down(ordinal int) {
+func (c *Cluster) Down(ordinal int) { c.down(pod{ordinal: ordinal}) }
+
+func (c *Cluster) down(p pod) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
-	if c.podRunning[ordinal] {
-		c.checkOverlap(ordinal, "restarting")
+	if c.podRunning[p] {
+		c.checkOverlap(p, "restarting")
 	}
-	delete(c.podRunning, ordinal)
-	delete(c.incompatible, ordinal)
-	c.podDown[ordinal] = true
+	delete(c.podRunning, p)
+	delete(c.incompatible, p)
+	c.podDown[p] = true
 }
 
 // SetDrainTime sets how long a decommission drains before the broker leaves the member list.
@@ -348,25 +378,28 @@ func (c *Cluster) FinishDrains() {
 }
 
 // NodeID returns the node ID of the member broker that the pod with this ordinal runs.
-func (c *Cluster) NodeID(ordinal int) (int, bool) {
+func (c *Cluster) NodeID(ordinal int) (int, bool) { return c.nodeID(pod{ordinal: ordinal}) }
+
+func (c *Cluster) nodeID(p pod) (int, bool) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
-	m := c.byOrdinal[ordinal]
+	m := c.byPod[p]
 	if m == nil || m.status == admin.MembershipRemoved {
 		return 0, false
 	}
 	return m.nodeID, true
 }
 
-// Brokers returns every broker that ever joined, removed ones included, by node ID.
+// Brokers returns every broker of every pool that ever joined, removed ones included, by node
+// ID.
 func (c *Cluster) Brokers() []BrokerState {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
 	out := make([]BrokerState, 0, len(c.members))
 	for _, m := range c.brokersLocked() {
-		out = append(out, BrokerState{NodeID: m.nodeID, Ordinal: m.ordinal, Status: m.status, PodRunning: c.alive(m)})
+		out = append(out, BrokerState{NodeID: m.nodeID, Pool: m.pod.pool, Ordinal: m.pod.ordinal, Status: m.status, PodRunning: c.alive(m)})
 	}
 	return out
 }
@@ -388,17 +421,21 @@ func (c *Cluster) SetFault(f Fault) {
 }
 
 // SetBrokerFault sets the fault for the broker with this pod ordinal; the zero Fault clears it.
-func (c *Cluster) SetBrokerFault(ordinal int, f Fault) {
+func (c *Cluster) SetBrokerFault(ordinal int, f Fault) { c.setBrokerFault(pod{ordinal: ordinal}, f) }
+
+func (c *Cluster) setBrokerFault(p pod, f Fault) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	c.brokerFaults[ordinal] = &faultSlot{f: f}
+	c.brokerFaults[p] = &faultSlot{f: f}
 }
 
 // Config returns a client configuration for brokers 0 to replicas-1 of this cluster (their own
 // listeners), carrying the cluster's superuser credentials and the server's CA; a cluster that
 // requires client certificates needs one added (ClientCertPEM, ClientKeyPEM).
-func (c *Cluster) Config(replicas int) admin.Config {
-	cfg := admin.Config{URLs: c.URLs(replicas), Username: c.sec.Username, Password: c.sec.Password}
+func (c *Cluster) Config(replicas int) admin.Config { return c.clientConfig(c.URLs(replicas)) }
+
+func (c *Cluster) clientConfig(urls []string) admin.Config {
+	cfg := admin.Config{URLs: urls, Username: c.sec.Username, Password: c.sec.Password}
 	if c.sec.TLS || c.s.opts.TLS {
 		cfg.CACertPEM = c.s.caPEM
 	}
@@ -439,7 +476,7 @@ func (c *Cluster) canPlace(m *member) bool {
 
 // alive reports whether m is running in its pod. Callers hold s.mu.
 func (c *Cluster) alive(m *member) bool {
-	return c.podRunning[m.ordinal] && c.byOrdinal[m.ordinal] == m && !c.incompatible[m.ordinal]
+	return c.podRunning[m.pod] && c.byPod[m.pod] == m && !c.incompatible[m.pod]
 }
 
 // replicasLeft is how many replicas a draining broker still holds, falling linearly to zero
@@ -461,31 +498,34 @@ func (c *Cluster) replicasLeft(m *member) int {
 // StatefulSet shrank, see Leave), and is merely down otherwise (see Down). A pod that keeps
 // running is left alone: a broker that finished its decommission stays out of the cluster while
 // its pod waits to be removed, as a real one does. A test harness calls it on every pod event.
-func (c *Cluster) SyncPods(running []int, replicas int) {
+func (c *Cluster) SyncPods(running []int, replicas int) { c.syncPods("", running, replicas) }
+
+// syncPods is SyncPods for the pods of one pool; the other pools' pods are not its concern.
+func (c *Cluster) syncPods(pool string, running []int, replicas int) {
 	c.s.mu.Lock()
 	wasRunning := maps.Clone(c.podRunning)
 	c.s.mu.Unlock()
 	listed := make(map[int]bool, len(running))
 	for _, ordinal := range running {
 		listed[ordinal] = true
-		if !wasRunning[ordinal] {
-			c.Join(ordinal)
+		if p := (pod{pool, ordinal}); !wasRunning[p] {
+			c.join(p)
 		}
 	}
 	c.s.mu.Lock()
 	var gone []int
-	for ordinal, up := range c.podRunning {
-		if up && !listed[ordinal] {
-			gone = append(gone, ordinal)
+	for p, up := range c.podRunning {
+		if up && p.pool == pool && !listed[p.ordinal] {
+			gone = append(gone, p.ordinal)
 		}
 	}
 	c.s.mu.Unlock()
 	slices.Sort(gone)
 	for _, ordinal := range gone {
 		if ordinal >= replicas {
-			c.Leave(ordinal)
+			c.leave(pod{pool, ordinal})
 		} else {
-			c.Down(ordinal)
+			c.down(pod{pool, ordinal})
 		}
 	}
 }

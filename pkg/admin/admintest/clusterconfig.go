@@ -201,7 +201,7 @@ func (c *Cluster) applyPatch(p patchBody, parsed map[string]any, errs map[string
 		restart = restart || prop.needsRestart
 	}
 	for _, m := range c.members {
-		if m.status == admin.MembershipRemoved || !c.podRunning[m.ordinal] || c.byOrdinal[m.ordinal] != m {
+		if m.status == admin.MembershipRemoved || !c.podRunning[m.pod] || c.byPod[m.pod] != m {
 			continue // a broker that is not running applies the change when it starts
 		}
 		n := cc.nodes[m.nodeID]

@@ -20,6 +20,33 @@
 // many thousands of calls; faults that act on the connection (Refuse, Hang, Latency) need the
 // listener, and so do clusters that require client certificates.
 //
+// # Pools
+//
+// A cluster's brokers may run in pools, as a BrokerCluster's spec.pools has them. The default
+// pool is the cluster itself: StatefulSet <cluster>, pods <cluster>-<ordinal>, and every
+// ordinal-keyed Cluster method (Join, Leave, Down, NodeID, SyncPods, SetPodVersion, ...) acts on
+// it. Cluster.Pool(name) names the pool <name>: StatefulSet and headless Service
+// <cluster>-<name>, pods <cluster>-<name>-<ordinal>. On first use it reserves a block of
+// Options.PortsPerCluster ports of its own (Pool.AdminPort, Pool.URLs, Pool.Config), and its
+// *Pool has the same pod methods for its own pods: Join, Leave, Down, NodeID, SyncPods,
+// SetPodVersion, SetPodVolume, SetBrokerFault, SetRack, SetDisk, SetRestartRisks, RestartRisks
+// and SetControllerLeader. Cluster.Pool("") is the default pool; Cluster.Pools lists the named
+// ones. A pod is known by its pool and its ordinal together: <cluster>-blue-0 and <cluster>-0
+// are two pods, each with its own broker. Membership stays the cluster's, as Redpanda knows no
+// pools: node IDs are unique and never reused across every pool (members_manager.cc
+// get_or_assign_node_id), one broker at a time may be in maintenance, and any broker answers
+// for all of them. A pool broker advertises its own pod's stable host name,
+// <cluster>-<pool>-<ordinal>.<cluster>-<pool>.<namespace>.svc.cluster.local. BrokerState,
+// Recovery and Call carry the pool ("" for the default pool); reports name a pool's pod
+// "pool blue ordinal 0".
+//
+// Both address templates reach a pool's brokers when they are rendered with .Name
+// <cluster>-<pool> and .Ordinal the pod's ordinal, as the operator renders them. .Port is the
+// cluster's for every pool, so <cluster>-0 and <cluster>-blue-0 differ only by .Name: each
+// template names the pools that exist when it is made, and a test declares its pools
+// (Cluster.Pool) before it renders the template it starts the operator with. Without named
+// pools BrokerAddressTemplate is SCHEME://HOST:{{add .Port .Ordinal}}.
+//
 // # What it models, and from where
 //
 // Paths, status codes and bodies follow redpanda-data/redpanda's sources, cited at each handler:
@@ -138,9 +165,10 @@
 //     (Redpanda's default), so the address never names the pod; node_config still tells the ID.
 //   - A pod that is not running refuses connections (the connection is closed unanswered).
 //
-// Tests drive membership with Cluster.Join, Leave and Down, or let Cluster.SyncPods translate the
-// pods a StatefulSet runs (test/brokersim does so from real Pods). Drains finish by the
-// Options.Clock (FakeClock.Advance) or at once with Cluster.FinishDrains.
+// Tests drive membership with Cluster.Join, Leave and Down (Pool's for a named pool's pods), or
+// let Cluster.SyncPods and Pool.SyncPods translate the pods a StatefulSet runs (test/brokersim
+// does so from real Pods). Drains finish by the Options.Clock (FakeClock.Advance) or at once
+// with Cluster.FinishDrains.
 //
 // # Faults
 //

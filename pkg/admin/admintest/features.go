@@ -109,13 +109,13 @@ func (c *Cluster) advanceActiveVersion() {
 	}
 }
 
-// features answers GET /v1/features of the pod with this ordinal as server.cc
+// features answers GET /v1/features of the addressed pod as server.cc
 // register_features_routes does: cluster_version (the active version),
 // original_cluster_version, and node_earliest_version and node_latest_version of the binary the
 // addressed pod runs (api-doc/features.json features_response). The feature list is empty: no
 // simulated feature is modelled.
-func (c *Cluster) features(ordinal int) reply {
-	version := c.binaryVersion(ordinal)
+func (c *Cluster) features(p pod) reply {
+	version := c.binaryVersion(p)
 	active, original := c.activeVersion, c.originalVersion
 	if original == 0 { // no broker has joined yet: the feature table is not initialised
 		active, original = -1, -1
@@ -152,13 +152,13 @@ func (c *Cluster) joinRefusal(version string) string {
 	return fmt.Sprintf("Rejecting join request from incompatible node running %s, our version %d vs their %d-%d", version, c.activeVersion, earliest, latest)
 }
 
-// binaryVersion is the version the pod with this ordinal runs: its broker's, or, for a pod
-// refused at join, the one it was started with. Callers hold s.mu.
-func (c *Cluster) binaryVersion(ordinal int) string {
-	if m := c.byOrdinal[ordinal]; m != nil && !c.incompatible[ordinal] {
+// binaryVersion is the version pod p runs: its broker's, or, for a pod refused at join, the
+// one it was started with. Callers hold s.mu.
+func (c *Cluster) binaryVersion(p pod) string {
+	if m := c.byPod[p]; m != nil && !c.incompatible[p] {
 		return m.version
 	}
-	if v := c.podVersion[ordinal]; v != "" {
+	if v := c.podVersion[p]; v != "" {
 		return v
 	}
 	return c.s.opts.Version

@@ -32,7 +32,7 @@ func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error)
 		defer req.Body.Close()
 	}
 	t.s.mu.Lock()
-	c, ordinal, ok := t.s.brokerAt(req.URL.Host)
+	c, p, ok := t.s.brokerAt(req.URL.Host)
 	t.s.mu.Unlock()
 	if !ok {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("admintest: no broker listens on %s: %w", req.URL.Host, syscall.ECONNREFUSED)}
@@ -49,7 +49,7 @@ func (t inProcess) RoundTrip(req *http.Request) (resp *http.Response, err error)
 		}
 	}()
 	rec := httptest.NewRecorder()
-	t.s.brokerHandler(c.Namespace, c.Name, ordinal).ServeHTTP(rec, req)
+	t.s.brokerHandler(c.Namespace, c.Name, p).ServeHTTP(rec, req)
 	resp = rec.Result()
 	resp.Request = req
 	return resp, nil

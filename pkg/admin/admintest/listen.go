@@ -14,18 +14,41 @@ const (
 	highestPort = 32767
 )
 
-// listenCluster reserves Options.PortsPerCluster consecutive ports on Options.Host for c and
-// serves one broker on each. Blocks are aligned to their size, so the server's own blocks never
-// fragment the range; the search starts at a random block (other programs use ports too) and
-// tries every block of the range before it gives up. Callers hold s.mu.
+// portBlock is what a block of ports serves: the pods of one pool of a cluster.
+type portBlock struct {
+	c    *Cluster
+	pool string
+}
+
+// listenCluster reserves the block of c's default pool (see reserveBlock); its first port is
+// c's AdminPort. Callers hold s.mu.
 func (s *Server) listenCluster(c *Cluster) error {
+	base, err := s.reserveBlock(c, "")
+	c.adminPort = base
+	return err
+}
+
+// listenPool reserves the block of a named pool of c: each pool's brokers have listeners of
+// their own, as every broker does. Callers hold s.mu.
+func (s *Server) listenPool(c *Cluster, p *Pool) error {
+	base, err := s.reserveBlock(c, p.name)
+	p.adminPort = base
+	return err
+}
+
+// reserveBlock reserves Options.PortsPerCluster consecutive ports on Options.Host for one pool
+// of c and serves one of its pods on each, by ordinal; it returns the first port. Blocks are
+// aligned to their size, so the server's own blocks never fragment the range; the search starts
+// at a random block (other programs use ports too) and tries every block of the range before
+// it gives up. Callers hold s.mu.
+func (s *Server) reserveBlock(c *Cluster, pool string) (int, error) {
 	n := s.opts.PortsPerCluster
 	if n == 0 || s.closed {
-		return nil // a closed server serves nothing new
+		return 0, nil // a closed server serves nothing new
 	}
 	blocks := (highestPort - lowestPort + 1) / n
 	if blocks == 0 {
-		return fmt.Errorf("admintest: PortsPerCluster %d exceeds the %d ports available", n, highestPort-lowestPort+1)
+		return 0, fmt.Errorf("admintest: PortsPerCluster %d exceeds the %d ports available", n, highestPort-lowestPort+1)
 	}
 	first := mathrand.IntN(blocks)
 	for i := range blocks {
@@ -34,15 +57,18 @@ func (s *Server) listenCluster(c *Cluster) error {
 		if !ok {
 			continue
 		}
-		c.adminPort = base
-		s.byPort[base] = c
+		s.byPort[base] = portBlock{c: c, pool: pool}
 		cfg := s.listenerTLS(c)
 		for ordinal, ln := range lns {
-			s.servers = append(s.servers, s.serveOn(ln, s.brokerHandler(c.Namespace, c.Name, ordinal), cfg))
+			s.servers = append(s.servers, s.serveOn(ln, s.brokerHandler(c.Namespace, c.Name, pod{pool, ordinal}), cfg))
 		}
-		return nil
+		return base, nil
 	}
-	return fmt.Errorf("admintest: no %d consecutive free ports on %s between %d and %d for cluster %s/%s", n, s.opts.Host, lowestPort, highestPort, c.Namespace, c.Name)
+	what := fmt.Sprintf("cluster %s/%s", c.Namespace, c.Name)
+	if pool != "" {
+		what = fmt.Sprintf("pool %s of %s", pool, what)
+	}
+	return 0, fmt.Errorf("admintest: no %d consecutive free ports on %s between %d and %d for %s", n, s.opts.Host, lowestPort, highestPort, what)
 }
 
 // listenBlock listens on host's ports base to base+n-1, all or none.

@@ -93,10 +93,14 @@ func (c *Cluster) restartRisks(m *member) admin.RestartRisks {
 // answers now, SetRestartRisks' additions included; false when it has no probe (no broker, or
 // one older than Redpanda 25.1). Tests judge a restart's call by it.
 func (c *Cluster) RestartRisks(ordinal int) (admin.RestartRisks, bool) {
+	return c.restartRisksOf(pod{ordinal: ordinal})
+}
+
+func (c *Cluster) restartRisksOf(p pod) (admin.RestartRisks, bool) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	c.refresh()
-	r := c.preRestartProbe(ordinal)
+	r := c.preRestartProbe(p)
 	if r.status != http.StatusOK {
 		return admin.RestartRisks{}, false
 	}

@@ -8,23 +8,29 @@ package admintest
 
 // SetRack sets the rack the broker of the pod with this ordinal reports, its redpanda.rack; ""
 // for none.
-func (c *Cluster) SetRack(ordinal int, rack string) {
+func (c *Cluster) SetRack(ordinal int, rack string) { c.setRack(pod{ordinal: ordinal}, rack) }
+
+func (c *Cluster) setRack(p pod, rack string) {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	c.racks[ordinal] = rack
+	c.racks[p] = rack
 }
 
 // SetDisk sets the free and total bytes of the data directory of the broker of the pod with this
 // ordinal; by default 90 GiB free of 100 GiB.
 func (c *Cluster) SetDisk(ordinal int, free, total int64) {
-	c.s.mu.Lock()
-	defer c.s.mu.Unlock()
-	c.disks[ordinal] = diskSpaceJSON{Path: dataDirectory, Free: free, Total: total}
+	c.setDisk(pod{ordinal: ordinal}, free, total)
 }
 
-// diskOf is the data disk the broker of the pod with this ordinal reports. Callers hold s.mu.
-func (c *Cluster) diskOf(ordinal int) diskSpaceJSON {
-	if d, ok := c.disks[ordinal]; ok {
+func (c *Cluster) setDisk(p pod, free, total int64) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	c.disks[p] = diskSpaceJSON{Path: dataDirectory, Free: free, Total: total}
+}
+
+// diskOf is the data disk the broker of pod p reports. Callers hold s.mu.
+func (c *Cluster) diskOf(p pod) diskSpaceJSON {
+	if d, ok := c.disks[p]; ok {
 		return d
 	}
 	return diskSpaceJSON{Path: dataDirectory, Free: diskFreeBytes, Total: diskTotalBytes}

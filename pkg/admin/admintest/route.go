@@ -13,7 +13,7 @@ import (
 // request is one admin API request, resolved to the broker it addressed.
 type request struct {
 	namespace, name string
-	ordinal         int
+	pod             pod
 	rest            string // path below the broker's base URL, starting with "/"
 	query           url.Values
 	nodeID          int    // -1 unless rest is /v1/brokers/{id}...
@@ -23,8 +23,8 @@ type request struct {
 }
 
 // brokerRequest resolves a request to one broker's own listener.
-func brokerRequest(namespace, name string, ordinal int, path string, query url.Values) request {
-	r := request{namespace: namespace, name: name, ordinal: ordinal, rest: path, query: query, nodeID: -1}
+func brokerRequest(namespace, name string, p pod, path string, query url.Values) request {
+	r := request{namespace: namespace, name: name, pod: p, rest: path, query: query, nodeID: -1}
 	if tail, ok := strings.CutPrefix(r.rest, "/v1/brokers/"); ok {
 		idText, action, _ := strings.Cut(tail, "/")
 		if id, err := strconv.Atoi(idText); err == nil {
@@ -35,20 +35,20 @@ func brokerRequest(namespace, name string, ordinal int, path string, query url.V
 	return r
 }
 
-// brokerHandler answers one broker's own listener.
-func (s *Server) brokerHandler(namespace, name string, ordinal int) http.Handler {
+// brokerHandler answers one broker's own listener: the pod p of cluster namespace/name.
+func (s *Server) brokerHandler(namespace, name string, p pod) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, hr *http.Request) {
 		if !s.enter() {
 			abort(w)
 		}
 		defer s.inflight.Done()
-		s.serveRequest(w, hr, brokerRequest(namespace, name, ordinal, hr.URL.Path, hr.URL.Query()))
+		s.serveRequest(w, hr, brokerRequest(namespace, name, p, hr.URL.Path, hr.URL.Query()))
 	})
 }
 
 // serveRequest applies faults, authenticates, then answers as the addressed broker.
 func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req request) {
-	call := Call{Namespace: req.namespace, Name: req.name, Ordinal: req.ordinal, Method: hr.Method, Path: req.rest, NodeID: req.nodeID}
+	call := Call{Namespace: req.namespace, Name: req.name, Pool: req.pod.pool, Ordinal: req.pod.ordinal, Method: hr.Method, Path: req.rest, NodeID: req.nodeID}
 	if req.rest == "/v1/cluster_config" && hr.Method == http.MethodPut {
 		req.body, _ = io.ReadAll(io.LimitReader(hr.Body, maxConfigBody))
 	}
@@ -116,15 +116,16 @@ const retryAfterSeconds = 1
 // redirect_to_leader builds it (same scheme, the leader's host, the path and query with
 // redirect=N counted up); the leader's own listener stands for its host, as each simulated
 // broker has its own port. There is none when the addressed broker is the leader, no leader
-// runs, or the leader has no listener (an ordinal beyond Options.PortsPerCluster).
+// runs, or the leader has no listener (an ordinal beyond Options.PortsPerCluster). The leader
+// may run in another pool than the addressed broker.
 func (s *Server) redirectTarget(c *Cluster, req request) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	leader := c.controllerID()
-	if leader < 0 || c.members[leader].ordinal == req.ordinal {
+	if leader < 0 || c.members[leader].pod == req.pod {
 		return "", false
 	}
-	base, ok := c.brokerURL(c.members[leader].ordinal)
+	base, ok := c.brokerURL(c.members[leader].pod)
 	if !ok {
 		return "", false
 	}
@@ -179,15 +180,15 @@ func (s *Server) route(req request, method string) (*Cluster, Fault, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.clusters[clusterKey{req.namespace, req.name}]
-	if c == nil || !c.podRunning[req.ordinal] {
+	if c == nil || !c.podRunning[req.pod] {
 		return nil, Fault{}, false
 	}
-	return c, s.pickFault(c, req.ordinal, method), true
+	return c, s.pickFault(c, req.pod, method), true
 }
 
 // pickFault returns the most specific fault that applies. Callers hold s.mu.
-func (s *Server) pickFault(c *Cluster, ordinal int, method string) Fault {
-	if slot := c.brokerFaults[ordinal]; slot != nil {
+func (s *Server) pickFault(c *Cluster, p pod, method string) Fault {
+	if slot := c.brokerFaults[p]; slot != nil {
 		if f, ok := slot.take(method); ok {
 			return f
 		}

@@ -93,7 +93,7 @@ type Server struct {
 	mu                     sync.Mutex
 	closed                 bool
 	clusters               map[clusterKey]*Cluster
-	byPort                 map[int]*Cluster // by AdminPort
+	byPort                 map[int]portBlock // by the block's first port
 	fault                  faultSlot
 	calls                  []Call
 	doubleDecommissions    []string
@@ -149,7 +149,7 @@ func Start(opts Options) (*Server, error) {
 		scheme:   "http",
 		closing:  make(chan struct{}),
 		clusters: make(map[clusterKey]*Cluster),
-		byPort:   make(map[int]*Cluster),
+		byPort:   make(map[int]portBlock),
 	}
 	host := net.ParseIP(opts.Host)
 	if host == nil {
@@ -217,14 +217,15 @@ func (s *Server) cluster(namespace, name string, sec Security, mustBeNew bool) (
 		leaderNodeID: -1,
 		nextNodeID:   firstNodeID,
 		members:      make(map[int]*member),
-		byOrdinal:    make(map[int]*member),
-		podRunning:   make(map[int]bool),
-		podVersion:   make(map[int]string),
-		podVolume:    make(map[int]string),
-		racks:        make(map[int]string),
-		disks:        make(map[int]diskSpaceJSON),
-		podDown:      make(map[int]bool),
-		brokerFaults: make(map[int]*faultSlot),
+		byPod:        make(map[pod]*member),
+		podRunning:   make(map[pod]bool),
+		podVersion:   make(map[pod]string),
+		podVolume:    make(map[pod]string),
+		racks:        make(map[pod]string),
+		disks:        make(map[pod]diskSpaceJSON),
+		podDown:      make(map[pod]bool),
+		brokerFaults: make(map[pod]*faultSlot),
+		pools:        make(map[string]*Pool),
 	}
 	if err := s.listenCluster(c); err != nil {
 		if mustBeNew {
@@ -262,12 +263,13 @@ func (s *Server) Close() {
 }
 
 // stableAddress is the internal RPC address a broker of this cluster advertises: its pod's
-// stable host name, or 127.0.0.1 with Options.AdvertiseLoopback.
-func (c *Cluster) stableAddress(ordinal int) string {
-	if c.s.opts.AdvertiseLoopback || c.advertiseLoopback || ordinal < 0 {
+// stable host name, <set>-<ordinal>.<set>.<namespace>.svc.cluster.local where <set> is its
+// pool's StatefulSet and headless Service, or 127.0.0.1 with Options.AdvertiseLoopback.
+func (c *Cluster) stableAddress(p pod) string {
+	if c.s.opts.AdvertiseLoopback || c.advertiseLoopback || p.ordinal < 0 {
 		return "127.0.0.1"
 	}
-	return admin.StableHostName(c.Name, c.Namespace, ordinal)
+	return admin.StableHostName(c.setName(p.pool), c.Namespace, p.ordinal)
 }
 
 // quietLog drops net/http's server log: refused and aborted requests are logged as calls.
