@@ -54,6 +54,10 @@ func TestPoolSpecsRejected(t *testing.T) {
 			p.Storage.Size = resource.MustParse("0")
 			bc.Spec.Pools = []v1alpha1.BrokerPool{p}
 		}, []string{"storage.size must be a positive quantity", notYet}},
+		{"a pool with an external listener", func(bc *v1alpha1.BrokerCluster) {
+			bc.Spec.Pools = []v1alpha1.BrokerPool{pool("blue", 3)}
+			bc.Spec.Kafka = &v1alpha1.KafkaSpec{External: &v1alpha1.ExternalListener{Type: v1alpha1.ExternalLoadBalancer}}
+		}, []string{"spec.kafka.external cannot be used with spec.pools yet", notYet}},
 		{"a pool whose StatefulSet name is too long", func(bc *v1alpha1.BrokerCluster) {
 			bc.Name = strings.Repeat("c", 30)
 			bc.Spec.Pools = []v1alpha1.BrokerPool{pool(strings.Repeat("p", 30), 3)}

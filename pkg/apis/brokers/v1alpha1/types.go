@@ -179,7 +179,7 @@ type BrokerClusterSpec struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=6
 	Pools []BrokerPool `json:"pools,omitempty"`
 }
 
