@@ -64,6 +64,8 @@ var foreignFlags = map[string]string{
 var foreignFields = map[string]string{
 	"spec.nodeName":             "a Pod",
 	"spec.volumeClaimTemplates": "a StatefulSet",
+	"status.hostIP":             "a Pod",
+	"status.capacity":           "a PersistentVolumeClaim",
 }
 
 // foreignReasons are reasons of other programs' conditions that docs name after the word
