@@ -31,6 +31,31 @@
 //     `-lag`, ...) with one dash, and the flags of other programs inside their command
 //     (`kubectl apply --dry-run=server`); neither is checked. `--help` is every Go program's. The few flags of other programs
 //     that a doc names alone with two dashes are listed in foreignFlags, each with its program.
+//   - Fields. A code span that starts with spec. or status. and a field name (`spec.storage.size`,
+//     `spec.maintenanceWindows[].start`, `spec.unsafeSkipHealthGate: true`) must name a field of
+//     the generated CRD (deploy/crd/bases), or a key under one of its maps
+//     (`spec.clusterConfig.log_segment_size`). A span that goes on with a placeholder
+//     (`spec.<field>`) is none. The few fields of other objects the docs write this way (a
+//     Pod's `spec.nodeName`) are listed in foreignFields, each with its object.
+//   - Reasons. In a Markdown table, every code span in a column headed "condition reason" must be
+//     a condition reason, and in one headed "event reason" an event reason; and a code span right
+//     after the word "reason" in prose must be either, or another program's listed in
+//     foreignReasons. The reasons are read from the controller's Go source (pkg/controller and
+//     below; facts.go says how): a condition reason is the value of a string constant named
+//     Reason*; an event reason is the reason argument of an EventRecorder call, a constant or one
+//     of the computed reasons dynamicEvents lists. An event whose reason is neither is a problem.
+//
+// Then what must be documented somewhere, each reported once, with no file:
+//
+//   - every flag of `broker-operator --help` but klog's logging flags, named as above;
+//   - every condition reason in a "condition reason" column, and every event reason in an
+//     "event reason" column (docs/troubleshooting.md has both);
+//   - every field of the CRD's spec and status, by its full path in a code span, down to the
+//     fields whose Go type is not one of the API package's own structs (a Kubernetes type such as
+//     `spec.affinity`, a map, a list of strings): what lies inside those is Kubernetes' to
+//     document.
+//
+// `go run ./hack/docscheck -list` prints what must be documented.
 package main
 
 import (
