@@ -61,7 +61,7 @@ func repoFacts(root string, flags map[string]bool) (*facts, []problem, error) {
 	f := &facts{flags: flags, required: requiredFlags(flags)}
 	var problems []problem
 	var err error
-	f.conditionReasons, f.eventReasons, problems, err = reasons(root, controllerDir)
+	f.conditionReasons, f.eventReasons, problems, err = reasons(root, sourceDirs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,41 +76,44 @@ func repoFacts(root string, flags map[string]bool) (*facts, []problem, error) {
 	return f, problems, nil
 }
 
-const (
-	controllerDir = "pkg/controller"
-	crdFile       = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
-)
+const crdFile = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
+
+// sourceDirs hold the Go files reasons are read from; pkg/generated is left out.
+var sourceDirs = []string{"pkg", "cmd", "internal"}
 
 // --- Reasons ---
 
 // A condition reason is the value of a string constant whose name starts with "Reason", declared
-// in the controller's Go files (controllerDir and below; tests left out). An event reason is the
+// in the Go files of sourceDirs (tests and pkg/generated left out). An event reason is the
 // reason argument of a call of an EventRecorder's Event, Eventf or AnnotatedEventf there: a
 // constant expression, or one of the expressions dynamicEvents lists with the constants it takes.
 
-// constSet names constants: "type step.Kind" is every constant of that declared type, and
-// "step.ReasonStorage*" every constant of package step whose name starts with ReasonStorage
-// ("step.X" alone: that one). A leading "-" takes the constants it names away again.
+// A constSet names constants by their package's directory: "type pkg/x/step.Kind" is every
+// constant of that declared type, and "pkg/x/step.ReasonStorage*" every constant of that package
+// whose name starts with ReasonStorage ("pkg/x/step.X" alone: that one). A leading "-" takes the
+// constants it names away again.
 type dynamicEvent struct {
 	prefix string   // added in front of each constant's value
 	from   []string // constSets, in order
 }
+
+const step = "pkg/controller/internal/step"
 
 // dynamicEvents are the event reasons the source computes, by file and expression.
 var dynamicEvents = map[string]dynamicEvent{
 	// A step's kind is its event's reason (a step told, or the wait a step ended). None is no
 	// step; a WaitForLeadershipDrain is never news (StartRestart and EnableMaintenance, which
 	// begin it, were told) and ends no Degraded wait. step.Events adds NodeLost.
-	"pkg/controller/runner.go: string(s.Kind)": {from: []string{"type step.Kind", "-step.None", "-step.WaitForLeadershipDrain"}},
-	"pkg/controller/runner.go: e.Reason":       {from: []string{"type step.Kind", "-step.None", "-step.WaitForLeadershipDrain", "step.EventNodeLost"}},
+	"pkg/controller/runner.go: string(s.Kind)": {from: []string{"type " + step + ".Kind", "-" + step + ".None", "-" + step + ".WaitForLeadershipDrain"}},
+	"pkg/controller/runner.go: e.Reason":       {from: []string{"type " + step + ".Kind", "-" + step + ".None", "-" + step + ".WaitForLeadershipDrain", step + ".EventNodeLost"}},
 	// The StorageResized condition's reason, when it changes.
-	"pkg/controller/volumes.go: cond.Reason": {from: []string{"step.ReasonStorage*"}},
+	"pkg/controller/volumes.go: cond.Reason": {from: []string{step + ".ReasonStorage*"}},
 	// The CertificatesReady condition's reason, when it changes.
-	"pkg/controller/certificates.go: cond.Reason": {from: []string{"controller.ReasonCertificate*", "controller.ReasonCertManager*"}},
+	"pkg/controller/certificates.go: cond.Reason": {from: []string{"pkg/controller.ReasonCertificate*", "pkg/controller.ReasonCertManager*"}},
 	// "ClusterConfig" and the ConfigApplied condition's reason: its own, or an admin API's
 	// problem (brokers.Problem) while the properties cannot be read.
 	`pkg/controller/clusterconfig.go: "ClusterConfig" + cond.Reason`: {prefix: "ClusterConfig", from: []string{
-		"brokers.ReasonConfig*", "step.ReasonAdminAPI*", "step.ReasonAdminSecret*"}},
+		"pkg/controller/internal/brokers.ReasonConfig*", step + ".ReasonAdminAPI*", step + ".ReasonAdminSecret*"}},
 }
 
 // goConst is one constant declaration.
@@ -128,7 +131,7 @@ type goFile struct {
 
 type goSource struct {
 	consts map[string]*goConst // by "dir.Name"
-	short  map[string]string   // a package's name (its directory's base) to its dir
+	dirs   map[string]bool     // the packages' directories
 }
 
 // value resolves a constant expression of file f to its string value.
@@ -179,10 +182,9 @@ func (s *goSource) set(sel string) (map[string]bool, error) {
 	out := map[string]bool{}
 	typ := strings.HasPrefix(sel, "type ")
 	sel = strings.TrimPrefix(sel, "type ")
-	pkg, name, ok := strings.Cut(sel, ".")
-	dir, known := s.short[pkg]
-	if !ok || !known {
-		return nil, fmt.Errorf("dynamicEvents: no package %q under %s", pkg, controllerDir)
+	dir, name, ok := strings.Cut(sel, ".")
+	if !ok || !s.dirs[dir] {
+		return nil, fmt.Errorf("dynamicEvents: no package %q in %v", dir, sourceDirs)
 	}
 	for _, c := range s.consts {
 		if c.pkg != dir {
@@ -205,19 +207,25 @@ func (s *goSource) set(sel string) (map[string]bool, error) {
 	return out, nil
 }
 
-// reasons reads the Go files under root/dir for the condition and event reasons.
-func reasons(root, dir string) (conditions, events map[string]bool, problems []problem, err error) {
+// reasons reads the Go files under root's dirs for the condition and event reasons.
+func reasons(root string, dirs []string) (conditions, events map[string]bool, problems []problem, err error) {
 	module, err := modulePath(root)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	src := &goSource{consts: map[string]*goConst{}, short: map[string]string{}}
+	src := &goSource{consts: map[string]*goConst{}, dirs: map[string]bool{}}
 	fset := token.NewFileSet()
 	var files []*ast.File
 	var gfs []*goFile
-	err = filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+	walk := func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() && (d.Name() == "generated" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
 		}
 		af, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
@@ -237,7 +245,7 @@ func reasons(root, dir string) (conditions, events map[string]bool, problems []p
 			}
 			gf.imports[local] = strings.TrimPrefix(ip, module+"/")
 		}
-		src.short[path.Base(gf.dir)] = gf.dir
+		src.dirs[gf.dir] = true
 		for _, decl := range af.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {
@@ -258,9 +266,15 @@ func reasons(root, dir string) (conditions, events map[string]bool, problems []p
 		}
 		files, gfs = append(files, af), append(gfs, gf)
 		return nil
-	})
-	if err != nil {
-		return nil, nil, nil, err
+	}
+	for _, dir := range dirs {
+		full := filepath.Join(root, filepath.FromSlash(dir))
+		if _, serr := os.Stat(full); serr != nil {
+			continue
+		}
+		if err := filepath.WalkDir(full, walk); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	conditions, events = map[string]bool{}, map[string]bool{}
 	for _, c := range src.consts {
@@ -278,7 +292,7 @@ func reasons(root, dir string) (conditions, events map[string]bool, problems []p
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || !strings.HasSuffix(exprString(sel.X), "Recorder") {
+			if !ok || !strings.HasSuffix(strings.ToLower(exprString(sel.X)), "recorder") {
 				return true
 			}
 			at := map[string]int{"Event": 2, "Eventf": 2, "AnnotatedEventf": 3}[sel.Sel.Name]

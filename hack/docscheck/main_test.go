@@ -321,15 +321,18 @@ func TestReasons(t *testing.T) {
 			"\tr.c.cfg.Recorder.Event(r.bc, kind, ReasonPaused, \"\")\n" +
 			"\tr.c.cfg.Recorder.Event(r.bc, kind, kind, \"\")\n}\n",
 		"pkg/controller/runner_test.go": "package controller\n\nconst ReasonTest = \"Test\"\n",
+		"pkg/generated/x/x.go":          "package x\n\nconst ReasonGenerated = \"Generated\"\n",
+		"cmd/op/main.go": "package main\n\nimport \"example.com/op/pkg/controller\"\n\n" +
+			"func main() { recorder.Event(nil, \"Normal\", controller.ReasonSteady+\"Again\", \"\") }\n",
 	})
-	conditions, events, ps, err := reasons(root, controllerDir)
+	conditions, events, ps, err := reasons(root, sourceDirs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]bool{"Steady": true, "Paused": true}; !reflect.DeepEqual(conditions, want) {
 		t.Errorf("condition reasons %v, want %v", conditions, want)
 	}
-	if want := map[string]bool{"ScaleUp": true, "StaleRead": true, "Paused": true}; !reflect.DeepEqual(events, want) {
+	if want := map[string]bool{"ScaleUp": true, "StaleRead": true, "Paused": true, "SteadyAgain": true}; !reflect.DeepEqual(events, want) {
 		t.Errorf("event reasons %v, want %v", events, want)
 	}
 	if len(ps) != 1 || ps[0].String() != "pkg/controller/runner.go:9: an event whose reason, kind, is not a constant: say in dynamicEvents (hack/docscheck) which constants it takes" {
