@@ -282,7 +282,7 @@ type testSpec struct {
 	Windows    []testWindow      `json:"maintenanceWindows,omitempty"`
 	Config     map[string]string `json:"clusterConfig,omitempty"`
 	Since      time.Time         `json:"since"`
-	internal   int
+	internal   int               // unexported: no field
 }
 
 type testInline struct {
@@ -298,6 +298,7 @@ type testStatus struct {
 }
 
 func TestKubernetesFields(t *testing.T) {
+	_ = testSpec{internal: 1}
 	got := kubernetesFields(reflect.TypeFor[testCluster]())
 	want := map[string]bool{"spec.image": true, "spec.replicas": true, "spec.maintenanceWindows.start": true,
 		"spec.clusterConfig": true, "spec.since": true, "status.conditions": true}
