@@ -53,7 +53,7 @@ generate: ## Regenerate clients, deepcopy and the CRD from pkg/apis.
 	hack/update-codegen.sh
 
 .PHONY: verify
-verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; bench/peers, a module of its own, still builds; the docs' links, paths and flags exist.
+verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; bench/peers, a module of its own, still builds; the docs' links, paths, flags, reasons and fields exist and every flag, reason and field is documented.
 	hack/verify-codegen.sh
 	$(GO) mod tidy -diff
 	cd hack/chartcheck && $(GO) mod tidy -diff
@@ -64,7 +64,7 @@ verify: ## Generated code, go.mod tidiness, formatting, vet and staticcheck; ben
 	$(MAKE) lint
 
 .PHONY: docs
-docs: ## Every relative link, anchor, repository path and operator flag the Markdown files name exists (hack/docscheck).
+docs: ## The Markdown files name only relative links, anchors, repository paths, operator flags, condition and event reasons and CRD fields that exist, and name every flag, reason and field (hack/docscheck).
 	GO=$(GO) $(GO) run ./hack/docscheck
 
 # staticcheck, pinned; its findings in generated code (deprecated APIs the generators still use)

@@ -31,6 +31,31 @@
 //     `-lag`, ...) with one dash, and the flags of other programs inside their command
 //     (`kubectl apply --dry-run=server`); neither is checked. `--help` is every Go program's. The few flags of other programs
 //     that a doc names alone with two dashes are listed in foreignFlags, each with its program.
+//   - Fields. A code span that starts with spec. or status. and a field name (`spec.storage.size`,
+//     `spec.maintenanceWindows[].start`, `spec.unsafeSkipHealthGate: true`) must name a field of
+//     the generated CRD (deploy/crd/bases), or a key under one of its maps
+//     (`spec.clusterConfig.log_segment_size`). A span that goes on with a placeholder
+//     (`spec.<field>`) is none. The few fields of other objects the docs write this way (a
+//     Pod's `spec.nodeName`) are listed in foreignFields, each with its object.
+//   - Reasons. In a Markdown table, every code span in a column headed "condition reason" must be
+//     a condition reason, and in one headed "event reason" an event reason; and a code span right
+//     after the word "reason" in prose must be either, or another program's listed in
+//     foreignReasons. The reasons are read from the controller's Go source (pkg/controller and
+//     below; facts.go says how): a condition reason is the value of a string constant named
+//     Reason*; an event reason is the reason argument of an EventRecorder call, a constant or one
+//     of the computed reasons dynamicEvents lists. An event whose reason is neither is a problem.
+//
+// Then what must be documented somewhere, each reported once, with no file:
+//
+//   - every flag of `broker-operator --help` but klog's logging flags, named as above;
+//   - every condition reason in a "condition reason" column, and every event reason in an
+//     "event reason" column (docs/troubleshooting.md has both);
+//   - every field of the CRD's spec and status, by its full path in a code span, down to the
+//     fields whose Go type is not one of the API package's own structs (a Kubernetes type such as
+//     `spec.affinity`, a map, a list of strings): what lies inside those is Kubernetes' to
+//     document.
+//
+// `go run ./hack/docscheck -list` prints what must be documented.
 package main
 
 import (
@@ -59,9 +84,25 @@ var foreignFlags = map[string]string{
 	"hostname-override":              "the kubelet",
 }
 
+// foreignFields are fields of other objects that docs name as spec.x or status.x, each with
+// its object.
+var foreignFields = map[string]string{
+	"spec.nodeName":             "a Pod",
+	"spec.volumeClaimTemplates": "a StatefulSet",
+	"status.hostIP":             "a Pod",
+	"status.capacity":           "a PersistentVolumeClaim",
+}
+
+// foreignReasons are reasons of other programs' conditions that docs name after the word
+// "reason", each with its condition.
+var foreignReasons = map[string]string{
+	"Unschedulable": "a Pod's PodScheduled condition (the scheduler)",
+}
+
 func main() {
 	root := flag.String("root", ".", "the repository root")
 	helpFile := flag.String("help-output", "", "a file holding the output of broker-operator --help; empty: build the binary and run it")
+	list := flag.Bool("list", false, "print the flags, reasons and fields the docs must name, and exit")
 	flag.Parse()
 
 	var help []byte
@@ -80,11 +121,28 @@ func main() {
 		fmt.Fprintf(os.Stderr, "docscheck: no flags found in broker-operator --help:\n%s\n", help)
 		os.Exit(2)
 	}
-	problems, err := check(*root, flags)
+	f, problems, err := repoFacts(*root, flags)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docscheck:", err)
 		os.Exit(2)
 	}
+	if *list {
+		for _, s := range []struct {
+			what string
+			m    map[string]bool
+		}{{"flag", f.required}, {"condition-reason", f.conditionReasons}, {"event-reason", f.eventReasons}, {"field", f.fieldsDue}} {
+			for _, k := range sortedKeys(s.m) {
+				fmt.Println(s.what, k)
+			}
+		}
+		return
+	}
+	docProblems, err := check(*root, f)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "docscheck:", err)
+		os.Exit(2)
+	}
+	problems = append(problems, docProblems...)
 	for _, p := range problems {
 		fmt.Println(p)
 	}
@@ -137,10 +195,16 @@ type problem struct {
 	msg  string
 }
 
-func (p problem) String() string { return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.msg) }
+func (p problem) String() string {
+	if p.file == "" {
+		return p.msg
+	}
+	return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.msg)
+}
 
-// check reads every Markdown file under root and returns what they name that does not exist.
-func check(root string, flags map[string]bool) ([]problem, error) {
+// check reads every Markdown file under root and returns what they name that does not exist,
+// then what f requires that no file names.
+func check(root string, f *facts) ([]problem, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -158,7 +222,7 @@ func check(root string, flags map[string]bool) ([]problem, error) {
 		return nil, err
 	}
 	sort.Strings(files)
-	c := &checker{root: root, flags: flags, docs: map[string]*doc{}}
+	c := &checker{root: root, facts: f, flags: f.flags, docs: map[string]*doc{}, named: map[string]bool{}}
 	var problems []problem
 	for _, f := range files {
 		d, err := c.load(f)
@@ -167,13 +231,36 @@ func check(root string, flags map[string]bool) ([]problem, error) {
 		}
 		problems = append(problems, c.checkDoc(d)...)
 	}
-	return problems, nil
+	return append(problems, c.unnamed()...), nil
+}
+
+// unnamed reports what the docs must name and no page does.
+func (c *checker) unnamed() []problem {
+	var out []problem
+	for _, s := range []struct {
+		kind, format string
+		m            map[string]bool
+	}{
+		{"flag", "broker-operator --help's flag --%s is on no page: say what it does (docs/flags-and-debugging.md lists every flag)", c.facts.required},
+		{"condition", "the condition reason %s is in no table column headed \"condition reason\": say what it means and what to do (docs/troubleshooting.md)", c.facts.conditionReasons},
+		{"event", "the event reason %s is in no table column headed \"event reason\": say what it means and what to do (docs/troubleshooting.md)", c.facts.eventReasons},
+		{"field", "the CRD field %s is on no page: name it in a code span where its page explains it (docs/cluster-spec.md lists every field)", c.facts.fieldsDue},
+	} {
+		for _, k := range sortedKeys(s.m) {
+			if !c.named[s.kind+" "+k] {
+				out = append(out, problem{msg: fmt.Sprintf(s.format, k)})
+			}
+		}
+	}
+	return out
 }
 
 type checker struct {
 	root  string
+	facts *facts
 	flags map[string]bool
 	docs  map[string]*doc // by cleaned path
+	named map[string]bool // "flag x", "condition X", "event X", "field spec.x": what some page names
 }
 
 // doc is a parsed Markdown file: its text outside fenced code, its fenced lines, its anchors.
@@ -315,11 +402,22 @@ func (c *checker) checkDoc(d *doc) []problem {
 			for _, msg := range c.checkSpanFlags(span) {
 				report(line, "%s", msg)
 			}
+			if msg := c.checkField(span); msg != "" {
+				report(line, "%s", msg)
+			}
 			for i := m[0]; i < m[1]; i++ {
 				if text[i] != '\n' {
 					text[i] = ' '
 				}
 			}
+		}
+		for _, m := range proseReason.FindAllStringSubmatchIndex(p.text, -1) {
+			if msg := c.checkProseReason(p.text[m[2]:m[3]]); msg != "" {
+				report(lineAt(m[0]), "%s", msg)
+			}
+		}
+		for _, pr := range c.checkTable(p) {
+			report(pr.line, "%s", pr.msg)
 		}
 		clean := string(text)
 		var targets [][]int
@@ -455,11 +553,130 @@ func (c *checker) checkFlag(name string, prefix bool) string {
 		}
 		return fmt.Sprintf("broker-operator --help has no flag starting with --%s", name)
 	}
-	if c.flags[name] || name == "help" || name == "h" {
+	if c.flags[name] {
+		c.named["flag "+name] = true
+		return ""
+	}
+	if name == "help" || name == "h" {
 		return ""
 	}
 	if _, ok := foreignFlags[name]; ok {
 		return ""
 	}
 	return fmt.Sprintf("broker-operator --help has no flag --%s (a flag of another program alone in a code span: write it with its command, or add it to foreignFlags in hack/docscheck)", name)
+}
+
+var (
+	fieldSpan   = regexp.MustCompile(`^((?:spec|status)(?:\.[A-Za-z][A-Za-z0-9_]*(?:\[[^\]]*\])?)+)(.*)$`)
+	proseReason = regexp.MustCompile("(?i)\\breasons? `([A-Za-z]+)`")
+	tableSep    = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+	brackets    = regexp.MustCompile(`\[[^\]]*\]`)
+)
+
+// checkField checks a code span that names a field of the BrokerCluster: spec.x or status.x,
+// with [] or [i] after a list's name, and anything after it that is not part of a name (": true",
+// "=3", " and"). A span whose name goes on with a placeholder (spec.<field>, spec.*) is none.
+func (c *checker) checkField(span string) string {
+	m := fieldSpan.FindStringSubmatch(span)
+	if m == nil {
+		return ""
+	}
+	if rest := m[2]; rest != "" && strings.ContainsAny(rest[:1], ".<*{[$") {
+		return ""
+	}
+	p := brackets.ReplaceAllString(m[1], "")
+	if c.facts.fields[p] {
+		c.named["field "+p] = true
+		return ""
+	}
+	for a := p; strings.Contains(a, "."); {
+		a = a[:strings.LastIndex(a, ".")]
+		if c.facts.maps[a] {
+			return "" // a key of a map: spec.clusterConfig.x, spec.resources.requests.storage
+		}
+	}
+	if _, ok := foreignFields[p]; ok {
+		return ""
+	}
+	return fmt.Sprintf("`%s`: the BrokerCluster CRD (%s) has no field %s (a field of another object: add it to foreignFields in hack/docscheck)", span, crdFile, p)
+}
+
+// checkProseReason checks a reason that prose names right after the word "reason".
+func (c *checker) checkProseReason(r string) string {
+	if c.facts.conditionReasons[r] || c.facts.eventReasons[r] {
+		return ""
+	}
+	if _, ok := foreignReasons[r]; ok {
+		return ""
+	}
+	return fmt.Sprintf("reason `%s`: no condition or event of the operator has this reason (another program's: add it to foreignReasons in hack/docscheck)", r)
+}
+
+// checkTable checks the reasons in a table column headed "condition reason" or "event reason":
+// every code span in such a column must be a reason of that kind, and names it.
+func (c *checker) checkTable(p paragraph) []problem {
+	lines := strings.Split(p.text, "\n")
+	if len(lines) < 2 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "|") || !tableSep.MatchString(lines[1]) {
+		return nil
+	}
+	kinds := map[int]string{}
+	for i, h := range tableCells(lines[0]) {
+		switch strings.ToLower(strings.Trim(h, " *`")) {
+		case "condition reason":
+			kinds[i] = "condition"
+		case "event reason":
+			kinds[i] = "event"
+		}
+	}
+	var out []problem
+	for n, l := range lines[2:] {
+		for i, cell := range tableCells(l) {
+			kind, ok := kinds[i]
+			if !ok {
+				continue
+			}
+			known := c.facts.conditionReasons
+			if kind == "event" {
+				known = c.facts.eventReasons
+			}
+			for _, m := range codeSpan.FindAllStringSubmatch(cell, -1) {
+				r := strings.TrimSpace(m[2])
+				if !known[r] {
+					out = append(out, problem{line: p.first + 2 + n, msg: fmt.Sprintf("`%s`: no %s of the operator has this reason", r, kind)})
+					continue
+				}
+				c.named[kind+" "+r] = true
+			}
+		}
+	}
+	return out
+}
+
+// tableCells splits a table row into its cells; a | inside a code span or escaped is no border.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	var cells []string
+	var b strings.Builder
+	inCode := false
+	for i := 0; i < len(row); i++ {
+		ch := row[i]
+		switch {
+		case ch == '\\' && i+1 < len(row) && row[i+1] == '|':
+			b.WriteByte('|')
+			i++
+			continue
+		case ch == '`':
+			inCode = !inCode
+		case ch == '|' && !inCode:
+			cells = append(cells, strings.TrimSpace(b.String()))
+			b.Reset()
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	if s := strings.TrimSpace(b.String()); s != "" {
+		cells = append(cells, s)
+	}
+	return cells
 }

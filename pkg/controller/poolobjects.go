@@ -143,7 +143,7 @@ func (r *reconcile) retirePool(ctx context.Context, p poolSet, replicas int32) e
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete StatefulSet %s/%s of a removed pool: %w", ns, p.set, err)
 	}
-	r.c.cfg.Recorder.Eventf(r.whole, corev1.EventTypeNormal, ReasonPoolRemoved, "pool %s has no broker left: its StatefulSet %s is deleted", p.name, p.set)
+	r.c.cfg.Recorder.Eventf(r.whole, corev1.EventTypeNormal, "PoolRemoved", "pool %s has no broker left: its StatefulSet %s is deleted", p.name, p.set)
 	return r.deletePoolService(ctx, p)
 }
 

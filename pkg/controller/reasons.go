@@ -51,9 +51,3 @@ const (
 	ReasonStorageExpansionRefused    = step.ReasonStorageExpansionRefused
 )
 
-// Event reasons of a cluster with pools (pools.go, poolobjects.go).
-const (
-	// ReasonPoolRemoved: a pool removed from spec.pools has no broker left; its StatefulSet
-	// and headless Service are deleted.
-	ReasonPoolRemoved = "PoolRemoved"
-)
