@@ -70,6 +70,9 @@ type harnessOptions struct {
 	// auth makes the simulator require basic auth, and bringUp name the Secret that holds it
 	// (testAuthSecret, created by newHarness) in spec.adminAPI.auth.
 	auth bool
+	// pools are the named pools the simulator serves, declared before the controller's
+	// address template is rendered (pools_test.go).
+	pools []string
 }
 
 // The superuser of harnesses with auth.
@@ -166,6 +169,9 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	}
 	h.sim = admintest.NewServer(simOpts)
 	h.cluster = h.sim.Cluster(testNamespace, testName)
+	for _, p := range opts.pools {
+		h.cluster.Pool(p)
+	}
 
 	c, err := NewController(Config{
 		KubeClient:           h.kube,

@@ -23,6 +23,12 @@ func (h *harness) playStatefulSet() {
 	if err := playStatefulSet(h.ctx, h.kube, testName, h.cluster); err != nil {
 		h.t.Fatal(err)
 	}
+	// Each pool declared in the simulator has a StatefulSet of its own, <cluster>-<pool>.
+	for _, pool := range h.cluster.Pools() {
+		if err := playSet(h.ctx, h.kube, testName, testName+"-"+pool, h.cluster.Pool(pool)); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 	if h.badImage != "" {
 		h.failPulls()
 	}
@@ -32,9 +38,22 @@ func (h *harness) playStatefulSet() {
 // harness.playStatefulSet. It returns errors rather than failing, so it can run off the test's
 // goroutine.
 func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string, cluster *admintest.Cluster) error {
+	return playSet(ctx, kube, name, name, cluster)
+}
+
+// podRunner is what tells the simulator about a pod of one StatefulSet: a Cluster for the
+// default pool's, a Pool for a named pool's.
+type podRunner interface {
+	Join(ordinal int) int
+	Leave(ordinal int)
+}
+
+// playSet plays the StatefulSet named set of cluster name, as playStatefulSet does. Its pods
+// are those of the cluster named exactly <set>-<ordinal>: another pool's are left alone.
+func playSet(ctx context.Context, kube *kubefake.Clientset, name, set string, cluster podRunner) error {
 	var replicas int32
 	var template corev1.PodTemplateSpec
-	sts, err := kube.AppsV1().StatefulSets(testNamespace).Get(ctx, name, metav1.GetOptions{})
+	sts, err := kube.AppsV1().StatefulSets(testNamespace).Get(ctx, set, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		replicas, template = *sts.Spec.Replicas, sts.Spec.Template
@@ -47,7 +66,10 @@ func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string,
 	}
 	have := map[int]bool{}
 	for _, p := range pods.Items {
-		ordinal, _ := brokerpod.Ordinal(&p, name)
+		ordinal, ok := brokerpod.Ordinal(&p, set)
+		if !ok {
+			continue // another pool's
+		}
 		if ordinal >= int(replicas) {
 			if err := kube.CoreV1().Pods(testNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
 				return err
@@ -63,7 +85,7 @@ func playStatefulSet(ctx context.Context, kube *kubefake.Clientset, name string,
 		}
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
-				Name: name + "-" + strconv.Itoa(ordinal), Namespace: testNamespace,
+				Name: set + "-" + strconv.Itoa(ordinal), Namespace: testNamespace,
 				Labels: template.Labels, Annotations: template.Annotations,
 			},
 			Spec: template.Spec,

@@ -170,7 +170,10 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	whole, ns := r.whole, r.whole.Namespace
 	cms := r.c.cfg.KubeClient.CoreV1().ConfigMaps(ns)
 	existing, err := cms.Get(ctx, objects.SeedsConfigMapName(whole), metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	switch {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
 		return fmt.Errorf("read the seeds of %s: %w", clusterKey(whole), err)
 	}
 	var hosts []string

@@ -23,8 +23,9 @@ import (
 // of one StatefulSet; the status a step writes is folded back into the whole cluster's
 // (step.MergeFocusStatus), and every pool's objects follow their C (poolobjects.go).
 //
-// What does not handle pools yet (rollouts, volume growth, node loss, external listeners) is
-// not done for a cluster with pools; the PoolsPartial condition says so.
+// What does not handle pools yet is not done for a cluster with pools rather than done for one
+// pool: rollouts (the Restarting condition says so, reason NotWithPools), volume growth, node
+// loss recovery and stuck pods; the CRD refuses an external listener with pools.
 
 // poolSet is one pool of a cluster with pools, as a reconcile reads it.
 type poolSet struct {
@@ -70,14 +71,15 @@ func (r *reconcile) poolStates() []step.PoolState {
 		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner}
 		for ordinal := range int(p.current) {
 			pod, name := p.pods[ordinal], fmt.Sprintf("%s-%d", p.set, ordinal)
-			_, identified := brokerpod.NodeID(pod)
 			switch {
 			case pod == nil:
 				s.Joining, s.JoiningWhy = name, "its pod is not made yet"
 			case !brokerpod.IsReady(pod):
 				s.Joining, s.JoiningWhy = name, "its pod is not Ready"
-			case !identified:
-				s.Joining, s.JoiningWhy = name, "its broker is not known yet"
+			default:
+				if _, identified := brokerpod.NodeID(pod); !identified {
+					s.Joining, s.JoiningWhy = name, "its broker is not known yet"
+				}
 			}
 			if s.Joining != "" {
 				break
@@ -137,6 +139,9 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	}
 	r.observeFocus(ctx)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
+	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
+		s.Reason = "pool " + r.focus + ": " + s.Reason
+	}
 	res, err := r.act(ctx, brokers.ExplainWait(s, r.adminErr))
 	if err != nil {
 		return res, err
@@ -190,13 +195,18 @@ func (r *reconcile) observeFocus(ctx context.Context) {
 }
 
 // holdForJoining keeps a pool's brokers from leaving while another pool's broker has not
-// joined: as the pods tell (plan.Hold), or as the members list tells once it was read.
+// joined: as the pods tell (plan.Hold), or, for a pool about to shrink, as the members list
+// tells once it was read. A wait for the admin API stays what it is.
 func (r *reconcile) holdForJoining(s step.Step, plan step.PoolPlan) step.Step {
+	if s.Kind == step.WaitForAdminAPI {
+		return s
+	}
 	takesAway := step.Rows[s.Kind].Irreversible != step.Reversible || s.Kind == step.AdoptDrain
 	if plan.Hold != "" && (takesAway || s.Kind == step.None) {
 		return step.Step{Kind: step.WaitForJoiningBrokers, Reason: plan.Hold}
 	}
-	if !takesAway || s.Kind == step.FinishDecommission || s.Kind == step.SkipAbsentBroker || r.view == nil {
+	shrinking := r.obs.Current > r.obs.Desired && r.obs.Decommissioning == nil
+	if !shrinking || r.view == nil {
 		return s
 	}
 	if pod, why := r.view.NotJoined(); pod != "" {

@@ -163,7 +163,11 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 	return nil
 }
 
-// PoolConditions sets the Ready and Scaling conditions of st, the whole status of bc, a
+// ReasonNotWithPools: a feature does not handle a cluster with pools yet, and does nothing
+// for it rather than act on one pool alone.
+const ReasonNotWithPools = "NotWithPools"
+
+// PoolConditions sets the Ready, Scaling and Restarting conditions of st, the whole status of bc, a
 // cluster with pools, after step s: they speak of every pool, where NextStatus spoke of the
 // one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
 // is being decommissioned or a pool's shrink is held; Ready once every pool has its D brokers
@@ -199,8 +203,11 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 	if ready == desired && scaling.Status == metav1.ConditionFalse {
 		readyCond.Status, readyCond.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
 	}
+	// Rollouts do not restart a cluster with pools yet: say so rather than act on one pool.
+	restarting := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonNotWithPools,
+		Message: "a cluster with pools is not rolled out yet: a change of its pod template, or a cluster property that needs a restart, restarts no broker until rollouts handle pools (docs/pools.md)"}
 	at := metav1.NewTime(now)
-	for _, c := range []metav1.Condition{readyCond, scaling} {
+	for _, c := range []metav1.Condition{readyCond, scaling, restarting} {
 		c.ObservedGeneration, c.LastTransitionTime = bc.Generation, at
 		meta.SetStatusCondition(&st.Conditions, c)
 	}

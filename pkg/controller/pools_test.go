@@ -1,0 +1,285 @@
+package controller
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+)
+
+func bluePool(replicas int32) v1alpha1.BrokerPool {
+	p := v1alpha1.BrokerPool{Name: "blue", Replicas: replicas, NodeSelector: map[string]string{"pool": "blue"}}
+	p.Storage.Size = resource.MustParse("20Gi")
+	return p
+}
+
+// members are the simulator's members by pool ("" for the default pool) and status.
+func (h *harness) members() map[string]map[admin.MembershipStatus]int {
+	out := map[string]map[admin.MembershipStatus]int{}
+	for _, b := range h.cluster.Brokers() {
+		if out[b.Pool] == nil {
+			out[b.Pool] = map[admin.MembershipStatus]int{}
+		}
+		out[b.Pool][b.Status]++
+	}
+	return out
+}
+
+// seedHosts are the hosts the seeds ConfigMap names.
+func (h *harness) seedHosts() []string {
+	cm, err := h.kube.CoreV1().ConfigMaps(testNamespace).Get(h.ctx, testName+"-seeds", metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatalf("seeds ConfigMap: %v", err)
+	}
+	hosts, _ := objects.SeedsOf(cm)
+	return hosts
+}
+
+// TestMoveToAPool moves a cluster of three brokers to pool blue in one patch: blue's three
+// brokers join first, and only then are the default pool's decommissioned, one at a time,
+// each once; the seeds follow the brokers; the default pool ends empty and blue whole.
+func TestMoveToAPool(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	old := h.nodeIDs()
+
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	firstDecommissionSeen := false
+	for i := range 60 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile %d: %v", i, err)
+		}
+		m := h.members()
+		if calls := h.decommissionCalls(); len(calls) > 0 && !firstDecommissionSeen {
+			firstDecommissionSeen = true
+			if m["blue"][admin.MembershipActive] != 3 {
+				t.Fatalf("the first decommission (broker %d) came while blue had %d active brokers, want 3: %v", calls[0], m["blue"][admin.MembershipActive], m)
+			}
+		}
+		if draining := m[""][admin.MembershipDraining] + m["blue"][admin.MembershipDraining]; draining > 1 {
+			t.Fatalf("reconcile %d: %d brokers draining at once", i, draining)
+		}
+		bc := h.stored()
+		if bc.Status.CurrentReplicas == 0 && bc.Status.DecommissioningBroker == nil && len(h.poolPods("")) == 0 &&
+			meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionReady) {
+			break
+		}
+	}
+	bc := h.stored()
+	if bc.Status.CurrentReplicas != 0 || bc.Status.DecommissioningBroker != nil {
+		t.Fatalf("not moved: status %+v", bc.Status)
+	}
+	if !meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionReady) {
+		t.Errorf("not Ready after the move: %v", bc.Status.Conditions)
+	}
+	calls := h.decommissionCalls()
+	slices.Sort(calls)
+	want := []int{}
+	for _, id := range old {
+		want = append(want, id)
+	}
+	slices.Sort(want)
+	if !slices.Equal(calls, want) {
+		t.Errorf("decommission calls %v, want each of the old brokers %v once", calls, want)
+	}
+	if got := len(h.poolPods("blue")); got != 3 {
+		t.Errorf("blue runs %d pods, want 3", got)
+	}
+	if m := h.members(); m["blue"][admin.MembershipActive] != 3 || m[""][admin.MembershipActive] != 0 {
+		t.Errorf("members after the move: %v", m)
+	}
+	wantPools := map[string]int32{v1alpha1.DefaultPoolName: 0, "blue": 3}
+	for _, p := range bc.Status.Pools {
+		if p.Replicas != wantPools[p.Name] || p.DecommissioningBroker != nil {
+			t.Errorf("status.pools entry %+v, want %d brokers", p, wantPools[p.Name])
+		}
+	}
+	if len(bc.Status.Pools) != 2 {
+		t.Errorf("status.pools = %+v, want the default pool and blue", bc.Status.Pools)
+	}
+	for _, host := range h.seedHosts() {
+		if !strings.HasPrefix(host, testName+"-blue-") {
+			t.Errorf("seed %s after the move: every seed must be a broker of blue", host)
+		}
+	}
+	if n, _ := h.countEvents("Normal WaitForJoiningBrokers", "has not joined"); n == 0 {
+		t.Log("no WaitForJoiningBrokers event: blue's brokers joined before the default pool was looked at")
+	}
+}
+
+// poolPods are the pods of the pool's StatefulSet ("" for the default pool).
+func (h *harness) poolPods(pool string) []corev1.Pod {
+	set := testName
+	if pool != "" {
+		set += "-" + pool
+	}
+	var out []corev1.Pod
+	for _, p := range h.pods() {
+		rest, ok := strings.CutPrefix(p.Name, set+"-")
+		if ok && !strings.Contains(rest, "-") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// notReady makes a pod not Ready, its broker down in the simulator, as a pod that cannot
+// start would be.
+func (h *harness) notReady(pool *admintest.Pool, set string, ordinal int) {
+	h.t.Helper()
+	name := set + "-" + strconv.Itoa(ordinal)
+	pod, err := h.kube.CoreV1().Pods(testNamespace).Get(h.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+	if _, err := h.kube.CoreV1().Pods(testNamespace).UpdateStatus(h.ctx, pod, metav1.UpdateOptions{}); err != nil {
+		h.t.Fatal(err)
+	}
+	pool.Down(ordinal)
+	h.syncInformers()
+}
+
+// A move whose new broker cannot come up decommissions nothing, says which pod it waits for,
+// and goes on once the pod is Ready.
+func TestMoveWaitsForEveryNewBroker(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	blue := h.cluster.Pool("blue")
+	if _, err := h.reconcile(); err != nil { // blue scales up; its pods are made
+		t.Fatal(err)
+	}
+	h.notReady(blue, testName+"-blue", 2)
+	for range 10 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		t.Fatalf("decommissioned %v while blue's pod 2 was not Ready", calls)
+	}
+	scaling := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionScaling)
+	if scaling == nil || !strings.Contains(scaling.Message, testName+"-blue-2") {
+		t.Fatalf("Scaling condition %+v does not name the pod the move waits for", scaling)
+	}
+	// The pod comes back: the move goes on.
+	pod, _ := h.kube.CoreV1().Pods(testNamespace).Get(h.ctx, testName+"-blue-2", metav1.GetOptions{})
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	if _, err := h.kube.CoreV1().Pods(testNamespace).UpdateStatus(h.ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	blue.Join(2)
+	h.syncInformers()
+	for range 30 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	if bc := h.stored(); bc.Status.CurrentReplicas != 0 || len(h.decommissionCalls()) != 3 {
+		t.Errorf("after blue-2 came back: C=%d, decommissions %v; want the move done", bc.Status.CurrentReplicas, h.decommissionCalls())
+	}
+}
+
+// A new broker whose pod is Ready but whose broker is down holds the move as well: joined
+// means an active, alive member.
+func TestMoveWaitsForANewBrokerThatIsDown(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	for range 2 { // blue scales up, then its brokers are asked who they are
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.cluster.Pool("blue").Down(1)
+	for range 10 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		t.Fatalf("decommissioned %v while blue's broker 1 was down", calls)
+	}
+	scaling := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionScaling)
+	if scaling == nil || !strings.Contains(scaling.Message, testName+"-blue-1") || !strings.Contains(scaling.Message, "not alive") {
+		t.Fatalf("Scaling condition %+v does not say blue-1's broker is down", scaling)
+	}
+}
+
+// A change of mind half-way: the default pool set back to 3 recommissions the broker that
+// drains, and blue's brokers leave through decommission.
+func TestChangeOfMindDuringAMove(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, drainTime: time.Hour})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	for range 20 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+		if h.stored().Status.DecommissioningBroker != nil {
+			break
+		}
+	}
+	draining := h.stored().Status.DecommissioningBroker
+	if draining == nil {
+		t.Fatal("no decommission began")
+	}
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 3
+		s.Pools = []v1alpha1.BrokerPool{bluePool(0)}
+	})
+	for range 20 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+		h.simClock.Advance(time.Hour) // drains finish
+	}
+	bc := h.stored()
+	if bc.Status.CurrentReplicas != 3 || bc.Status.DecommissioningBroker != nil {
+		t.Fatalf("after the change of mind: C=%d B=%v, want 3 and none", bc.Status.CurrentReplicas, bc.Status.DecommissioningBroker)
+	}
+	if n := h.callsTo("PUT", "/recommission"); n != 1 {
+		t.Errorf("%d recommission calls, want 1 for broker %d", n, *draining)
+	}
+	if m := h.members(); m[""][admin.MembershipActive] != 3 || m["blue"][admin.MembershipActive] != 0 {
+		t.Errorf("members after the change of mind: %v", m)
+	}
+	calls := h.decommissionCalls()
+	if len(calls) != 4 {
+		t.Errorf("decommission calls %v, want the default pool's first broker and blue's three", calls)
+	}
+	seen := map[int]bool{}
+	for _, id := range calls {
+		if seen[id] {
+			t.Errorf("broker %d decommissioned twice: %v", id, calls)
+		}
+		seen[id] = true
+	}
+	if got := len(h.poolPods("blue")); got != 0 {
+		t.Errorf("blue still runs %d pods", got)
+	}
+}
