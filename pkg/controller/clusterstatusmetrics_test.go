@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +117,21 @@ func TestNextMaintenanceWindowIsExportedWhileAStepWaits(t *testing.T) {
 	got := h.gathered(metric)
 	if len(got) != 1 || got[0].value != float64(opens.Unix()) || got[0].labels["namespace"] != testNamespace || got[0].labels["name"] != testName {
 		t.Fatalf("%s %v, want one series of the cluster at %v", metric, got, opens)
+	}
+
+	// Every per-cluster status metric the chart's alerts read is one the controller exports.
+	rules, err := os.ReadFile("../../charts/broker-operator/templates/prometheus_rule.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := regexp.MustCompile(`broker_operator_cluster_[a-z_]+`).FindAllString(string(rules), -1)
+	if len(read) == 0 {
+		t.Fatal("the chart's alerts read no broker_operator_cluster_ metric; is the pattern still right?")
+	}
+	for _, name := range read {
+		if len(h.gathered(name)) == 0 {
+			t.Errorf("the chart's alerts read %s, which the controller does not export", name)
+		}
 	}
 
 	h.clock.SetTime(opens.Add(30 * time.Minute))
