@@ -114,7 +114,7 @@ func TestPrometheusRuleIsValid(t *testing.T) {
 		}
 	}
 	want := []string{"BrokerTLSSecretExpiring", "BrokerOperatorWritebackStalled", "BrokerOperatorDrainNotProgressing", "BrokerClusterUnhealthy",
-		"BrokerClusterDegraded", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed",
+		"BrokerClusterDegraded", "BrokerClusterNotProgressing", "BrokerClusterGhostBrokers", "BrokerOperatorReconcileErrors", "BrokerOperatorLeaseNotRenewed",
 		"BrokerPartitionsUnderReplicated", "BrokerPartitionsLeaderless", "BrokerDiskSpaceLow", "BrokerDiskSpaceDegraded",
 		"BrokerCertificateExpiring"}
 	if !slices.Equal(names, want) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/broker-operator/broker-operator/internal/promreg"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
@@ -33,6 +35,8 @@ type Controller struct {
 	// templates keeps each cluster's last pod template, the costliest thing a reconcile builds.
 	templates *objects.PodTemplates
 	metrics   *metrics
+	// serving is true once the informers have synced, until shutdownInformers.
+	serving atomic.Bool
 }
 
 // NewController validates cfg, builds the informers, overlays and workqueue, and registers the
@@ -76,6 +80,9 @@ func NewController(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("controller: namespace %q: %w", ns, err)
 		}
 		c.caches[ns] = nc
+	}
+	if cfg.Registerer != nil {
+		promreg.Register(cfg.Registerer, newClusterStatusCollector(c))
 	}
 	return c, nil
 }
@@ -215,10 +222,12 @@ func (c *Controller) start(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
 		return errors.New("controller: informer caches did not sync before the context ended")
 	}
+	c.serving.Store(true)
 	return nil
 }
 
 func (c *Controller) shutdownInformers() {
+	c.serving.Store(false)
 	for _, nc := range c.caches {
 		nc.shutdown()
 	}

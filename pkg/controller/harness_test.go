@@ -121,6 +121,8 @@ type harness struct {
 	auth bool
 	// badImage, when set, is an image no pod can pull (failPulls).
 	badImage string
+	// stop ends ctx, which stops the informers, as the end of Run does.
+	stop context.CancelFunc
 }
 
 func newHarness(t *testing.T, opts harnessOptions) *harness {
@@ -129,6 +131,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	h := &harness{
 		t:       t,
 		ctx:     ctx,
+		stop:    cancel,
 		kube:    kubefake.NewClientset(),
 		brokers: brokerfake.NewClientset(),
 		dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
