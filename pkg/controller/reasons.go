@@ -50,4 +50,3 @@ const (
 	ReasonStorageExpansionNotAllowed = step.ReasonStorageExpansionNotAllowed
 	ReasonStorageExpansionRefused    = step.ReasonStorageExpansionRefused
 )
-
