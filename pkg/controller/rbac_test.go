@@ -99,6 +99,22 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 		}
 	}
 
+	// A cluster moved to a pool: its seeds ConfigMap is made and moved with the brokers, and
+	// the pool's StatefulSet and Service made (pools_test.go).
+	h := newHarness(t, harnessOptions{guards: DefaultGuards(), pools: []string{"blue"}})
+	record(append(h.kube.Actions(), h.brokers.Actions()...))
+	h.onReconcileActions = record
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = 0, []v1alpha1.BrokerPool{bluePool(3)} })
+	for range 20 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("pools: reconcile: %v", err)
+		}
+	}
+	if st := h.stored().Status; st.CurrentReplicas != 0 || len(h.poolPods("blue")) != 3 {
+		t.Fatalf("the pools scenario did not finish its move: %+v", st)
+	}
+
 	granted := grantedByClusterRole(t)
 	for p := range used {
 		if !granted[p] {
