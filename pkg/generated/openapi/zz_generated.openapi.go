@@ -928,6 +928,13 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 					},
+					"poolsSummary": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PoolsSummary is status.pools in a line, for kubectl get -o wide: each pool's brokers now and desired, \"default 1/0, blue 3/3\". Empty for a cluster without pools.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"conditions": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{

@@ -25,6 +25,7 @@ import (
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.restart.step`
 // +kubebuilder:printcolumn:name="Next-Window",type=string,JSONPath=`.status.nextMaintenanceWindow`
 // +kubebuilder:printcolumn:name="Next-Disruption",type=string,JSONPath=`.status.disruptionPreview.disruptions[0].pod`,priority=1
+// +kubebuilder:printcolumn:name="Pools",type=string,JSONPath=`.status.poolsSummary`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BrokerCluster struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -47,7 +48,6 @@ type BrokerCluster struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeLossRecovery) || (has(self.decommissionGhostBrokers) && self.decommissionGhostBrokers)",message="spec.nodeLossRecovery needs spec.decommissionGhostBrokers: a recovered broker's old node ID is decommissioned as a ghost broker once its replacement has joined"
 // +kubebuilder:validation:XValidation:rule="self.replicas > 0 || (has(self.pools) && self.pools.exists(p, p.replicas > 0))",message="a cluster needs at least one broker: spec.replicas or the replicas of one of spec.pools must be above 0"
 // +kubebuilder:validation:XValidation:rule="!has(self.pools) || size(self.pools) == 0 || !has(self.kafka) || !has(self.kafka.external)",message="spec.kafka.external cannot be used with spec.pools yet: each broker's external address and node port are numbered by its pod's ordinal, which every pool repeats"
-// +kubebuilder:validation:XValidation:rule="!has(self.pools) || size(self.pools) == 0",message="spec.pools is not supported yet: this version of the operator cannot move brokers between pools, so it refuses them rather than run a pool it would not manage (docs/pools.md)"
 type BrokerClusterSpec struct {
 	// Replicas is the number of brokers of the default pool: the brokers made from this
 	// spec's own storage, resources and placement fields. Lowering it decommissions brokers
@@ -539,6 +539,11 @@ type BrokerClusterStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Pools []PoolStatus `json:"pools,omitempty"`
+
+	// PoolsSummary is status.pools in a line, for kubectl get -o wide: each pool's brokers now
+	// and desired, "default 1/0, blue 3/3". Empty for a cluster without pools.
+	// +optional
+	PoolsSummary string `json:"poolsSummary,omitempty"`
 
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
 	// StorageResized and NodeLost.

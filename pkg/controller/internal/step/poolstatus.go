@@ -182,6 +182,7 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 		up, down = up || p.Replicas < d, down || p.Replicas > d
 		parts = append(parts, fmt.Sprintf("pool %s %d of %d", p.Name, p.Replicas, d))
 	}
+	st.PoolsSummary = poolsSummary(bc, st.Pools)
 	scaling := metav1.Condition{Type: v1alpha1.ConditionScaling, Status: metav1.ConditionFalse, Reason: ReasonSteady,
 		Message: "every pool has its brokers: " + strings.Join(parts, ", ")}
 	switch {
@@ -211,4 +212,13 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 		c.ObservedGeneration, c.LastTransitionTime = bc.Generation, at
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
+}
+
+// poolsSummary is status.poolsSummary: each pool's C and D, "default 1/0, blue 3/3".
+func poolsSummary(bc *v1alpha1.BrokerCluster, pools []v1alpha1.PoolStatus) string {
+	parts := make([]string, 0, len(pools))
+	for _, p := range pools {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", p.Name, p.Replicas, PoolDesired(bc, p.Name)))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -335,6 +335,9 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 	if !equality.Semantic.DeepEqual(old.Pools, next.Pools) {
 		fields["pools"] = next.Pools // a merge patch replaces a list whole
 	}
+	if old.PoolsSummary != next.PoolsSummary {
+		fields["poolsSummary"] = next.PoolsSummary
+	}
 	if len(fields) == 0 {
 		return nil
 	}

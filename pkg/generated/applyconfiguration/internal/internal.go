@@ -652,6 +652,9 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - name
+    - name: poolsSummary
+      type:
+        scalar: string
     - name: readyReplicas
       type:
         scalar: numeric

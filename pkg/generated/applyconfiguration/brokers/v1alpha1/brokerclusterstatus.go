@@ -74,6 +74,9 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// Pools are the brokers of each pool: the default pool as "default", then each named pool,
 	// including one removed from spec.pools whose brokers are still leaving.
 	Pools []PoolStatusApplyConfiguration `json:"pools,omitempty"`
+	// PoolsSummary is status.pools in a line, for kubectl get -o wide: each pool's brokers now
+	// and desired, "default 1/0, blue 3/3". Empty for a cluster without pools.
+	PoolsSummary *string `json:"poolsSummary,omitempty"`
 	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
 	// StorageResized and NodeLost.
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
@@ -222,6 +225,14 @@ func (b *BrokerClusterStatusApplyConfiguration) WithPools(values ...*PoolStatusA
 		}
 		b.Pools = append(b.Pools, *values[i])
 	}
+	return b
+}
+
+// WithPoolsSummary sets the PoolsSummary field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PoolsSummary field is set to the value of the last call.
+func (b *BrokerClusterStatusApplyConfiguration) WithPoolsSummary(value string) *BrokerClusterStatusApplyConfiguration {
+	b.PoolsSummary = &value
 	return b
 }
 
