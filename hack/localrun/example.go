@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,4 +42,19 @@ func exampleCluster(root, namespace string, readyDelay time.Duration) (*v1alpha1
 	framework.DelayReadiness(&meta, readyDelay)
 	bc.Spec.PodAnnotations = meta.Annotations
 	return bc, nil
+}
+
+// examplePool is the pool make run's simulator serves for the example: a move to it can be tried.
+const examplePool = "blue"
+
+// movePatch is the merge patch that moves every broker of bc to pool blue: as many brokers,
+// the same storage and resources, on the same fake Nodes.
+func movePatch(bc *v1alpha1.BrokerCluster) (string, error) {
+	pool := v1alpha1.BrokerPool{
+		Name: examplePool, Replicas: bc.Spec.Replicas, Storage: v1alpha1.StorageSpec{Size: bc.Spec.Storage.Size},
+		Resources: bc.Spec.Resources, Tolerations: bc.Spec.Tolerations, NodeSelector: bc.Spec.NodeSelector,
+		PodAnnotations: bc.Spec.PodAnnotations,
+	}
+	data, err := json.Marshal(map[string]any{"spec": map[string]any{"replicas": 0, "pools": []v1alpha1.BrokerPool{pool}}})
+	return string(data), err
 }

@@ -27,6 +27,8 @@ type localRun struct {
 	volumes     *brokersim.VolumeBinder
 	operator    *operatorProcess
 	metricsAddr string
+	// movePatch moves the example's brokers to pool blue (docs/pools.md), for printHowTo.
+	movePatch string
 }
 
 // start brings everything up. On error it returns what it started, for the caller to stop.
@@ -78,6 +80,16 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 		return l, err
 	}
 	l.metricsAddr = ports[0]
+	bc, err := exampleCluster(root, o.namespace, o.readyDelay)
+	if err != nil {
+		return l, err
+	}
+	// The simulator serves pool blue of the example, declared before the operator's address
+	// template is rendered, so that a move to it can be tried (docs/pools.md).
+	l.sim.Cluster(o.namespace, bc.Name).Pool(examplePool)
+	if l.movePatch, err = movePatch(bc); err != nil {
+		return l, err
+	}
 	progress("starting the operator as ServiceAccount %s/%s, -v=%d", brokersim.OperatorNamespace, brokersim.OperatorServiceAccount, o.verbosity)
 	l.operator, err = startOperator(operatorBinary(root), []string{
 		"--kubeconfig=" + operatorKubeconfig,
@@ -92,10 +104,6 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 		return l, err
 	}
 
-	bc, err := exampleCluster(root, o.namespace, o.readyDelay)
-	if err != nil {
-		return l, err
-	}
 	// Each simulated broker has its own port: the operator reaches broker O at this port plus O.
 	bc.Spec.AdminAPI.Port = int32(l.sim.Cluster(o.namespace, bc.Name).AdminPort())
 	if err := secureAdminAPI(ctx, kube, bc, l.sim.CACertPEM(), password); err != nil {
@@ -172,6 +180,9 @@ In another terminal:
   %[1]s scale bc/example --replicas=2
   %[1]s get pods -w
   %[1]s describe bc/example
+  %[1]s patch bc/example --type=merge -p '%[6]s'
+                                  # move every broker to pool blue (docs/pools.md)
+  %[1]s get bc -o wide -w         # the POOLS column follows the move
 
 Brokers are simulated: a Pod's broker joins when the Pod is Ready (after %[3]s) and a
 decommissioned broker drains for %[4]s, so scaling down shows the DECOMMISSIONING column.
@@ -179,5 +190,5 @@ Operator metrics: http://%[5]s/metrics
 The operator's decisions are logged below. Ctrl-C stops everything.
 ================================================================================
 
-`, kubectl, o.namespace, o.readyDelay, o.drainTime, l.metricsAddr)
+`, kubectl, o.namespace, o.readyDelay, o.drainTime, l.metricsAddr, l.movePatch)
 }

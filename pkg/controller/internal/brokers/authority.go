@@ -8,7 +8,6 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
-	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
 // The membership an irreversible step relies on ("every other broker up", "no other broker
@@ -46,16 +45,16 @@ func membersFromLeader(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 	case h.ControllerID < 0:
 		return nil, "the cluster has no controller leader", errors.New("no controller leader")
 	}
-	ordinal, ok := view.ordinalOf(int32(h.ControllerID))
+	index, pod, ok := view.urlOf(bc, int32(h.ControllerID))
 	if !ok {
 		err := fmt.Errorf("controller leader %d runs no known pod", h.ControllerID)
 		return nil, fmt.Sprintf("the controller leader, broker %d, runs no pod of this cluster known by its broker ID", h.ControllerID), err
 	}
-	list, err := client.BrokersFrom(ctx, ordinal)
+	list, err := client.BrokersFrom(ctx, index)
 	if err != nil {
 		return nil, fmt.Sprintf("the controller leader, broker %d, did not answer (%v)", h.ControllerID, err), err
 	}
-	return list, fmt.Sprintf("broker %d, the controller leader (pod %s)", h.ControllerID, fmt.Sprintf("%s-%d", objects.FocusSet(bc), ordinal)), nil
+	return list, fmt.Sprintf("broker %d, the controller leader (pod %s)", h.ControllerID, pod), nil
 }
 
 // MembershipReadFrom is where the last fresh fact check of bc read its membership, "" if none

@@ -167,3 +167,39 @@ func (v *View) NotJoined() (pod, why string) {
 	}
 	return "", ""
 }
+
+// urlOf is the index, in the admin client's URLs (addressLayout), of the pod known to run
+// broker id, and that pod's name: a pod of the focus pool by its ordinal, or, with pools, one of
+// another pool whose pod records the ID, after the focus pool's URLs.
+func (v *View) urlOf(bc *v1alpha1.BrokerCluster, id int32) (int, string, bool) {
+	if ordinal, ok := v.ordinalOf(id); ok {
+		return ordinal, fmt.Sprintf("%s-%d", objects.FocusSet(bc), ordinal), true
+	}
+	if v == nil || bc.Annotations[objects.AnnotationFocusPool] == "" {
+		return 0, "", false
+	}
+	var pool *v1alpha1.PoolStatus
+	var ordinal int32
+	for _, p := range v.elsewhere.Pods {
+		if p.IDKnown && p.ID == id {
+			for i := range bc.Status.Pools {
+				if bc.Status.Pools[i].Name == p.Pool {
+					pool, ordinal = &bc.Status.Pools[i], p.Ordinal
+				}
+			}
+		}
+	}
+	if pool == nil || ordinal >= pool.Replicas {
+		return 0, "", false
+	}
+	index := int(max(bc.Status.CurrentReplicas, 1))
+	for _, p := range bc.Status.Pools {
+		if p.Name == pool.Name {
+			break
+		}
+		if p.Name != objects.FocusPool(bc) {
+			index += int(p.Replicas)
+		}
+	}
+	return index + int(ordinal), fmt.Sprintf("%s-%d", objects.PoolSetName(bc, pool.Name), ordinal), true
+}

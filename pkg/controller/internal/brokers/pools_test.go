@@ -3,6 +3,7 @@ package brokers
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -152,5 +153,31 @@ func TestPlacementCountsEveryPoolsBrokers(t *testing.T) {
 	view.placeElsewhere(&p, byID)
 	if len(p.Remains) != 3 || len(p.Disk.Remaining) != 3 || len(p.Disk.Leaving) != 0 || len(p.RacksNow) != 3 {
 		t.Errorf("blue's brokers: remains %v, remaining disks %d, leaving %d", p.Remains, len(p.Disk.Remaining), len(p.Disk.Leaving))
+	}
+}
+
+// The controller leader may run in another pool: its URL follows the focus pool's.
+func TestURLOfALeaderInAnotherPool(t *testing.T) {
+	bc := FocusView(movingCluster(), v1alpha1.DefaultPoolName) // the default pool (2 brokers) first, then blue's 3
+	view := NewView(testName, loopbackMembers(100, 101, 103, 104, 105))
+	view.elsewhere = elsewhereBlue(103, 104, 105)
+	view.identities = map[int]identity{0: {ID: 100, Known: true}, 1: {ID: 101, Known: true}}
+	for _, tc := range []struct {
+		id    int32
+		index int
+		pod   string
+	}{{101, 1, testName + "-1"}, {103, 2, testName + "-blue-0"}, {105, 4, testName + "-blue-2"}} {
+		index, pod, ok := view.urlOf(bc, tc.id)
+		if !ok || index != tc.index || pod != tc.pod {
+			t.Errorf("urlOf(%d) = %d, %s, %v; want %d, %s", tc.id, index, pod, ok, tc.index, tc.pod)
+		}
+	}
+	tmpl, _ := admin.ParseAddressTemplate(admin.DefaultAddressTemplate)
+	urls, err := addressLayout(tmpl, bc, bc.Status.CurrentReplicas)
+	if err != nil || !strings.Contains(urls[4], testName+"-blue-2.") {
+		t.Errorf("URL 4 is %v (%v), want blue-2's", urls, err)
+	}
+	if _, _, ok := view.urlOf(bc, 99); ok {
+		t.Error("urlOf found a pod for a broker no pod runs")
 	}
 }
