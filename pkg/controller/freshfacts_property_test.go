@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // The property: no irreversible step (maintenance on, a restart's pod delete, a decommission)
@@ -65,7 +67,8 @@ func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
 	// Enough schedules make every move, and the calls they are to test: a run that made none
 	// would pass without testing them.
 	if total >= 200 {
-		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited", "rf", "decommission judged"} {
+		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited", "rf", "decommission judged",
+			"pool move", "change of mind", "decommission judged for joined pools"} {
 			if seen[what] == 0 {
 				t.Errorf("%d schedules made no %q", total, what)
 			}
@@ -76,7 +79,7 @@ func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
 // runFactChunk runs n schedules on one cluster of three brokers, seeds seed to seed+n-1. Each
 // schedule starts from a steady cluster and ends when it is steady again.
 func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
-	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h := newHarness(t, harnessOptions{guards: DefaultGuards(), pools: []string{"blue"}})
 	h.bringUp(3)
 	a := &adversary{t: t, h: h, seen: seen}
 	a.install()
@@ -87,23 +90,32 @@ func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
 	for i := range n {
 		a.reset(seed + i)
 		h.cluster.SetMaintenanceDrainTime(time.Duration(a.rng.IntN(2)) * pollInterval)
-		scaleDown := a.rng.IntN(4) == 0
+		draw := a.rng.IntN(8)
+		scaleDown, poolMove := draw < 2, draw == 2
 		image := images[i%2]
 		// A rollout's partitions have a replica on every broker, so that a restart keeps a
 		// majority of each while the others are up (at RF 2 it never would, and a broker with
 		// the restart probes would never restart); a scale-down's need somewhere to go.
 		h.cluster.SetReplicationFactor(3)
 		a.setFactor(3)
-		if scaleDown {
+		switch {
+		case scaleDown:
 			a.setFactor(2)
 			h.cluster.SetReplicationFactor(2)
 			image = h.stored().Spec.Image
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
-		} else {
+		case poolMove:
+			// Every broker of the default pool to pool blue, and a change of mind in one
+			// schedule of three: the default pool set back while the move is under way.
+			image = h.stored().Spec.Image
+			a.movePools(0, 3)
+			a.seen["pool move"]++
+		default:
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = image })
 		}
 		for o := range 3 {
 			h.cluster.SetPodVersion(o, strings.TrimPrefix(image, "redpanda:"))
+			h.cluster.Pool("blue").SetPodVersion(o, strings.TrimPrefix(image, "redpanda:"))
 		}
 		if !a.drive(image) {
 			t.Fatalf("seed %d: not done after 60 reconciles: status %+v\n%s", seed+i, h.stored().Status, a.log())
@@ -115,15 +127,58 @@ func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 3 })
 			h.settle(20)
 		}
+		if poolMove {
+			// Back to the default pool, blue removed, with no adversary: the next schedule
+			// starts steady on a cluster without pools.
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = 3, nil })
+			for range 40 {
+				if _, err := h.reconcile(); err != nil {
+					t.Logf("seed %d: back from blue: %v", seed+i, err)
+				}
+				if bc := h.stored(); !step.HasPools(bc) && bc.Status.CurrentReplicas == 3 && len(h.poolPods("blue")) == 0 {
+					break
+				}
+			}
+			if bc := h.stored(); step.HasPools(bc) {
+				t.Fatalf("seed %d: blue was not removed: status %+v", seed+i, bc.Status)
+			}
+			h.settle(20)
+		}
 	}
+}
+
+// movePools sets the default pool to def brokers and pool blue to blue, in one spec change. A
+// move to blue is, one time in three, changed back half-way (changeOfMind).
+func (a *adversary) movePools(def, blue int32) {
+	bp := bluePool(blue)
+	bp.NodeSelector = nil
+	a.h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = def, []v1alpha1.BrokerPool{bp} })
+	a.changeOfMind = def == 0 && a.rng.IntN(3) == 0
 }
 
 // drive reconciles until the cluster is steady with every pod on image, the adversary acting
 // meanwhile; false if it is not within 60 reconciles.
 func (a *adversary) drive(image string) bool {
 	h := a.h
-	for range 60 {
+	for i := range 60 {
 		h.simClock.Advance(pollInterval)
+		if i == 40 {
+			// A wait that reads nothing from the brokers (a pool's shrink held while another
+			// pool's pod is not Ready) gives the adversary no call to act before: bring every
+			// broker back, as its budget's end would.
+			a.set(true)
+			a.restore("after 40 reconciles")
+			a.set(false)
+			h.syncInformers()
+		}
+		if a.changeOfMind && i == 4 {
+			a.changeOfMind = false
+			a.note("change of mind: the default pool back to 3, blue to 0")
+			a.seen["change of mind"]++
+			bp := bluePool(0)
+			bp.NodeSelector = nil
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = 3, []v1alpha1.BrokerPool{bp} })
+		}
 		a.set(true)
 		_, err := h.c.sync(h.ctx, testKey)
 		a.set(false)
@@ -160,6 +215,8 @@ type adversary struct {
 	// rf is the schedule's replication factor; raised: the adversary raised it above.
 	rf     int
 	raised bool
+	// changeOfMind: the schedule's move to blue is to be changed back a few reconciles in.
+	changeOfMind bool
 }
 
 // setFactor sets the schedule's replication factor.
@@ -185,6 +242,11 @@ func factScheduleDone(h *harness, image string) bool {
 	st := bc.Status
 	if st.Restart != nil || st.DecommissioningBroker != nil || st.CurrentReplicas != bc.Spec.Replicas {
 		return false
+	}
+	for _, p := range bc.Spec.Pools {
+		if i := slices.IndexFunc(st.Pools, func(e v1alpha1.PoolStatus) bool { return e.Name == p.Name }); (i < 0 && p.Replicas > 0) || (i >= 0 && st.Pools[i].Replicas != p.Replicas) {
+			return false
+		}
 	}
 	for _, p := range h.pods() {
 		if p.Spec.Containers[0].Image != image {
@@ -373,11 +435,13 @@ func (a *adversary) bringUp(ordinal int, where string) {
 	a.note("%s: ordinal %d back", where, ordinal)
 }
 
-// brokersByState lists the ordinals of member brokers whose pods are stopped and running.
+// brokersByState lists the ordinals of the default pool's member brokers whose pods are stopped
+// and running: the adversary acts on the default pool's brokers, which a move takes away or
+// brings back.
 func (a *adversary) brokersByState() (down, up []int) {
 	for _, b := range a.h.cluster.Brokers() {
 		switch {
-		case b.Status == admin.MembershipRemoved:
+		case b.Pool != "" || b.Status == admin.MembershipRemoved:
 		case b.PodRunning:
 			up = append(up, b.Ordinal)
 		default:
@@ -461,6 +525,7 @@ func (a *adversary) checkAdmin(req *http.Request) {
 			a.violation("decommission of broker %d while broker %d is in maintenance", id, on)
 		}
 		a.checkFits(id)
+		a.checkJoined(id)
 	}
 	if what == "maintenance" {
 		a.checkRisk("maintenance on", id)
@@ -471,11 +536,47 @@ func (a *adversary) checkAdmin(req *http.Request) {
 // (FactDataFits): none may have more replicas than spec.replicas brokers would remain.
 func (a *adversary) checkFits(id int) {
 	a.seen["decommission judged"]++
-	target := int(a.h.stored().Spec.Replicas)
+	spec := a.h.stored().Spec
+	target := int(spec.Replicas)
+	for _, p := range spec.Pools {
+		target += int(p.Replicas) // the brokers every pool keeps remain
+	}
 	for name, replicas := range a.h.cluster.PartitionReplicas() {
 		if len(replicas) > target {
 			a.violation("decommission of broker %d while partition %s has %d replicas and %d brokers would remain", id, name, len(replicas), target)
 			return
+		}
+	}
+}
+
+// checkJoined judges a decommission in a cluster with pools: every other pool's brokers below
+// its current count are active, running members at that instant (a move's new brokers join
+// before an old one leaves).
+func (a *adversary) checkJoined(id int) {
+	st := a.h.stored().Status
+	pool := ""
+	for _, b := range a.h.cluster.Brokers() {
+		if b.NodeID == id {
+			pool = b.Pool
+		}
+	}
+	for _, p := range st.Pools {
+		name := p.Name
+		if name == v1alpha1.DefaultPoolName {
+			name = ""
+		}
+		if name == pool {
+			continue
+		}
+		joined := 0
+		for _, b := range a.h.cluster.Brokers() {
+			if b.Pool == name && b.Ordinal < int(p.Replicas) && b.Status == admin.MembershipActive && b.PodRunning {
+				joined++
+			}
+		}
+		a.seen["decommission judged for joined pools"]++
+		if joined < int(p.Replicas) {
+			a.violation("decommission of broker %d while pool %s has %d of its %d brokers joined", id, p.Name, joined, p.Replicas)
 		}
 	}
 }

@@ -221,7 +221,7 @@ func (r *reconcile) poolCounts(st v1alpha1.BrokerClusterStatus) map[string]step.
 	out := map[string]step.PoolCounts{}
 	for _, p := range r.pools {
 		current := step.PoolCurrent(&v1alpha1.BrokerCluster{Status: st}, p.name)
-		c := step.PoolCounts{Ready: brokerpod.ReadyBelow(p.pods, current)}
+		c := step.PoolCounts{Ready: brokerpod.ReadyBelow(p.pods, current), Gone: p.sts == nil && len(p.pods) == 0}
 		if p.sts != nil {
 			revision := p.sts.Spec.Template.Annotations[objects.AnnotationTemplateHash]
 			for ordinal, pod := range p.pods {

@@ -45,8 +45,14 @@ func SeedsOfPods(pods map[int]*corev1.Pod) (int32, bool) {
 	return 0, false
 }
 
-// seedsOfPod counts the seed servers in the node config the pod's config container writes.
+// seedsOfPod counts the seed servers in the node config the pod's config container writes: 0
+// for a pod that reads them from the seeds ConfigMap (seeds.go).
 func seedsOfPod(pod *corev1.Pod) (int32, bool) {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == seedsVolume && v.ConfigMap != nil {
+			return 0, true
+		}
+	}
 	for _, c := range pod.Spec.InitContainers {
 		if c.Name != configInit {
 			continue
@@ -66,7 +72,8 @@ func seedsOfPod(pod *corev1.Pod) (int32, bool) {
 }
 
 // Seeds is the founding seed count of a cluster: the StatefulSet's record, else what its pods
-// were made with, else (a new cluster) replicas.
+// were made with, else (a new cluster) replicas; 0 when its seeds come from the seeds
+// ConfigMap.
 func Seeds(existing *appsv1.StatefulSet, pods map[int]*corev1.Pod, replicas int32) int32 {
 	if existing == nil {
 		if n, ok := SeedsOfPods(pods); ok {

@@ -142,6 +142,10 @@ func hashedSetTemplate(bc *v1alpha1.BrokerCluster, set string, podLabels map[str
 // statefulSetWith builds the StatefulSet around template, bc's hashed pod template for seeds.
 func StatefulSetWith(bc *v1alpha1.BrokerCluster, replicas, seeds int32, template corev1.PodTemplateSpec) *appsv1.StatefulSet {
 	sts := statefulSetNamed(bc, bc.Name, SelectorLabels(bc), replicas, template)
+	if seeds == 0 {
+		sts.Annotations[AnnotationSeedsFrom] = SeedsFromConfigMap
+		return sts
+	}
 	sts.Annotations[AnnotationSeeds] = strconv.Itoa(int(seeds))
 	return sts
 }
@@ -281,11 +285,21 @@ func MergeMeta(dst, src *metav1.ObjectMeta) {
 	if seeds, ok := src.Annotations[AnnotationSeeds]; ok {
 		dst.Annotations[AnnotationSeeds] = seeds
 	}
+	// Once from the ConfigMap, a StatefulSet's seeds stay there (pools.go).
+	if from, ok := src.Annotations[AnnotationSeedsFrom]; ok {
+		dst.Annotations[AnnotationSeedsFrom] = from
+		delete(dst.Annotations, AnnotationSeeds)
+	}
 }
 
 // foundingSeeds is the seed count of a cluster: the one recorded on its StatefulSet, or, for a
-// cluster being created (or one whose StatefulSet predates the record), its replica count now.
+// cluster being created (or one whose StatefulSet predates the record), its replica count now;
+// 0 once its seeds come from the seeds ConfigMap (AnnotationSeedsFrom), which they then always
+// do: a template that named founding seeds again would restart every broker.
 func FoundingSeeds(existing *appsv1.StatefulSet, replicas int32) int32 {
+	if existing != nil && existing.Annotations[AnnotationSeedsFrom] == SeedsFromConfigMap {
+		return 0
+	}
 	if existing != nil {
 		if n, err := strconv.ParseInt(existing.Annotations[AnnotationSeeds], 10, 32); err == nil && n > 0 {
 			return int32(n)

@@ -103,16 +103,19 @@ func FocusStatus(bc *v1alpha1.BrokerCluster, pool string) v1alpha1.BrokerCluster
 	return st
 }
 
-// PoolCounts are one pool's pods, for its status.pools entry.
+// PoolCounts are one pool's pods, for its status.pools entry. Gone: the pool has no
+// StatefulSet and no pod left.
 type PoolCounts struct {
 	Ready, Updated int32
+	Gone           bool
 }
 
 // MergeFocusStatus folds next, the status a step wrote while looking at pool (FocusStatus
 // changed by NextStatus), into bc's whole status: the pool's C and B go to its status.pools
 // entry (and, for the default pool, to the top-level fields), a broker another pool is
 // decommissioning stays recorded, and every pool of PoolsOf gets an entry with its counts. A
-// removed pool whose brokers are all gone is dropped.
+// pool removed from the spec is dropped once it has no broker and its objects are gone: until
+// then its entry is how the operator knows to drain it and delete them.
 func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.BrokerClusterStatus, counts map[string]PoolCounts) v1alpha1.BrokerClusterStatus {
 	out := *next.DeepCopy()
 	if pool != DefaultPool {
@@ -141,7 +144,7 @@ func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.Bro
 		}
 		c := counts[name]
 		e.ReadyReplicas, e.UpdatedReplicas = c.Ready, c.Updated
-		if e.Replicas == 0 && e.DecommissioningBroker == nil && PoolDesired(bc, name) == 0 && !specNames(bc, name) && name != DefaultPool {
+		if e.Replicas == 0 && e.DecommissioningBroker == nil && c.Gone && !specNames(bc, name) && name != DefaultPool {
 			continue
 		}
 		out.Pools = append(out.Pools, e)

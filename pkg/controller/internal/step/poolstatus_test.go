@@ -66,6 +66,7 @@ func TestFocusStatusShowsThePoolsOwnCAndB(t *testing.T) {
 
 func TestMergeFocusStatus(t *testing.T) {
 	counts := map[string]PoolCounts{DefaultPool: {Ready: 2, Updated: 2}, "blue": {Ready: 3, Updated: 3}, "green": {Ready: 1}}
+	goneGreen := map[string]PoolCounts{DefaultPool: {Ready: 2, Updated: 2}, "blue": {Ready: 3, Updated: 3}, "green": {Gone: true}}
 
 	// The default pool's drain finished: C 2 -> 1, B cleared, in the top-level fields and the
 	// default pool's entry; the others keep theirs.
@@ -114,8 +115,13 @@ func TestMergeFocusStatus(t *testing.T) {
 	next = FocusStatus(bc, "green")
 	next.CurrentReplicas, next.DecommissioningBroker = 0, nil
 	st = MergeFocusStatus(bc, "green", next, counts)
+	if e := poolEntry(st.Pools, "green"); e == nil {
+		t.Error("green, removed from the spec and empty, was dropped while its StatefulSet is still there")
+	}
+	bc.Status = st
+	st = MergeFocusStatus(bc, DefaultPool, FocusStatus(bc, DefaultPool), goneGreen)
 	if e := poolEntry(st.Pools, "green"); e != nil {
-		t.Errorf("green, removed from the spec and empty, is still listed: %+v", e)
+		t.Errorf("green, removed from the spec, empty and gone, is still listed: %+v", e)
 	}
 	if st.CurrentReplicas != 2 {
 		t.Errorf("green's step changed the default pool's C to %d", st.CurrentReplicas)

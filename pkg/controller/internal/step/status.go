@@ -134,6 +134,9 @@ func NextStatus(bc *v1alpha1.BrokerCluster, s Step, w Write, now time.Time) v1al
 		return st
 	}
 	st.ObservedGeneration = bc.Generation
+	if !HasPools(bc) {
+		st.Pools, st.PoolsSummary = nil, "" // what a cluster with pools wrote, once it has none
+	}
 	st.CurrentReplicas = current
 	st.DecommissioningBroker = decommissioning
 	st.ReadyReplicas = readyReplicas
