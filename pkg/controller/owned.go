@@ -129,12 +129,17 @@ func (r *reconcile) annotatePods(ctx context.Context) (unknown bool, err error) 
 		if pod.Annotations[AnnotationNodeID] == want {
 			continue
 		}
+		_, before := brokerpod.NodeID(pod)
 		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, AnnotationNodeID, want)
 		if _, err := nc.pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
 			}
 			return unknown, fmt.Errorf("annotate pod %s/%s with its broker ID: %w", pod.Namespace, pod.Name, err)
+		}
+		if !before && r.whole != nil {
+			// A move's story names each broker that joins (pools.go).
+			r.c.cfg.Recorder.Eventf(r.whole, corev1.EventTypeNormal, "BrokerJoined", "pod %s runs broker %d", pod.Name, id)
 		}
 	}
 	return unknown, nil

@@ -116,8 +116,8 @@ func TestMoveToAPool(t *testing.T) {
 			t.Errorf("seed %s after the move: every seed must be a broker of blue", host)
 		}
 	}
-	if n, _ := h.countEvents("Normal WaitForJoiningBrokers", "has not joined"); n == 0 {
-		t.Log("no WaitForJoiningBrokers event: blue's brokers joined before the default pool was looked at")
+	if n, events := h.countEvents("Normal BrokerJoined", "pod "+testName+"-blue-"); n != 3 {
+		t.Errorf("%d BrokerJoined events for blue's pods, want 3: %v", n, events)
 	}
 }
 
@@ -281,5 +281,61 @@ func TestChangeOfMindDuringAMove(t *testing.T) {
 	}
 	if got := len(h.poolPods("blue")); got != 0 {
 		t.Errorf("blue still runs %d pods", got)
+	}
+}
+
+// Moving from one named pool to another by removing the old one from the list: green's
+// brokers join, blue's leave one at a time, and once blue has none its StatefulSet and Service
+// are deleted, a PoolRemoved event says so, and status.pools no longer lists it.
+func TestMoveBetweenNamedPoolsRemovesTheOldOne(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue", "green"}})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = 0, []v1alpha1.BrokerPool{bluePool(3)} })
+	for range 30 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	blueIDs := map[int]bool{}
+	for _, b := range h.cluster.Brokers() {
+		if b.Pool == "blue" && b.Status == admin.MembershipActive {
+			blueIDs[b.NodeID] = true
+		}
+	}
+	if len(blueIDs) != 3 {
+		t.Fatalf("blue has %d active brokers before the second move, want 3", len(blueIDs))
+	}
+	green := bluePool(3)
+	green.Name = "green"
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Pools = []v1alpha1.BrokerPool{green} })
+	for range 40 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	bc := h.stored()
+	if bc.Status.PoolsSummary != "default 0/0, green 3/3" {
+		t.Errorf("pools after the second move: %q, want blue gone and green whole", bc.Status.PoolsSummary)
+	}
+	if _, err := h.kube.AppsV1().StatefulSets(testNamespace).Get(h.ctx, testName+"-blue", metav1.GetOptions{}); err == nil {
+		t.Error("blue's StatefulSet is still there")
+	}
+	if _, err := h.kube.CoreV1().Services(testNamespace).Get(h.ctx, testName+"-blue", metav1.GetOptions{}); err == nil {
+		t.Error("blue's Service is still there")
+	}
+	if n, _ := h.countEvents("Normal PoolRemoved", "pool blue"); n != 1 {
+		t.Errorf("%d PoolRemoved events for blue, want 1: %v", n, h.events())
+	}
+	decommissioned := map[int]int{}
+	for _, id := range h.decommissionCalls() {
+		decommissioned[id]++
+	}
+	for id := range blueIDs {
+		if decommissioned[id] != 1 {
+			t.Errorf("blue's broker %d decommissioned %d times, want once", id, decommissioned[id])
+		}
+	}
+	if m := h.members(); m["green"][admin.MembershipActive] != 3 {
+		t.Errorf("members after the second move: %v", m)
 	}
 }
