@@ -91,6 +91,31 @@ func activeIn(ns, name, pool string) int {
 	return n
 }
 
+// startPoolCluster starts an operator in a new namespace and a cluster of three brokers that
+// drain for drain, whose simulated brokers serve pool blue too: the pool is declared before the
+// operator renders its address template.
+func startPoolCluster(t *testing.T, name string, drain time.Duration) (string, *admintest.Cluster) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	sim := env.Sim.Cluster(ns, name)
+	sim.Pool("blue")
+	startOperator(t, ns, "a")
+	env.CreateCluster(t, ns, name, 3, drain)
+	env.AwaitConverged(t, ns, name, 3)
+	return ns, sim
+}
+
+// checkEachOnce fails the test unless the brokers decommissioned are exactly want, each once.
+func checkEachOnce(t *testing.T, ns, name string, want []int) {
+	t.Helper()
+	got := adminCalls(ns, name, "decommission")
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("decommission calls %v, want each of the old brokers %v once", got, want)
+	}
+}
+
 // TestMoveToAPool moves three brokers to pool blue with one patch, as docs/pools.md says: blue's
 // brokers join before the first decommission, each old broker is decommissioned once, the seeds
 // name blue's brokers, and a cluster without pools in the same namespace is left untouched.
@@ -128,13 +153,7 @@ func TestMoveToAPool(t *testing.T) {
 		}
 	case <-t.Context().Done():
 	}
-	got := adminCalls(ns, name, "decommission")
-	slices.Sort(got)
-	want := slices.Clone(old)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("decommission calls %v, want each of the old brokers %v once", got, want)
-	}
+	checkEachOnce(t, ns, name, old)
 	if n := activeIn(ns, name, "blue"); n != 3 {
 		t.Errorf("blue has %d active brokers after the move, want 3", n)
 	}
@@ -166,13 +185,8 @@ func TestMoveToAPool(t *testing.T) {
 // down, the cluster says why, and once it is back the move finishes, each broker once.
 func TestMoveWaitsForAnOldBrokerThatWentDown(t *testing.T) {
 	t.Parallel()
-	ns := env.NewNamespace(t)
 	const name = "movedown"
-	sim := env.Sim.Cluster(ns, name)
-	sim.Pool("blue")
-	startOperator(t, ns, "a")
-	env.CreateCluster(t, ns, name, 3, time.Second)
-	env.AwaitConverged(t, ns, name, 3)
+	ns, sim := startPoolCluster(t, name, time.Second)
 	old := env.NodeIDs(t, ns, name, 3)
 
 	movePatch(t, ns, name, 0, landingPool("blue", 3))
@@ -209,13 +223,7 @@ func TestMoveWaitsForAnOldBrokerThatWentDown(t *testing.T) {
 	}
 	sim.Join(0)
 	awaitMoved(t, ns, name, map[string]int32{v1alpha1.DefaultPoolName: 0, "blue": 3})
-	got := adminCalls(ns, name, "decommission")
-	slices.Sort(got)
-	want := slices.Clone(old)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("decommission calls %v, want each of the old brokers %v once", got, want)
-	}
+	checkEachOnce(t, ns, name, old)
 	checkBrokersSafe(t, ns, name)
 }
 
@@ -224,13 +232,8 @@ func TestMoveWaitsForAnOldBrokerThatWentDown(t *testing.T) {
 // blue's brokers leave through decommission, and no old broker is decommissioned twice.
 func TestChangeOfMindDuringAMove(t *testing.T) {
 	t.Parallel()
-	ns := env.NewNamespace(t)
 	const name = "mind"
-	sim := env.Sim.Cluster(ns, name)
-	sim.Pool("blue")
-	startOperator(t, ns, "a")
-	env.CreateCluster(t, ns, name, 3, time.Hour)
-	env.AwaitConverged(t, ns, name, 3)
+	ns, sim := startPoolCluster(t, name, time.Hour)
 
 	movePatch(t, ns, name, 0, landingPool("blue", 3))
 	draining := env.AwaitDraining(t, ns, name)
