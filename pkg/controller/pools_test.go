@@ -339,3 +339,32 @@ func TestMoveBetweenNamedPoolsRemovesTheOldOne(t *testing.T) {
 		t.Errorf("members after the second move: %v", m)
 	}
 }
+
+// A cluster made with its brokers in a pool from the start: the pool's pods found it, each
+// listing all of them as seeds (Redpanda's founding brokers list identical seeds, each its own
+// name among them), and no default StatefulSet is made.
+func TestClusterBornInAPool(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	bc := newBrokerCluster(0)
+	bc.Spec.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	h.create(bc)
+	for range 10 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	st := h.stored().Status
+	if st.PoolsSummary != "default 0/0, blue 3/3" || !meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady) {
+		t.Fatalf("status %+v, want blue's three brokers Ready", st)
+	}
+	want := []string{}
+	for o := range 3 {
+		want = append(want, admin.StableHostName(testName+"-blue", testNamespace, o))
+	}
+	if got := h.seedHosts(); !slices.Equal(got, want) {
+		t.Errorf("seeds %v, want blue's founding pods %v", got, want)
+	}
+	if _, err := h.kube.AppsV1().StatefulSets(testNamespace).Get(h.ctx, testName, metav1.GetOptions{}); err == nil {
+		t.Error("a default StatefulSet was made for a default pool of no broker")
+	}
+}
