@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -240,5 +242,25 @@ func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, 
 	merged := step.MergeFocusStatus(r.whole, r.focus, next, nil)
 	merged = step.MergeFocusStatus(r.whole, r.focus, next, r.poolCounts(merged))
 	step.PoolConditions(r.whole, s, &merged, now)
+	if pool := r.storageGrown(); pool != "" {
+		meta.SetStatusCondition(&merged.Conditions, metav1.Condition{Type: v1alpha1.ConditionStorageResized, Status: metav1.ConditionFalse,
+			Reason: step.ReasonNotWithPools, ObservedGeneration: r.whole.Generation, LastTransitionTime: metav1.NewTime(now),
+			Message: fmt.Sprintf("pool %s's storage size grew, but volumes of a cluster with pools are not grown yet: its claims keep their size (docs/pools.md)", pool)})
+	}
 	return merged
+}
+
+// storageGrown names a pool whose storage size is larger than its StatefulSet's claim
+// template: a growth the operator does not make for a cluster with pools yet.
+func (r *reconcile) storageGrown() string {
+	for _, p := range r.pools {
+		spec, named := objects.WithPool(r.whole, p.name)
+		if !named || p.sts == nil {
+			continue
+		}
+		if size := objects.ClaimTemplateSize(p.sts); !size.IsZero() && spec.Spec.Storage.Size.Cmp(size) > 0 {
+			return p.name
+		}
+	}
+	return ""
 }
