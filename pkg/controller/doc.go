@@ -189,6 +189,20 @@
 // Volume claims of scaled-down brokers follow spec.storage.whenScaledDown through the
 // StatefulSet's claim retention policy.
 //
+// # Pools
+//
+// A cluster with spec.pools (step.HasPools) is reconciled one pool at a time (pools.go):
+// step.PlanPools picks the pool (a growing pool first, then the pool whose broker drains, then
+// a pool to shrink once every other pool's brokers have joined, WaitForJoiningBrokers until
+// then), and the reconcile works on a focus view of the cluster (internal/brokers FocusView)
+// whose StatefulSet, pods, C, D and B are that pool's, with the other pools in sight
+// (step.Elsewhere) for the ghost check, a pod no member is left for, the scale-down pre-flight
+// and the admin client's URLs. The step table is the same; the status a step writes is folded
+// into status.pools (step.MergeFocusStatus), and every pool's StatefulSet and Service, the
+// seeds ConfigMap <cluster>-seeds and a removed pool's deletion follow it (poolobjects.go).
+// Rollouts, volume growth, node-loss recovery and stuck pods are not done for a cluster with
+// pools; Restarting and StorageResized say so (NotWithPools).
+//
 // # A broker whose node is gone
 //
 // A broker pod below currentReplicas that the scheduler marked Unschedulable has its claim, the

@@ -18,6 +18,10 @@
 //   - CheckClusterConfig (clusterconfig.go, clusterconfig_report.go) writes spec.clusterConfig
 //     as `rpk cluster config import` does and reports it.
 //   - Every call is counted and bound by the reconcile's deadline (decorator.go, metrics.go).
+//   - A cluster with pools is seen through a focus view of one pool (pools.go: FocusView), its
+//     admin client reaching every pool's brokers, the focus pool's first; the other pools'
+//     pods count in the ghost check, the identity of a pod no member is left for and the
+//     pre-flight, and name the seed candidates and the brokers not joined yet.
 //
 // It imports internal/step and internal/objects (for the admin port), never the other way.
 package brokers

@@ -6,8 +6,9 @@
 // per-broker Services (services.go), the cert-manager Certificates of listeners with an
 // issuerRef (certificate.go, unstructured, for the dynamic client), the index of a cluster's pods and Services
 // (clusterindex.go), the cache of pod templates (templatecache.go), and the claim template's
-// size and the founding seeds the pods were made with (claimtemplate.go). The labels and
-// annotations the operator sets are defined here.
+// size and the founding seeds the pods were made with (claimtemplate.go), a pool's names,
+// StatefulSet and Service and the focus view's pool (pools.go), and the seeds ConfigMap of a
+// cluster with pools (seeds.go). The labels and annotations the operator sets are defined here.
 //
 // It builds and compares; it makes no call. The controller (pkg/controller/owned.go,
 // pkg/controller/services.go, pkg/controller/recordplacement.go, pkg/controller/templategrowth.go, pkg/controller/certificates.go) writes what it builds. Of the controller's rooms it imports

@@ -7,7 +7,8 @@
 // (reasons.go), the status a step writes (status.go), the preview of what the pending changes
 // will restart or remove (preview.go), a paused cluster's status (paused.go), whether a step is
 // news for an event (story.go), the ghost broker row's choice (ghosts.go), the growth of the
-// brokers' volumes (volumes.go) and every step kind (kinds.go).
+// brokers' volumes (volumes.go), the order of a move between pools and the pools' status
+// (pools.go, poolstatus.go), the choice of seeds (seeds.go) and every step kind (kinds.go).
 //
 // It makes no call and imports no client: no k8s.io/client-go package and nothing of
 // pkg/admin (a test checks it). The controller's runner (pkg/controller/runner.go) reads a row
