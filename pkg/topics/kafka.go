@@ -1,0 +1,179 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Topic is what Kafka holds for one topic, read afresh before any call that changes it.
+type Topic struct {
+	Exists            bool
+	Partitions        int32
+	ReplicationFactor int32
+	// Config holds the keys set on the topic itself (DYNAMIC_TOPIC_CONFIG), not the defaults
+	// it inherits: a key the operator set is pinned there, whatever the cluster default does.
+	Config map[string]string
+}
+
+// Kafka is the Kafka API calls the controller makes for one cluster.
+type Kafka interface {
+	Describe(ctx context.Context, topic string) (Topic, error)
+	Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) error
+	// SetPartitions raises the topic's partition count to n (CreatePartitions).
+	SetPartitions(ctx context.Context, topic string, n int32) error
+	// AlterConfig sets and resets keys through IncrementalAlterConfigs, which leaves every
+	// other key as it is (the legacy AlterConfigs would replace the whole set).
+	AlterConfig(ctx context.Context, topic string, set map[string]string, reset []string) error
+	Delete(ctx context.Context, topic string) error
+	Close()
+}
+
+// ErrTopicExists is Create's answer when the topic already exists: someone else made it
+// between the controller's look and its create.
+var ErrTopicExists = kerr.TopicAlreadyExists
+
+// kadmKafka is Kafka over franz-go's admin client.
+type kadmKafka struct {
+	client *kgo.Client
+	adm    *kadm.Client
+}
+
+// NewKafka opens a client with opts (seed brokers, TLS, SASL). kgo connects lazily: an
+// unreachable cluster shows as an error of the first call.
+func NewKafka(opts ...kgo.Opt) (Kafka, error) {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &kadmKafka{client: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+func (k *kadmKafka) Close() { k.client.Close() }
+
+func (k *kadmKafka) Describe(ctx context.Context, topic string) (Topic, error) {
+	t, err := k.metadata(ctx, topic)
+	if err != nil || !t.Exists {
+		return Topic{}, err
+	}
+	rcs, err := k.adm.DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return Topic{}, err
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil {
+		return Topic{}, err
+	}
+	if rc.Err != nil {
+		if errors.Is(rc.Err, kerr.UnknownTopicOrPartition) {
+			return Topic{}, nil // deleted between the two reads
+		}
+		return Topic{}, rc.Err
+	}
+	for _, c := range rc.Configs {
+		if c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
+			t.Config[c.Key] = *c.Value
+		}
+	}
+	return t, nil
+}
+
+func (k *kadmKafka) Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) error {
+	rf := int16(-1) // the cluster's default_topic_replication
+	if replicationFactor != nil {
+		rf = int16(*replicationFactor)
+	}
+	configs := make(map[string]*string, len(config))
+	for key, v := range config {
+		configs[key] = kadm.StringPtr(v)
+	}
+	resp, err := k.adm.CreateTopic(ctx, partitions, rf, configs, topic)
+	return withMessage(err, resp.ErrMessage)
+}
+
+func (k *kadmKafka) SetPartitions(ctx context.Context, topic string, n int32) error {
+	rs, err := k.adm.UpdatePartitions(ctx, int(n), topic)
+	if err != nil {
+		return err
+	}
+	r, err := rs.On(topic, nil)
+	if err != nil {
+		return err
+	}
+	return withMessage(r.Err, r.ErrMessage)
+}
+
+func (k *kadmKafka) AlterConfig(ctx context.Context, topic string, set map[string]string, reset []string) error {
+	var alters []kadm.AlterConfig
+	for key, v := range set {
+		alters = append(alters, kadm.AlterConfig{Op: kadm.SetConfig, Name: key, Value: kadm.StringPtr(v)})
+	}
+	for _, key := range reset {
+		alters = append(alters, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: key})
+	}
+	rs, err := k.adm.AlterTopicConfigs(ctx, alters, topic)
+	if err != nil {
+		return err
+	}
+	r, err := rs.On(topic, nil)
+	if err != nil {
+		return err
+	}
+	return withMessage(r.Err, r.ErrMessage)
+}
+
+func (k *kadmKafka) Delete(ctx context.Context, topic string) error {
+	resp, err := k.adm.DeleteTopic(ctx, topic)
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return nil // already gone: what a delete wants
+	}
+	return withMessage(err, resp.ErrMessage)
+}
+
+// metadata reads the topic's partitions and replicas with a Metadata request of its own.
+// kadm's ListTopics would serve kgo's cached metadata, up to MetadataMinAge (5 s) old
+// (franz-go pkg/kgo/client.go, RequestCachedMetadata): a topic created or grown a moment ago
+// would look absent or smaller, and a decision would be made on the past.
+func (k *kadmKafka) metadata(ctx context.Context, topic string) (Topic, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	req.AllowAutoTopicCreation = false
+	resp, err := req.RequestWith(ctx, k.client)
+	if err != nil {
+		return Topic{}, err
+	}
+	for _, mt := range resp.Topics {
+		if mt.Topic == nil || *mt.Topic != topic {
+			continue
+		}
+		if err := kerr.ErrorForCode(mt.ErrorCode); errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return Topic{}, nil
+		} else if err != nil {
+			return Topic{}, err
+		}
+		t := Topic{Exists: true, Partitions: int32(len(mt.Partitions)), Config: map[string]string{}}
+		for _, p := range mt.Partitions {
+			if p.Partition == 0 {
+				t.ReplicationFactor = int32(len(p.Replicas))
+			}
+		}
+		return t, nil
+	}
+	return Topic{}, nil
+}
+
+// withMessage adds the broker's error message, which says why (an invalid config value, a
+// replication factor above the broker count), to its error code.
+func withMessage(err error, msg string) error {
+	if err == nil || msg == "" {
+		return err
+	}
+	return fmt.Errorf("%w: %s", err, msg)
+}
