@@ -38,6 +38,7 @@ type harness struct {
 	c         *Controller
 	events    *record.FakeRecorder
 	clock     *testingclock.FakeClock
+	holder    *writebacktest.Holder
 }
 
 func newHarness(t *testing.T) *harness {
@@ -56,7 +57,11 @@ func newHarness(t *testing.T) *harness {
 	cs := fake.NewClientset()
 	tracker := writebacktest.StampServerFields(&cs.Fake, cs.Tracker())
 	watches := writebacktest.RecordWatches(&cs.Fake, tracker)
-	h := &harness{t: t, kafka: kc, rpk: kadm.NewClient(cl), rpkClient: cl, client: cs,
+	// BrokerTopic events wait in a holder: the harness releases them when the test writes,
+	// and a test that wants the informer to lag leaves them held.
+	holder := writebacktest.NewHolder()
+	cs.PrependWatchReactor("brokertopics", watches.Reactor(writebacktest.WatchReactor(tracker, holder.Wrap)))
+	h := &harness{t: t, holder: holder, kafka: kc, rpk: kadm.NewClient(cl), rpkClient: cl, client: cs,
 		events: record.NewFakeRecorder(100), clock: testingclock.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	h.c, err = NewController(Config{
 		KubeClient:   kubefake.NewClientset(),
@@ -169,6 +174,7 @@ func (h *harness) awaitInformer(get func(string) (any, bool, error), key, rv str
 	h.t.Helper()
 	want, _ := strconv.ParseUint(rv, 10, 64)
 	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		h.holder.ReleaseAll()
 		obj, ok, _ := get(key)
 		if !ok {
 			return false, nil
@@ -184,6 +190,7 @@ func (h *harness) awaitInformer(get func(string) (any, bool, error), key, rv str
 func (h *harness) awaitGone(get func(string) (any, bool, error), key string) {
 	h.t.Helper()
 	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		h.holder.ReleaseAll()
 		_, ok, _ := get(key)
 		return !ok, nil
 	})
