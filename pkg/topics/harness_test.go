@@ -141,6 +141,10 @@ func (h *harness) update(name string, mutate func(*v1alpha1.BrokerTopic)) {
 	h.t.Helper()
 	bt := h.get(name)
 	mutate(bt)
+	if bt.Annotations == nil {
+		bt.Annotations = map[string]string{}
+	}
+	bt.Annotations["test"] = "user" // tells the RBAC test the user's writes from the controller's
 	updated, err := h.client.BrokersV1alpha1().BrokerTopics(ns).Update(h.ctx, bt, metav1.UpdateOptions{})
 	if err != nil {
 		h.t.Fatal(err)
