@@ -55,18 +55,27 @@ func planConfig(spec, onTopic map[string]string, managed []string) configPlan {
 	return p
 }
 
-// owner is the BrokerTopic that owns a topic several resources name: the oldest, by creation
-// time and then by name, so that every reconcile of every one of them picks the same.
-// A resource being deleted still owns until it is gone, so the next one never acts on a topic
-// the first may yet delete.
+// owner is the BrokerTopic that owns a topic several resources name: one whose status says it
+// created or adopted the topic, else the oldest (by creation time, then by name), so that
+// every reconcile of every one of them picks the same. A resource that already manages the
+// topic keeps it even when an older one appears late in the cache: consistency before age, as
+// strimzi/strimzi-kafka-operator#9270 concluded for its KafkaTopics. A resource being deleted
+// still owns until it is gone, so the next one never acts on a topic the first may yet delete.
 func owner(group []*v1alpha1.BrokerTopic) *v1alpha1.BrokerTopic {
 	var best *v1alpha1.BrokerTopic
 	for _, bt := range group {
-		if best == nil || older(bt, best) {
+		if best == nil || precedes(bt, best) {
 			best = bt
 		}
 	}
 	return best
+}
+
+func precedes(a, b *v1alpha1.BrokerTopic) bool {
+	if ma, mb := managesTopic(a), managesTopic(b); ma != mb {
+		return ma
+	}
+	return older(a, b)
 }
 
 func older(a, b *v1alpha1.BrokerTopic) bool {

@@ -38,7 +38,7 @@ func TestPlanConfig(t *testing.T) {
 	}
 }
 
-func TestOwnerIsTheOldestThenByName(t *testing.T) {
+func TestOwnerManagesThenIsOldestThenByName(t *testing.T) {
 	at := func(name string, sec int) *v1alpha1.BrokerTopic {
 		return &v1alpha1.BrokerTopic{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(time.Unix(int64(sec), 0))}}
 	}
@@ -47,6 +47,11 @@ func TestOwnerIsTheOldestThenByName(t *testing.T) {
 	}
 	if got := owner([]*v1alpha1.BrokerTopic{at("b", 1), at("a", 1)}); got.Name != "a" {
 		t.Fatalf("owner %s, want a: equal ages are ordered by name", got.Name)
+	}
+	managing := at("young", 9)
+	managing.Status.Origin = v1alpha1.TopicCreated
+	if got := owner([]*v1alpha1.BrokerTopic{at("old", 1), managing}); got.Name != "young" {
+		t.Fatalf("owner %s, want young: the resource that manages the topic keeps it", got.Name)
 	}
 }
 
