@@ -44,16 +44,30 @@ func ClusterConnector(kube kubernetes.Interface) ConnectFunc {
 }
 
 func clientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster) ([]kgo.Opt, error) {
-	n := min(max(bc.Status.CurrentReplicas, bc.Spec.Replicas, 1), maxSeeds)
-	seeds := make([]string, 0, n)
-	for i := range n {
-		seeds = append(seeds, net.JoinHostPort(admin.StableHostName(bc.Name, bc.Namespace, int(i)), strconv.Itoa(brokerconfig.KafkaInternalPort)))
+	sec, err := securityOptions(ctx, kube, bc)
+	if err != nil {
+		return nil, err
 	}
-	opts := []kgo.Opt{kgo.SeedBrokers(seeds...)}
+	return append([]kgo.Opt{kgo.SeedBrokers(seeds(bc)...)}, sec...), nil
+}
+
+// seeds are the first brokers' stable DNS names on the internal Kafka port.
+func seeds(bc *v1alpha1.BrokerCluster) []string {
+	n := min(max(bc.Status.CurrentReplicas, bc.Spec.Replicas, 1), maxSeeds)
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, net.JoinHostPort(admin.StableHostName(bc.Name, bc.Namespace, int(i)), strconv.Itoa(brokerconfig.KafkaInternalPort)))
+	}
+	return out
+}
+
+// securityOptions are the TLS and SASL the cluster's internal listener asks for.
+func securityOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster) ([]kgo.Opt, error) {
 	k := bc.Spec.Kafka
 	if k == nil {
-		return opts, nil
+		return nil, nil
 	}
+	var opts []kgo.Opt
 	if k.TLS != nil {
 		tc, err := listenerTLS(ctx, kube, bc, k.TLS)
 		if err != nil {

@@ -34,9 +34,8 @@ type Kafka interface {
 	Close()
 }
 
-// ErrTopicExists is Create's answer when the topic already exists: someone else made it
-// between the controller's look and its create.
-var ErrTopicExists = kerr.TopicAlreadyExists
+// requestRetries is how often kgo retries a request that failed in a retriable way.
+const requestRetries = 2
 
 // kadmKafka is Kafka over franz-go's admin client.
 type kadmKafka struct {
@@ -47,7 +46,10 @@ type kadmKafka struct {
 // NewKafka opens a client with opts (seed brokers, TLS, SASL). kgo connects lazily: an
 // unreachable cluster shows as an error of the first call.
 func NewKafka(opts ...kgo.Opt) (Kafka, error) {
-	cl, err := kgo.NewClient(opts...)
+	// A few retries, not kgo's default 20 (about 30 s): a refused password or an unreachable
+	// cluster then fails the reconcile in seconds, and the queue's backoff retries it, rather
+	// than hold a worker that other topics wait for.
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.RequestRetries(requestRetries)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
