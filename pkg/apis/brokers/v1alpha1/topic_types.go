@@ -57,7 +57,7 @@ type BrokerTopicSpec struct {
 	// away. A topic with more partitions than this is reported, not shrunk.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
-	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",messageExpression="'spec.partitions may only grow: it was ' + string(oldSelf) + ', and Kafka cannot take partitions away'"
+	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="spec.partitions may only grow: Kafka cannot take partitions away"
 	Partitions int32 `json:"partitions"`
 
 	// ReplicationFactor is the number of replicas of each partition. Unset: the cluster's
