@@ -65,23 +65,47 @@ func (r *reconcile) finalize(ctx context.Context) error {
 }
 
 func (r *reconcile) deleteTopic(ctx context.Context) error {
-	if err := r.callDelete(ctx); err != nil {
-		if !refused(err) {
-			r.c.clients.drop(r.bc.Namespace, r.bc.Name)
-		}
-		r.notReady(ReasonDeleting, fmt.Sprintf("deleting topic %q: %v", r.topic, err))
-		return errors.Join(fmt.Errorf("delete topic %q: %w", r.topic, err), r.writeStatus(ctx))
+	err := r.callDelete(ctx)
+	switch {
+	case err == nil:
+		r.event(corev1.EventTypeNormal, EventTopicDeleted, "Deleted topic %q (deletionPolicy Delete)", r.topic)
+		return nil
+	case errors.Is(err, errReplaced):
+		r.event(corev1.EventTypeNormal, EventTopicRetained, "Topic %q is left in Kafka: it was made again outside this resource since it created or adopted it", r.topic)
+		return nil
+	case errors.Is(err, errGone):
+		return nil
 	}
-	r.event(corev1.EventTypeNormal, EventTopicDeleted, "Deleted topic %q (deletionPolicy Delete)", r.topic)
-	return nil
+	if !refused(err) {
+		r.c.clients.drop(r.bc.Namespace, r.bc.Name)
+	}
+	r.notReady(ReasonDeleting, fmt.Sprintf("deleting topic %q: %v", r.topic, err))
+	return errors.Join(fmt.Errorf("delete topic %q: %w", r.topic, err), r.writeStatus(ctx))
 }
 
+var (
+	errReplaced = errors.New("the topic was made again outside the resource")
+	errGone     = errors.New("the topic is already gone")
+)
+
+// callDelete deletes the topic after reading it afresh: a delete takes data away for good, so
+// the fact it relies on, that the topic is the one this resource created or adopted (its ID),
+// is read from Kafka right before the call, not taken from the last reconcile.
 func (r *reconcile) callDelete(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.c.cfg.KafkaTimeout)
 	defer cancel()
 	k, err := r.c.clients.get(ctx, r.bc)
 	if err != nil {
 		return err
+	}
+	t, err := k.Describe(ctx, r.topic)
+	switch {
+	case err != nil:
+		return err
+	case !t.Exists:
+		return errGone
+	case replaced(r.bt.Status.TopicID, t.ID):
+		return errReplaced
 	}
 	return k.Delete(ctx, r.topic)
 }

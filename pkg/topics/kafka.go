@@ -2,6 +2,7 @@ package topics
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 
@@ -13,7 +14,9 @@ import (
 
 // Topic is what Kafka holds for one topic, read afresh before any call that changes it.
 type Topic struct {
-	Exists            bool
+	Exists bool
+	// ID is the topic's ID as Kafka writes it; empty from a broker that has none.
+	ID                string
 	Partitions        int32
 	ReplicationFactor int32
 	// Config holds the keys set on the topic itself (DYNAMIC_TOPIC_CONFIG), not the defaults
@@ -24,7 +27,8 @@ type Topic struct {
 // Kafka is the Kafka API calls the controller makes for one cluster.
 type Kafka interface {
 	Describe(ctx context.Context, topic string) (Topic, error)
-	Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) error
+	// Create returns the new topic's ID, empty when the broker does not say.
+	Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) (string, error)
 	// SetPartitions raises the topic's partition count to n (CreatePartitions).
 	SetPartitions(ctx context.Context, topic string, n int32) error
 	// AlterConfig sets and resets keys through IncrementalAlterConfigs, which leaves every
@@ -85,7 +89,7 @@ func (k *kadmKafka) Describe(ctx context.Context, topic string) (Topic, error) {
 	return t, nil
 }
 
-func (k *kadmKafka) Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) error {
+func (k *kadmKafka) Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) (string, error) {
 	rf := int16(-1) // the cluster's default_topic_replication
 	if replicationFactor != nil {
 		rf = int16(*replicationFactor)
@@ -95,7 +99,19 @@ func (k *kadmKafka) Create(ctx context.Context, topic string, partitions int32, 
 		configs[key] = kadm.StringPtr(v)
 	}
 	resp, err := k.adm.CreateTopic(ctx, partitions, rf, configs, topic)
-	return withMessage(err, resp.ErrMessage)
+	if err != nil {
+		return "", withMessage(err, resp.ErrMessage)
+	}
+	return topicID(resp.ID), nil
+}
+
+// topicID writes a topic ID as Kafka does (apache/kafka clients Uuid.toString: URL-safe
+// base64 without padding); the zero ID, which a broker without IDs sends, is empty.
+func topicID(id [16]byte) string {
+	if id == [16]byte{} {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
 func (k *kadmKafka) SetPartitions(ctx context.Context, topic string, n int32) error {
@@ -160,7 +176,7 @@ func (k *kadmKafka) metadata(ctx context.Context, topic string) (Topic, error) {
 		} else if err != nil {
 			return Topic{}, err
 		}
-		t := Topic{Exists: true, Partitions: int32(len(mt.Partitions)), Config: map[string]string{}}
+		t := Topic{Exists: true, ID: topicID(mt.TopicID), Partitions: int32(len(mt.Partitions)), Config: map[string]string{}}
 		for _, p := range mt.Partitions {
 			if p.Partition == 0 {
 				t.ReplicationFactor = int32(len(p.Replicas))

@@ -46,6 +46,9 @@ const (
 	// EventClusterGone: the finalizer was dropped without deleting the topic, because the
 	// cluster that held it is gone.
 	EventClusterGone = "ClusterGone"
+	// EventTopicReplaced: the topic of this name has another ID than the one the resource
+	// created or adopted: someone deleted and made it again. The resource lets it go.
+	EventTopicReplaced = "TopicReplaced"
 	// EventCreateRaced: the create found the topic already made by someone else between the
 	// operator's look and its create; the resource now waits for adoption.
 	EventCreateRaced = "TopicCreatedElsewhere"

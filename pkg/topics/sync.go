@@ -96,6 +96,11 @@ func (r *reconcile) converge(ctx context.Context) error {
 	if !t.Exists {
 		return r.create(ctx, k)
 	}
+	if managesTopic(r.bt) && replaced(r.status.TopicID, t.ID) {
+		// Deleted and made again by someone else since this resource last saw it.
+		r.event(corev1.EventTypeWarning, EventTopicReplaced, "Topic %q has another ID (%s, was %s): it was made again outside this resource, which no longer manages it", r.topic, t.ID, r.status.TopicID)
+		r.status.Origin, r.status.TopicID, r.status.ManagedConfig = "", "", nil
+	}
 	switch r.status.Origin {
 	case v1alpha1.TopicCreating:
 		// The create's answer was lost, or its status write failed: the intent was recorded
@@ -107,7 +112,7 @@ func (r *reconcile) converge(ctx context.Context) error {
 			r.notReady(ReasonAdoptionRequired, fmt.Sprintf("topic %q already exists and this resource did not create it; it is left untouched until the resource is annotated %s=true", r.topic, v1alpha1.AdoptAnnotation))
 			return nil
 		}
-		r.status.Origin = v1alpha1.TopicAdopted
+		r.status.Origin, r.status.TopicID = v1alpha1.TopicAdopted, t.ID
 		r.event(corev1.EventTypeNormal, EventTopicAdopted, "Adopted the existing topic %q (%d partitions)", r.topic, t.Partitions)
 	}
 	return r.update(ctx, k, t)
@@ -136,10 +141,10 @@ func (r *reconcile) create(ctx context.Context, k Kafka) error {
 		return err
 	}
 	spec := r.bt.Spec
-	err := k.Create(ctx, r.topic, spec.Partitions, spec.ReplicationFactor, spec.Config)
+	id, err := k.Create(ctx, r.topic, spec.Partitions, spec.ReplicationFactor, spec.Config)
 	switch {
 	case err == nil:
-		r.status.Origin = v1alpha1.TopicCreated
+		r.status.Origin, r.status.TopicID = v1alpha1.TopicCreated, id
 		r.status.ManagedConfig = slices.Sorted(maps.Keys(spec.Config))
 		r.status.Partitions = spec.Partitions
 		if spec.ReplicationFactor != nil {
@@ -169,6 +174,9 @@ func (r *reconcile) create(ctx context.Context, k Kafka) error {
 func (r *reconcile) update(ctx context.Context, k Kafka, t Topic) error {
 	spec := r.bt.Spec
 	r.status.Partitions, r.status.ReplicationFactor = t.Partitions, t.ReplicationFactor
+	if r.status.TopicID == "" {
+		r.status.TopicID = t.ID // a create whose answer was lost, or a broker that said none
+	}
 	if spec.Partitions > t.Partitions {
 		if err := k.SetPartitions(ctx, r.topic, spec.Partitions); err != nil {
 			return r.failed(err, "increase partitions")
@@ -192,6 +200,12 @@ func (r *reconcile) update(ctx context.Context, k Kafka, t Topic) error {
 		r.ready()
 	}
 	return nil
+}
+
+// replaced reports whether the topic in Kafka is another one than the resource recorded: both
+// IDs known and different.
+func replaced(recorded, now string) bool {
+	return recorded != "" && now != "" && recorded != now
 }
 
 // refused reports whether Kafka answered the request with a final refusal, as opposed to no

@@ -386,3 +386,58 @@ func TestClusterNotFoundIsACondition(t *testing.T) {
 	h.mustSync("orders")
 	h.wantReady("orders", metav1.ConditionTrue, ReasonSynced)
 }
+
+// A topic deleted and made again by someone else is another topic: the resource lets it go,
+// and under deletionPolicy Delete does not delete it.
+func TestTopicMadeAgainOutsideIsNotTheResources(t *testing.T) {
+	h := newHarness(t)
+	bt := topic("orders", 3, 0)
+	bt.Spec.DeletionPolicy = v1alpha1.TopicDelete
+	h.create(bt)
+	h.mustSync("orders")
+	id := h.get("orders").Status.TopicID
+	if id == "" || id != h.describe("orders").ID {
+		t.Fatalf("status.topicID %q, the topic's ID %q", id, h.describe("orders").ID)
+	}
+	h.drainEvents()
+
+	if err := h.kafka.DeleteTopic("orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.CreateTopic("orders", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.delete("orders") // before any reconcile saw the new topic: only the read right before the delete can tell
+	deletes := h.count(kmsg.DeleteTopics)
+	h.mustSync("orders")
+	if deletes.Hits() != 0 || !h.describe("orders").Exists {
+		t.Fatal("the topic someone else made again was deleted")
+	}
+	if fs := h.get("orders").Finalizers; len(fs) != 0 {
+		t.Fatalf("finalizers %v", fs)
+	}
+	wantEvents(t, h.drainEvents(), EventTopicRetained)
+}
+
+func TestTopicMadeAgainOutsideWaitsForAdoption(t *testing.T) {
+	h := newHarness(t)
+	h.create(topic("orders", 3, 0))
+	h.mustSync("orders")
+	h.drainEvents()
+	if err := h.kafka.DeleteTopic("orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.CreateTopic("orders", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	grows := h.count(kmsg.CreatePartitions)
+	h.mustSync("orders")
+	h.wantReady("orders", metav1.ConditionFalse, ReasonAdoptionRequired)
+	if st := h.get("orders").Status; st.Origin != "" || st.TopicID != "" {
+		t.Fatalf("status %+v still claims the new topic", st)
+	}
+	if grows.Hits() != 0 {
+		t.Fatal("the new topic was changed")
+	}
+	wantEvents(t, h.drainEvents(), EventTopicReplaced)
+}

@@ -1393,6 +1393,13 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"topicID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TopicID is the topic's ID in Kafka when this resource created or adopted it. A topic of the same name with another ID was made by someone else after that: it is not this resource's, and is neither changed nor deleted by it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"partitions": {
 						SchemaProps: spec.SchemaProps{
 							Description: "Partitions is the partition count last seen in Kafka.",

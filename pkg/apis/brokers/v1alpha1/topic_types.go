@@ -140,6 +140,13 @@ type BrokerTopicStatus struct {
 	// +optional
 	Origin TopicOrigin `json:"origin,omitempty"`
 
+	// TopicID is the topic's ID in Kafka when this resource created or adopted it. A topic of
+	// the same name with another ID was made by someone else after that: it is not this
+	// resource's, and is neither changed nor deleted by it.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	TopicID string `json:"topicID,omitempty"`
+
 	// Partitions is the partition count last seen in Kafka.
 	// +optional
 	Partitions int32 `json:"partitions,omitempty"`

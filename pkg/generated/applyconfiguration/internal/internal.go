@@ -842,6 +842,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: replicationFactor
       type:
         scalar: numeric
+    - name: topicID
+      type:
+        scalar: string
     - name: topicName
       type:
         scalar: string

@@ -36,6 +36,10 @@ type BrokerTopicStatusApplyConfiguration struct {
 	// existing one, and Creating while its create request is in flight. Empty: the resource
 	// manages no topic (yet).
 	Origin *brokersv1alpha1.TopicOrigin `json:"origin,omitempty"`
+	// TopicID is the topic's ID in Kafka when this resource created or adopted it. A topic of
+	// the same name with another ID was made by someone else after that: it is not this
+	// resource's, and is neither changed nor deleted by it.
+	TopicID *string `json:"topicID,omitempty"`
 	// Partitions is the partition count last seen in Kafka.
 	Partitions *int32 `json:"partitions,omitempty"`
 	// ReplicationFactor is the replication factor last seen in Kafka.
@@ -74,6 +78,14 @@ func (b *BrokerTopicStatusApplyConfiguration) WithTopicName(value string) *Broke
 // If called multiple times, the Origin field is set to the value of the last call.
 func (b *BrokerTopicStatusApplyConfiguration) WithOrigin(value brokersv1alpha1.TopicOrigin) *BrokerTopicStatusApplyConfiguration {
 	b.Origin = &value
+	return b
+}
+
+// WithTopicID sets the TopicID field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TopicID field is set to the value of the last call.
+func (b *BrokerTopicStatusApplyConfiguration) WithTopicID(value string) *BrokerTopicStatusApplyConfiguration {
+	b.TopicID = &value
 	return b
 }
 
