@@ -124,6 +124,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 			Namespaces:    opts.namespaces,
 			Recorder:      recorder,
 			MaxRetryDelay: opts.maxRetryDelay,
+			SweepInterval: opts.topicSweepInterval,
 			WritebackTTL:  opts.writebackTTL,
 		})
 		if err != nil {

@@ -37,6 +37,9 @@ type Config struct {
 	Clock clock.WithTicker
 	// KafkaTimeout bounds the Kafka calls of one reconcile. Zero: DefaultKafkaTimeout.
 	KafkaTimeout time.Duration
+	// SweepInterval is how often each cluster's topics are read at once to find drift
+	// (sweep.go). Zero: DefaultSweepInterval; negative: no sweeps.
+	SweepInterval time.Duration
 	// MaxRetryDelay caps the backoff of a failing topic. Zero: DefaultMaxRetryDelay.
 	MaxRetryDelay time.Duration
 	// WritebackTTL and WritebackMetrics are the overlay's (writeback.Options).
@@ -48,6 +51,7 @@ type Config struct {
 const (
 	DefaultKafkaTimeout  = 30 * time.Second
 	DefaultMaxRetryDelay = 5 * time.Minute
+	DefaultSweepInterval = 5 * time.Minute
 )
 
 func (cfg Config) withDefaults() (Config, error) {
@@ -68,6 +72,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.MaxRetryDelay <= 0 {
 		cfg.MaxRetryDelay = DefaultMaxRetryDelay
+	}
+	if cfg.SweepInterval == 0 {
+		cfg.SweepInterval = DefaultSweepInterval
 	}
 	return cfg, nil
 }
@@ -240,8 +247,11 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		}
 		return err
 	}
-	logger.Info("Starting BrokerTopic workers", "workers", workers)
+	logger.Info("Starting BrokerTopic workers", "workers", workers, "sweepInterval", c.cfg.SweepInterval)
 	var wg sync.WaitGroup
+	if c.cfg.SweepInterval > 0 {
+		wg.Go(func() { c.runSweeps(ctx) })
+	}
 	for range workers {
 		wg.Go(func() {
 			wait.UntilWithContext(ctx, func(ctx context.Context) {

@@ -27,6 +27,8 @@ type Topic struct {
 // Kafka is the Kafka API calls the controller makes for one cluster.
 type Kafka interface {
 	Describe(ctx context.Context, topic string) (Topic, error)
+	// DescribeAll reads many topics at once, for a sweep.
+	DescribeAll(ctx context.Context, topics []string) (map[string]Topic, error)
 	// Create returns the new topic's ID, empty when the broker does not say.
 	Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) (string, error)
 	// SetPartitions raises the topic's partition count to n (CreatePartitions).
@@ -63,30 +65,50 @@ func NewKafka(opts ...kgo.Opt) (Kafka, error) {
 func (k *kadmKafka) Close() { k.client.Close() }
 
 func (k *kadmKafka) Describe(ctx context.Context, topic string) (Topic, error) {
-	t, err := k.metadata(ctx, topic)
-	if err != nil || !t.Exists {
-		return Topic{}, err
-	}
-	rcs, err := k.adm.DescribeTopicConfigs(ctx, topic)
+	all, err := k.DescribeAll(ctx, []string{topic})
+	return all[topic], err
+}
+
+// DescribeAll reads many topics with one Metadata request and one DescribeConfigs request,
+// whatever their number: a sweep of a cluster's topics costs two requests, not two a topic.
+// A topic absent from Kafka is in the answer with Exists false.
+func (k *kadmKafka) DescribeAll(ctx context.Context, topics []string) (map[string]Topic, error) {
+	out, err := k.metadata(ctx, topics)
 	if err != nil {
-		return Topic{}, err
+		return nil, err
 	}
-	rc, err := rcs.On(topic, nil)
-	if err != nil {
-		return Topic{}, err
-	}
-	if rc.Err != nil {
-		if errors.Is(rc.Err, kerr.UnknownTopicOrPartition) {
-			return Topic{}, nil // deleted between the two reads
-		}
-		return Topic{}, rc.Err
-	}
-	for _, c := range rc.Configs {
-		if c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
-			t.Config[c.Key] = *c.Value
+	var existing []string
+	for name, t := range out {
+		if t.Exists {
+			existing = append(existing, name)
 		}
 	}
-	return t, nil
+	if len(existing) == 0 {
+		return out, nil
+	}
+	rcs, err := k.adm.DescribeTopicConfigs(ctx, existing...)
+	if err != nil {
+		return nil, err
+	}
+	for _, rc := range rcs {
+		t, ok := out[rc.Name]
+		if !ok {
+			continue
+		}
+		if rc.Err != nil {
+			if errors.Is(rc.Err, kerr.UnknownTopicOrPartition) {
+				out[rc.Name] = Topic{} // deleted between the two reads
+				continue
+			}
+			return nil, rc.Err
+		}
+		for _, c := range rc.Configs {
+			if c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
+				t.Config[c.Key] = *c.Value
+			}
+		}
+	}
+	return out, nil
 }
 
 func (k *kadmKafka) Create(ctx context.Context, topic string, partitions int32, replicationFactor *int32, config map[string]string) (string, error) {
@@ -153,28 +175,37 @@ func (k *kadmKafka) Delete(ctx context.Context, topic string) error {
 	return withMessage(err, resp.ErrMessage)
 }
 
-// metadata reads the topic's partitions and replicas with a Metadata request of its own.
+// metadata reads the topics' partitions and replicas with a Metadata request of its own.
 // kadm's ListTopics would serve kgo's cached metadata, up to MetadataMinAge (5 s) old
 // (franz-go pkg/kgo/client.go, RequestCachedMetadata): a topic created or grown a moment ago
 // would look absent or smaller, and a decision would be made on the past.
-func (k *kadmKafka) metadata(ctx context.Context, topic string) (Topic, error) {
+func (k *kadmKafka) metadata(ctx context.Context, topics []string) (map[string]Topic, error) {
 	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
+	for _, topic := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, rt)
+	}
 	req.AllowAutoTopicCreation = false
 	resp, err := req.RequestWith(ctx, k.client)
 	if err != nil {
-		return Topic{}, err
+		return nil, err
+	}
+	out := make(map[string]Topic, len(topics))
+	for _, topic := range topics {
+		out[topic] = Topic{}
 	}
 	for _, mt := range resp.Topics {
-		if mt.Topic == nil || *mt.Topic != topic {
+		if mt.Topic == nil {
+			continue
+		}
+		if _, asked := out[*mt.Topic]; !asked {
 			continue
 		}
 		if err := kerr.ErrorForCode(mt.ErrorCode); errors.Is(err, kerr.UnknownTopicOrPartition) {
-			return Topic{}, nil
+			continue
 		} else if err != nil {
-			return Topic{}, err
+			return nil, fmt.Errorf("topic %q: %w", *mt.Topic, err)
 		}
 		t := Topic{Exists: true, ID: topicID(mt.TopicID), Partitions: int32(len(mt.Partitions)), Config: map[string]string{}}
 		for _, p := range mt.Partitions {
@@ -182,9 +213,9 @@ func (k *kadmKafka) metadata(ctx context.Context, topic string) (Topic, error) {
 				t.ReplicationFactor = int32(len(p.Replicas))
 			}
 		}
-		return t, nil
+		out[*mt.Topic] = t
 	}
-	return Topic{}, nil
+	return out, nil
 }
 
 // withMessage adds the broker's error message, which says why (an invalid config value, a

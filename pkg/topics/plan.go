@@ -99,3 +99,21 @@ func managesTopic(bt *v1alpha1.BrokerTopic) bool {
 	}
 	return false
 }
+
+// drifted reports whether a sweep's read of the topic, t, differs from what the resource's
+// spec and status say, so that the resource is worth a reconcile. A resource waiting for its
+// adoption annotation has nothing in Kafka to wait for, unless its topic went.
+func drifted(bt *v1alpha1.BrokerTopic, t Topic) bool {
+	switch {
+	case !t.Exists:
+		return true
+	case !managesTopic(bt):
+		return false
+	case replaced(bt.Status.TopicID, t.ID),
+		t.Partitions != bt.Status.Partitions,
+		t.ReplicationFactor != bt.Status.ReplicationFactor,
+		bt.Spec.Partitions > t.Partitions:
+		return true
+	}
+	return !planConfig(bt.Spec.Config, t.Config, bt.Status.ManagedConfig).empty()
+}
