@@ -29,7 +29,7 @@ const ns = "team"
 // 127.0.0.1. Tests call sync directly, one reconcile at a time, so each step is deterministic;
 // the test's own writes to the fake are awaited in the informer before the next reconcile.
 type harness struct {
-	t         *testing.T
+	t         testing.TB
 	ctx       context.Context
 	kafka     *kfake.Cluster
 	rpk       *kadm.Client // the test's own Kafka client: another tool, as rpk would be
@@ -41,7 +41,7 @@ type harness struct {
 	holder    *writebacktest.Holder
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	kc, err := kfake.NewCluster(kfake.NumBrokers(3))
 	if err != nil {
