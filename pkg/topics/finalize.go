@@ -13,8 +13,7 @@ import (
 )
 
 // keepFinalizer holds the finalizer exactly under deletionPolicy Delete: Retain never blocks a
-// deletion, so a namespace with Retain topics never waits on the operator
-// (redpanda-data/redpanda-operator#1626 is the hang this avoids).
+// deletion, so a namespace with Retain topics never waits on the operator.
 func (r *reconcile) keepFinalizer(ctx context.Context) error {
 	want := r.bt.Spec.DeletionPolicy == v1alpha1.TopicDelete
 	if want == slices.Contains(r.bt.Finalizers, Finalizer) {
@@ -37,7 +36,9 @@ func (r *reconcile) keepFinalizer(ctx context.Context) error {
 // finalize runs once the resource is being deleted. It deletes the topic only when the
 // resource holds the finalizer (deletionPolicy Delete), created or adopted the topic, and is
 // its owner; in every other case the topic stays. The finalizer goes either way, and goes with
-// an event when the cluster is gone, so a deleted cluster never holds its topics' resources.
+// an event when the cluster is gone, so a deleted cluster never holds its topics' resources,
+// nor their namespace (redpanda-data/redpanda-operator#1626 fixed that hang for its own
+// resources that name a cluster).
 func (r *reconcile) finalize(ctx context.Context) error {
 	if !slices.Contains(r.bt.Finalizers, Finalizer) {
 		return nil

@@ -19,7 +19,8 @@ func TopicName(bt *v1alpha1.BrokerTopic) string {
 // configPlan is the one incremental alter a reconcile sends: the spec's keys whose value on the
 // topic differs, and the keys the operator set before that have left the spec. Keys it never
 // set are in neither, whatever their value: another tool's setting is not the operator's to
-// fight (strimzi/strimzi-kafka-operator#4998 is the flapping this avoids).
+// fight. strimzi/strimzi-kafka-operator#9972 is what this avoids: a topic operator that removed
+// the replication throttle keys a partition reassignment had set on its topics.
 type configPlan struct {
 	set   map[string]string
 	reset []string

@@ -79,7 +79,7 @@ func (r *reconcile) converge(ctx context.Context) error {
 	if own, err := r.owner(); err != nil {
 		return err
 	} else if own.UID != r.bt.UID {
-		r.notReady(ReasonResourceConflict, fmt.Sprintf("BrokerTopic %s, created earlier, manages topic %q of cluster %s; this resource changes nothing while it exists", own.Name, r.topic, r.bc.Name))
+		r.notReady(ReasonResourceConflict, fmt.Sprintf("BrokerTopic %s, which manages topic %q of cluster %s or is older, owns it; this resource changes nothing while that one exists", own.Name, r.topic, r.bc.Name))
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.c.cfg.KafkaTimeout)
