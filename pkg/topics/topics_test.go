@@ -441,3 +441,29 @@ func TestTopicMadeAgainOutsideWaitsForAdoption(t *testing.T) {
 	}
 	wantEvents(t, h.drainEvents(), EventTopicReplaced)
 }
+
+// A delete that timed out after Kafka carried it out: the retry finds the topic gone and lets
+// the resource go, without a second delete.
+func TestTimedOutDeleteThatTookEffect(t *testing.T) {
+	h := newHarness(t)
+	bt := topic("orders", 3, 0)
+	bt.Spec.DeletionPolicy = v1alpha1.TopicDelete
+	h.create(bt)
+	h.mustSync("orders")
+	h.delete("orders")
+	h.kafka.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.DeleteTopics}, Err: kerr.RequestTimedOut})
+	if err := h.sync("orders"); err == nil {
+		t.Fatal("a timed-out delete reported no error")
+	}
+	if h.describe("orders").Exists {
+		t.Fatal("the fault did not carry the delete out: the test shows nothing")
+	}
+	deletes := h.count(kmsg.DeleteTopics)
+	h.mustSync("orders")
+	if deletes.Hits() != 0 {
+		t.Fatal("a second delete was sent for a topic already gone")
+	}
+	if fs := h.get("orders").Finalizers; len(fs) != 0 {
+		t.Fatalf("finalizers %v", fs)
+	}
+}
