@@ -21,6 +21,9 @@ type Topic struct {
 	ReplicationFactor int32
 	// Config holds the keys set on the topic itself (DYNAMIC_TOPIC_CONFIG), not the defaults
 	// it inherits: a key the operator set is pinned there, whatever the cluster default does.
+	// Redpanda reports a topic's override with that source and anything else as
+	// DEFAULT_CONFIG (redpanda-data/redpanda src/v/kafka/server/handlers/configs/
+	// config_response_utils.cc).
 	Config map[string]string
 }
 
