@@ -12,6 +12,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/controller"
+	"github.com/broker-operator/broker-operator/pkg/topics"
 )
 
 // options are the operator's command-line settings.
@@ -42,6 +43,10 @@ type options struct {
 
 	evictionWebhookBindAddr string
 	evictionWebhookCertDir  string
+
+	enableTopics       bool
+	topicWorkers       int
+	topicSweepInterval time.Duration
 }
 
 func defaultOptions() *options {
@@ -65,6 +70,9 @@ func defaultOptions() *options {
 		shutdownTimeout:          30 * time.Second,
 
 		evictionWebhookBindAddr: "0",
+
+		topicWorkers:       2,
+		topicSweepInterval: topics.DefaultSweepInterval,
 	}
 }
 
@@ -115,6 +123,12 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Where the pods/eviction admission webhook listens (HTTPS, path /evictions), which turns a drain's eviction of a broker pod into a restart through the rollout; \"0\" turns it off.")
 	fs.StringVar(&o.evictionWebhookCertDir, "eviction-webhook-cert-dir", o.evictionWebhookCertDir,
 		"Directory holding the eviction webhook's serving certificate and key, tls.crt and tls.key (read again when they change). Required with --eviction-webhook-bind-address.")
+	fs.BoolVar(&o.enableTopics, "enable-topics", o.enableTopics,
+		"Run the BrokerTopic controller, which manages Kafka topics through each cluster's internal Kafka listener. Off by default in this version (docs/topics.md).")
+	fs.IntVar(&o.topicWorkers, "topic-workers", o.topicWorkers,
+		"Number of BrokerTopics reconciled at once, with --enable-topics.")
+	fs.DurationVar(&o.topicSweepInterval, "topic-sweep-interval", o.topicSweepInterval,
+		"How often, with --enable-topics, each cluster's topics are read at once to find a topic changed or deleted outside the operator.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
@@ -182,6 +196,12 @@ func (o *options) validate() error {
 	}
 	if o.evictionWebhookBindAddr != "0" && o.evictionWebhookCertDir == "" {
 		errs = append(errs, errors.New("--eviction-webhook-bind-address needs --eviction-webhook-cert-dir"))
+	}
+	if o.topicSweepInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--topic-sweep-interval must be positive, got %s", o.topicSweepInterval))
+	}
+	if o.topicWorkers < 1 {
+		errs = append(errs, fmt.Errorf("--topic-workers must be at least 1, got %d", o.topicWorkers))
 	}
 	if o.shutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.shutdownTimeout))

@@ -27,6 +27,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/evictionwebhook"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
+	"github.com/broker-operator/broker-operator/pkg/topics"
 )
 
 func init() {
@@ -53,7 +54,9 @@ type operator struct {
 	identity string
 	registry *prometheus.Registry
 
-	ctrl    *controller.Controller
+	ctrl *controller.Controller
+	// topics is the BrokerTopic controller; nil without --enable-topics.
+	topics  *topics.Controller
 	leading atomic.Bool
 
 	// ready is closed once the endpoints listen; tests use it to know where to probe.
@@ -106,14 +109,29 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &operator{
+	o := &operator{
 		opts:     opts,
 		clients:  c,
 		identity: identity,
 		registry: reg,
 		ctrl:     ctrl,
 		ready:    make(chan struct{}),
-	}, nil
+	}
+	if opts.enableTopics {
+		o.topics, err = topics.NewController(topics.Config{
+			KubeClient:    c.kube,
+			BrokerClient:  c.broker,
+			Namespaces:    opts.namespaces,
+			Recorder:      recorder,
+			MaxRetryDelay: opts.maxRetryDelay,
+			SweepInterval: opts.topicSweepInterval,
+			WritebackTTL:  opts.writebackTTL,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // run serves the endpoints and runs the controller, behind leader election when it is on, until
@@ -185,30 +203,43 @@ func (o *operator) listenEvictionWebhook(ctx context.Context) (*endpoint, error)
 // readyCheck: a leader is ready once its informers have synced; a standby is ready as it is, so
 // that a rollout does not wait on a replica that is correctly idle.
 func (o *operator) readyCheck(*http.Request) error {
-	if o.leading.Load() && !o.ctrl.HasSynced() {
+	if o.leading.Load() && (!o.ctrl.HasSynced() || o.topics != nil && !o.topics.HasSynced()) {
 		return errors.New("informer caches have not synced yet")
 	}
 	return nil
 }
 
-// runController runs the controller until ctx ends, then gives in-flight reconciles
-// --shutdown-timeout to finish.
+// runController runs the controllers until ctx ends, then gives in-flight reconciles
+// --shutdown-timeout to finish. A controller that stops early stops the others.
 func (o *operator) runController(ctx context.Context) error {
-	done := make(chan error, 1)
-	go func() { done <- o.ctrl.Run(ctx, o.opts.workers) }()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	runs := []func(context.Context) error{func(ctx context.Context) error { return o.ctrl.Run(ctx, o.opts.workers) }}
+	if o.topics != nil {
+		runs = append(runs, func(ctx context.Context) error { return o.topics.Run(ctx, o.opts.topicWorkers) })
+	}
+	done := make(chan error, len(runs))
+	for _, run := range runs {
+		go func() { done <- run(ctx) }()
+	}
+	var errs []error
 	select {
 	case err := <-done:
-		return err
+		errs = append(errs, err)
+		cancel()
 	case <-ctx.Done():
 	}
 	timer := time.NewTimer(o.opts.shutdownTimeout)
 	defer timer.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-timer.C:
-		return fmt.Errorf("reconciles still running after --shutdown-timeout %s; exiting anyway", o.opts.shutdownTimeout)
+	for len(errs) < len(runs) {
+		select {
+		case err := <-done:
+			errs = append(errs, err)
+		case <-timer.C:
+			return fmt.Errorf("reconciles still running after --shutdown-timeout %s; exiting anyway", o.opts.shutdownTimeout)
+		}
 	}
+	return errors.Join(errs...)
 }
 
 func identity() (string, error) {

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	stdmaps "maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -65,18 +66,36 @@ func repoFacts(root string, flags map[string]bool) (*facts, []problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	crd, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(crdFile)))
-	if err != nil {
-		return nil, nil, err
-	}
-	f.fields, f.maps, f.fieldsDue, err = crdFields(crd, kubernetesFields(reflect.TypeFor[v1alpha1.BrokerCluster]()))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", crdFile, err)
+	f.fields, f.maps, f.fieldsDue = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, c := range crds {
+		crd, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.file)))
+		if err != nil {
+			return nil, nil, err
+		}
+		fields, maps, due, err := crdFields(crd, kubernetesFields(c.typ))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", c.file, err)
+		}
+		// One namespace of paths for every CRD: a page names spec.partitions for BrokerTopics
+		// as it names spec.replicas for BrokerClusters.
+		stdmaps.Copy(f.fields, fields)
+		stdmaps.Copy(f.maps, maps)
+		stdmaps.Copy(f.fieldsDue, due)
 	}
 	return f, problems, nil
 }
 
-const crdFile = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
+// crds are the generated CRDs whose fields the docs name, each with its Go type.
+var crds = []struct {
+	file string
+	typ  reflect.Type
+}{
+	{"deploy/crd/bases/broker-operator.dev_brokerclusters.yaml", reflect.TypeFor[v1alpha1.BrokerCluster]()},
+	{"deploy/crd/bases/broker-operator.dev_brokertopics.yaml", reflect.TypeFor[v1alpha1.BrokerTopic]()},
+}
+
+// crdFile names the CRDs in messages.
+const crdFile = "deploy/crd/bases"
 
 // sourceDirs hold the Go files reasons are read from; pkg/generated is left out.
 var sourceDirs = []string{"pkg", "cmd", "internal"}
@@ -114,6 +133,8 @@ var dynamicEvents = map[string]dynamicEvent{
 	// problem (brokers.Problem) while the properties cannot be read.
 	`pkg/controller/clusterconfig.go: "ClusterConfig" + cond.Reason`: {prefix: "ClusterConfig", from: []string{
 		"pkg/controller/internal/brokers.ReasonConfig*", step + ".ReasonAdminAPI*", step + ".ReasonAdminSecret*"}},
+	// A BrokerTopic's events, each a constant of pkg/topics passed to its event helper.
+	"pkg/topics/sync.go: reason": {from: []string{"pkg/topics.Event*"}},
 }
 
 // goConst is one constant declaration.

@@ -598,7 +598,7 @@ func (c *checker) checkField(span string) string {
 	if _, ok := foreignFields[p]; ok {
 		return ""
 	}
-	return fmt.Sprintf("`%s`: the BrokerCluster CRD (%s) has no field %s (a field of another object: add it to foreignFields in hack/docscheck)", span, crdFile, p)
+	return fmt.Sprintf("`%s`: the CRDs (%s) have no field %s (a field of another object: add it to foreignFields in hack/docscheck)", span, crdFile, p)
 }
 
 // checkProseReason checks a reason that prose names right after the word "reason".

@@ -50,10 +50,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerPoolApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopic"):
+		return &brokersv1alpha1.BrokerTopicApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopicSpec"):
+		return &brokersv1alpha1.BrokerTopicSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopicStatus"):
+		return &brokersv1alpha1.BrokerTopicStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
 		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
 		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterReference"):
+		return &brokersv1alpha1.ClusterReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("DisruptionPreview"):
 		return &brokersv1alpha1.DisruptionPreviewApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ExternalListener"):

@@ -43,8 +43,13 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":     schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool":           schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic":          schema_pkg_apis_brokers_v1alpha1_BrokerTopic(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicList":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus":    schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference":     schema_pkg_apis_brokers_v1alpha1_ClusterReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview":    schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":     schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":      schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
@@ -1204,6 +1209,266 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref common.ReferenceCallback
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_BrokerTopic(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerTopic is a Kafka topic of a BrokerCluster in the same namespace. The operator creates it, grows its partitions and sets the config keys the spec names; it leaves a topic it did not create alone until the resource is annotated broker-operator.dev/adopt=true.\n\nThe root rules see metadata.name, which is the topic's name when spec.topicName is unset.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec"),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus"),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerTopicList is a list of BrokerTopics.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic", metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerTopicSpec is the desired state of one Kafka topic.\n\nThe transition rules refuse changes Kafka cannot make to a topic in place.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterRef names the BrokerCluster, in this namespace, that holds the topic. Immutable.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference"),
+						},
+					},
+					"topicName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TopicName is the topic's name in Kafka. Unset: metadata.name. Kafka's rule applies: 1 to 249 characters of a-z, A-Z, 0-9, '.', '_' and '-', and neither \".\" nor \"..\". Immutable.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"partitions": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Partitions is the topic's partition count. It may only grow: Kafka cannot take partitions away. A topic with more partitions than this is reported, not shrunk.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"replicationFactor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ReplicationFactor is the number of replicas of each partition. Unset: the cluster's default_topic_replication. Immutable.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"config": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Config holds topic config keys and their values (cleanup.policy, retention.ms, ...). The operator sets these keys and only these; keys set by others (rpk, another tool) are left as they are. A key removed from here is reset to the cluster's default. replication.factor is refused: Redpanda would change the replication factor through it, which spec.replicationFactor owns.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"deletionPolicy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "DeletionPolicy says what deleting this resource does to the topic. Retain (the default) leaves the topic and its data in Kafka. Delete deletes the topic, and its data, when the resource is deleted, if this resource created or adopted it; a finalizer holds the resource until then, and is dropped, with an event, if the cluster is gone.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"clusterRef", "partitions"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerTopicStatus is the observed state of a topic.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the spec generation the status describes.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"topicName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TopicName is the topic's name in Kafka.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"origin": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Origin is Created when this resource created the topic, Adopted when it adopted an existing one, and Creating while its create request is in flight. Empty: the resource manages no topic (yet).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"topicID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TopicID is the topic's ID in Kafka when this resource created or adopted it. A topic of the same name with another ID was made by someone else after that: it is not this resource's, and is neither changed nor deleted by it.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"partitions": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Partitions is the partition count last seen in Kafka.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"replicationFactor": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ReplicationFactor is the replication factor last seen in Kafka.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"managedConfig": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ManagedConfig are the config keys the operator set on the topic. It changes these keys and no others, and resets one that leaves spec.config.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions: Ready.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1373,6 +1638,28 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 		},
 		Dependencies: []string{
 			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ClusterReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterReference names a BrokerCluster in the referring resource's namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the BrokerCluster.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
 	}
 }
 

@@ -770,6 +770,87 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopic
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: ObjectMeta.v1.meta.apis.pkg.apimachinery.k8s.io
+      default: {}
+    - name: spec
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopicSpec
+      default: {}
+    - name: status
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopicStatus
+      default: {}
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopicSpec
+  map:
+    fields:
+    - name: clusterRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterReference
+      default: {}
+    - name: config
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: deletionPolicy
+      type:
+        scalar: string
+    - name: partitions
+      type:
+        scalar: numeric
+      default: 0
+    - name: replicationFactor
+      type:
+        scalar: numeric
+    - name: topicName
+      type:
+        scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopicStatus
+  map:
+    fields:
+    - name: conditions
+      type:
+        list:
+          elementType:
+            namedType: Condition.v1.meta.apis.pkg.apimachinery.k8s.io
+          elementRelationship: associative
+          keys:
+          - type
+    - name: managedConfig
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: observedGeneration
+      type:
+        scalar: numeric
+    - name: origin
+      type:
+        scalar: string
+    - name: partitions
+      type:
+        scalar: numeric
+    - name: replicationFactor
+      type:
+        scalar: numeric
+    - name: topicID
+      type:
+        scalar: string
+    - name: topicName
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClaimGrowth
   map:
     fields:
@@ -829,6 +910,13 @@ var schemaYAML = typed.YAMLObject(`types:
           elementRelationship: associative
           keys:
           - name
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterReference
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.DisruptionPreview
   map:
     fields:

@@ -55,6 +55,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=broker-operator.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("brokerclusters"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Brokers().V1alpha1().BrokerClusters().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("brokertopics"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Brokers().V1alpha1().BrokerTopics().Informer()}, nil
 
 	}
 

@@ -25,3 +25,11 @@ type BrokerClusterListerExpansion interface{}
 // BrokerClusterNamespaceListerExpansion allows custom methods to be added to
 // BrokerClusterNamespaceLister.
 type BrokerClusterNamespaceListerExpansion interface{}
+
+// BrokerTopicListerExpansion allows custom methods to be added to
+// BrokerTopicLister.
+type BrokerTopicListerExpansion interface{}
+
+// BrokerTopicNamespaceListerExpansion allows custom methods to be added to
+// BrokerTopicNamespaceLister.
+type BrokerTopicNamespaceListerExpansion interface{}

@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// BrokerClusters returns a BrokerClusterInformer.
 	BrokerClusters() TypedBrokerClusterInformer
+	// BrokerTopics returns a BrokerTopicInformer.
+	BrokerTopics() TypedBrokerTopicInformer
 }
 
 type version struct {
@@ -42,4 +44,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // BrokerClusters returns a TypedBrokerClusterInformer.
 func (v *version) BrokerClusters() TypedBrokerClusterInformer {
 	return &brokerClusterInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// BrokerTopics returns a TypedBrokerTopicInformer.
+func (v *version) BrokerTopics() TypedBrokerTopicInformer {
+	return &brokerTopicInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

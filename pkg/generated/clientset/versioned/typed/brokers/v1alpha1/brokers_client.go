@@ -29,6 +29,7 @@ import (
 type BrokersV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	BrokerClustersGetter
+	BrokerTopicsGetter
 }
 
 // BrokersV1alpha1Client is used to interact with features provided by the broker-operator.dev group.
@@ -38,6 +39,10 @@ type BrokersV1alpha1Client struct {
 
 func (c *BrokersV1alpha1Client) BrokerClusters(namespace string) BrokerClusterInterface {
 	return newBrokerClusters(c, namespace)
+}
+
+func (c *BrokersV1alpha1Client) BrokerTopics(namespace string) BrokerTopicInterface {
+	return newBrokerTopics(c, namespace)
 }
 
 // NewForConfig creates a new BrokersV1alpha1Client for the given config.

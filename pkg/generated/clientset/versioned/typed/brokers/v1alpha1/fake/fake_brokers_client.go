@@ -32,6 +32,10 @@ func (c *FakeBrokersV1alpha1) BrokerClusters(namespace string) v1alpha1.BrokerCl
 	return newFakeBrokerClusters(c, namespace)
 }
 
+func (c *FakeBrokersV1alpha1) BrokerTopics(namespace string) v1alpha1.BrokerTopicInterface {
+	return newFakeBrokerTopics(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeBrokersV1alpha1) RESTClient() rest.Interface {

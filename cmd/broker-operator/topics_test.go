@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	brokerfake "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
+	"github.com/broker-operator/broker-operator/pkg/topics"
+)
+
+// Without --enable-topics no BrokerTopic controller runs; with it, the leader reconciles
+// BrokerTopics beside the BrokerClusters.
+func TestEnableTopicsRunsTheTopicController(t *testing.T) {
+	sim := admintest.NewServer(admintest.Options{})
+	defer sim.Close()
+
+	off, err := newOperator(testOptions(sim), clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.topics != nil {
+		t.Fatal("the BrokerTopic controller is built without --enable-topics")
+	}
+
+	opts := testOptions(sim)
+	opts.enableTopics = true
+	brokers := brokerfake.NewClientset()
+	op, err := newOperator(opts, clients{kube: kubefake.NewClientset(), broker: brokers}, "replica-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- op.run(ctx) }()
+
+	bt := &v1alpha1.BrokerTopic{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "orders"},
+		Spec:       v1alpha1.BrokerTopicSpec{ClusterRef: v1alpha1.ClusterReference{Name: "missing"}, Partitions: 3},
+	}
+	if _, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Create(ctx, bt, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the BrokerTopic's Ready condition to say its cluster is missing", func() bool {
+		got, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Get(ctx, "orders", metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, topics.ConditionReady)
+		return c != nil && c.Reason == topics.ReasonClusterNotFound
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
