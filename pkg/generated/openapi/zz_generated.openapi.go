@@ -950,7 +950,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref common.ReferenceCa
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied, StorageResized and NodeLost.",
+							Description: "Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied, Paused, StorageResized, NodeLost and CertificatesReady.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -545,8 +545,8 @@ type BrokerClusterStatus struct {
 	// +optional
 	PoolsSummary string `json:"poolsSummary,omitempty"`
 
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
-	// StorageResized and NodeLost.
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied, Paused,
+	// StorageResized, NodeLost and CertificatesReady.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

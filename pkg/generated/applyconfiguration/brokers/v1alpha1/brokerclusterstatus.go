@@ -77,8 +77,8 @@ type BrokerClusterStatusApplyConfiguration struct {
 	// PoolsSummary is status.pools in a line, for kubectl get -o wide: each pool's brokers now
 	// and desired, "default 1/0, blue 3/3". Empty for a cluster without pools.
 	PoolsSummary *string `json:"poolsSummary,omitempty"`
-	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied,
-	// StorageResized and NodeLost.
+	// Conditions are Ready, Scaling, Degraded, Restarting, GhostBrokers, ConfigApplied, Paused,
+	// StorageResized, NodeLost and CertificatesReady.
 	Conditions []metav1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
