@@ -131,14 +131,12 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	plan := step.PlanPools(r.poolStates())
-	r.focusOn(plan.Pool)
-	// Cluster properties are the whole cluster's; a property that needs a restart waits for
-	// rollouts with pools.
-	_, configRecheck, err := r.syncClusterConfig(ctx)
+	configRecheck, err := r.syncPoolsClusterConfig(ctx)
 	if err != nil {
 		return result{}, err
 	}
+	plan := step.PlanPools(r.poolStates())
+	r.focusOn(plan.Pool)
 	r.observeFocus(ctx)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
 	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
@@ -150,6 +148,28 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	}
 	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, configRecheck))
 	return res, nil
+}
+
+// syncPoolsClusterConfig applies spec.clusterConfig (clusterconfig.go), the whole cluster's,
+// through a view of the first pool with a Ready broker to ask; a property that needs a restart
+// waits for rollouts with pools. Its status write, if any, becomes r.whole.
+func (r *reconcile) syncPoolsClusterConfig(ctx context.Context) (time.Duration, error) {
+	for _, p := range r.pools {
+		if brokerpod.ReadyBelow(p.pods, p.current) == 0 {
+			continue
+		}
+		view := brokers.FocusView(r.whole, p.name)
+		v := reconcile{c: r.c, nc: r.nc, bc: view, pods: p.pods}
+		_, recheck, err := v.syncClusterConfig(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if v.bc != view {
+			r.whole = v.bc // the BrokerCluster as its status write left it
+		}
+		return recheck, nil
+	}
+	return 0, nil
 }
 
 // eachPool does for every pool what run does for a cluster's one StatefulSet before the

@@ -392,3 +392,43 @@ func TestPoolStorageGrowthSaysItWaits(t *testing.T) {
 		t.Errorf("StorageResized %+v, want False NotWithPools naming pool blue", c)
 	}
 }
+
+// Cluster properties are the whole cluster's: set in the same patch as a move, they are applied
+// through a pool that has brokers, and the move goes on as it would, each old broker once.
+func TestClusterConfigDuringAMove(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	old := h.nodeIDs()
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas, s.Pools = 0, []v1alpha1.BrokerPool{bluePool(3)}
+		s.ClusterConfig = map[string]string{segmentProperty: "268435456"}
+	})
+	for range 40 {
+		h.reconcileAfterPoll()
+	}
+	bc := h.stored()
+	if bc.Status.PoolsSummary != "default 0/0, blue 3/3" {
+		t.Fatalf("after the move: %q", bc.Status.PoolsSummary)
+	}
+	if c := h.configCondition(); c.Status != metav1.ConditionTrue {
+		t.Errorf("ConfigApplied %+v, want True", c)
+	}
+	cc, err := admin.NewClusterConfigClient(h.cluster.Pool("blue").Config(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := cc.ClusterConfig(h.ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(cfg[segmentProperty]); got != "268435456" {
+		t.Errorf("%s on the brokers: %s, want 268435456 (config %v, events %v)", segmentProperty, got, cfg, h.events())
+	}
+	calls := h.decommissionCalls()
+	slices.Sort(calls)
+	want := []int{old[0], old[1], old[2]}
+	slices.Sort(want)
+	if !slices.Equal(calls, want) {
+		t.Errorf("decommission calls %v, want each old broker %v once", calls, want)
+	}
+}
