@@ -32,7 +32,11 @@ func (r *reconcile) holdPaused(ctx context.Context) (result, error) {
 		return result{}, err
 	}
 	r.observePods(step.RecordedConfigRestarts(r.bc))
-	next := step.PausedStatus(r.bc, step.Preview(r.bc, r.obs, step.RecordedOf(r.bc)), r.c.cfg.Clock.Now())
+	preview := step.Preview(r.bc, r.obs, step.RecordedOf(r.bc))
+	if step.HasPools(r.bc) {
+		preview = step.PoolsPreview(r.bc) // a preview of the default pool alone would name the wrong pods
+	}
+	next := step.PausedStatus(r.bc, preview, r.c.cfg.Clock.Now())
 	patch := step.StatusPatch(r.bc.Status, next, "")
 	if patch == nil {
 		return result{}, nil

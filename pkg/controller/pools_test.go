@@ -116,6 +116,9 @@ func TestMoveToAPool(t *testing.T) {
 			t.Errorf("seed %s after the move: every seed must be a broker of blue", host)
 		}
 	}
+	if p := bc.Status.DisruptionPreview; p == nil || len(p.Disruptions) != 0 || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "does not cover a cluster with pools") {
+		t.Errorf("disruption preview %+v, want no pod named and a note that it does not cover pools", p)
+	}
 	if n, events := h.countEvents("Normal BrokerJoined", "pod "+testName+"-blue-"); n != 3 {
 		t.Errorf("%d BrokerJoined events for blue's pods, want 3: %v", n, events)
 	}
@@ -430,5 +433,36 @@ func TestClusterConfigDuringAMove(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(calls, want) {
 		t.Errorf("decommission calls %v, want each old broker %v once", calls, want)
+	}
+}
+
+// A paused cluster starts no move: nothing of blue is made and nothing decommissioned, and its
+// preview names no pod but says it does not cover pools; resumed, the move happens.
+func TestPausedClusterStartsNoMove(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	h.setPaused(true)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas, s.Pools = 0, []v1alpha1.BrokerPool{bluePool(3)} })
+	for range 5 {
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.kube.AppsV1().StatefulSets(testNamespace).Get(h.ctx, testName+"-blue", metav1.GetOptions{}); err == nil {
+		t.Error("a paused cluster made blue's StatefulSet")
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		t.Errorf("a paused cluster decommissioned %v", calls)
+	}
+	p := h.stored().Status.DisruptionPreview
+	if p == nil || len(p.Disruptions) != 0 || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "pools") {
+		t.Errorf("paused preview %+v, want no pod named and a note that it does not cover pools", p)
+	}
+	h.setPaused(false)
+	for range 40 {
+		h.reconcileAfterPoll()
+	}
+	if got := h.stored().Status.PoolsSummary; got != "default 0/0, blue 3/3" {
+		t.Errorf("after resuming: %q, want the move done", got)
 	}
 }
