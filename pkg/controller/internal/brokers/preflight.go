@@ -29,6 +29,7 @@ func readPlacement(ctx context.Context, client admin.Client, bc *v1alpha1.Broker
 	if view != nil {
 		for _, other := range view.elsewhere.Pools {
 			p.Target += other.Desired // the brokers every pool keeps remain
+			p.Pools = true
 		}
 	}
 	parts, err := client.ClusterPartitions(ctx)

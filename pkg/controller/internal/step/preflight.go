@@ -31,8 +31,10 @@ type Placement struct {
 	// Asked: GET /v1/cluster/partitions answered. NoRoute: it answered 404 (Redpanda before
 	// 23.2); the scale-down is then not checked, as before.
 	Asked, NoRoute bool
-	// Target is spec.replicas: how many brokers remain.
+	// Target is spec.replicas: how many brokers remain; with pools, every pool's replicas.
 	Target int32
+	// Pools: the cluster has pools, so Target counts several pools' brokers.
+	Pools bool
 	// Partitions are the partitions of every topic with their replicas.
 	Partitions []PartitionReplicas
 	// RackAware: spec.rackAwareness is set. Racks are the racks of the brokers there are now
@@ -70,6 +72,9 @@ func (p Placement) Refused() string {
 	}
 	topic, rf := p.Widest()
 	keep := "keep spec.replicas at %d or more; the scale-down goes on by itself once it fits"
+	if p.Pools {
+		keep = "keep at least %d brokers across the pools' replicas; the move goes on by itself once it fits"
+	}
 	if int(p.Target) < rf {
 		return fmt.Sprintf("topic %s has %d replicas per partition (replication factor %d) and only %s would remain: Redpanda places each replica on a distinct broker; lower the topic's replication factor to %d or delete the topic, or "+keep,
 			topic, rf, rf, BrokerCount(p.Target), p.Target, rf)

@@ -177,3 +177,13 @@ func containsFact(fs []Fact, f Fact) bool {
 	}
 	return false
 }
+
+// With pools the brokers that remain are several pools': the refusal says so rather than name
+// spec.replicas alone.
+func TestPreflightRefusalWithPools(t *testing.T) {
+	p := Placement{Asked: true, Target: 2, Pools: true, Partitions: []PartitionReplicas{{Topic: "kafka/orders", Replicas: []int32{1, 2, 3}}}}
+	got := p.Refused()
+	if !strings.Contains(got, "keep at least 3 brokers across the pools' replicas") || strings.Contains(got, "spec.replicas") {
+		t.Errorf("refusal %q, want it to speak of the pools' replicas", got)
+	}
+}
