@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -18,35 +17,17 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
-// writeWholeStatus is writeStatus (runner.go) for a cluster with pools: next, the focus
-// view's status after step s, is folded into the whole cluster's status, written under the
-// same precondition, and the focus view of what the apiserver answered returned.
-func (r *reconcile) writeWholeStatus(ctx context.Context, s step.Step, row step.Row, next v1alpha1.BrokerClusterStatus, precondition string) (*v1alpha1.BrokerCluster, error) {
-	whole := r.whole
-	merged := r.wholeStatus(s, next, r.c.cfg.Clock.Now())
-	patch := step.StatusPatch(whole.Status, merged, precondition)
-	if patch == nil {
-		r.tell(s, &whole.Status, &merged)
-		return r.bc, nil
+// refocus makes updated, the BrokerCluster a status write left, the reconcile's whole cluster,
+// and returns its focus view.
+func (r *reconcile) refocus(updated *v1alpha1.BrokerCluster) *v1alpha1.BrokerCluster {
+	if updated == r.whole {
+		return r.bc // nothing written
 	}
-	updated, err := r.nc.brokerClusters(whole.Namespace).Patch(ctx, whole.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-	if err != nil {
-		if row.Call != step.CallNone && row.Order == step.CallBeforeWrite && !row.Precondition {
-			r.tell(s, &whole.Status, &whole.Status)
-		}
-		if apierrors.IsConflict(err) && precondition != "" {
-			r.c.metrics.guardFired.WithLabelValues(guardPrecondition).Inc()
-			r.c.cfg.Recorder.Eventf(whole, corev1.EventTypeWarning, "StaleRead",
-				"not done, because the BrokerCluster changed since it was read (resourceVersion %s); the next reconcile decides again: %s", precondition, s.Reason)
-		}
-		return nil, fmt.Errorf("patch status of %s: %w", clusterKey(whole), err)
-	}
-	r.tell(s, &whole.Status, &updated.Status)
 	r.whole = updated
 	for i := range r.pools {
 		r.pools[i].current = step.PoolCurrent(updated, r.pools[i].name)
 	}
-	return brokers.FocusView(updated, r.focus), nil
+	return brokers.FocusView(updated, r.focus)
 }
 
 // ensurePools is ensureOwned (owned.go) for a cluster with pools: the seeds ConfigMap first

@@ -238,11 +238,15 @@ func (r *reconcile) holdForJoining(s step.Step, plan step.PoolPlan) step.Step {
 	return s
 }
 
-// poolCounts are each pool's Ready and up-to-date pods below its C, for status.pools.
-func (r *reconcile) poolCounts(st v1alpha1.BrokerClusterStatus) map[string]step.PoolCounts {
+// poolCounts are each pool's Ready and up-to-date pods below its C, for status.pools: the
+// focus pool's C as the step left it (focusCurrent), the others' as read.
+func (r *reconcile) poolCounts(focusCurrent int32) map[string]step.PoolCounts {
 	out := map[string]step.PoolCounts{}
 	for _, p := range r.pools {
-		current := step.PoolCurrent(&v1alpha1.BrokerCluster{Status: st}, p.name)
+		current := p.current
+		if p.name == r.focus {
+			current = focusCurrent
+		}
 		c := step.PoolCounts{Ready: brokerpod.ReadyBelow(p.pods, current), Gone: p.sts == nil && len(p.pods) == 0}
 		if p.sts != nil {
 			revision := p.sts.Spec.Template.Annotations[objects.AnnotationTemplateHash]
@@ -259,8 +263,7 @@ func (r *reconcile) poolCounts(st v1alpha1.BrokerClusterStatus) map[string]step.
 
 // wholeStatus folds next, the focus view's status after step s, into the whole cluster's.
 func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, now time.Time) v1alpha1.BrokerClusterStatus {
-	merged := step.MergeFocusStatus(r.whole, r.focus, next, nil)
-	merged = step.MergeFocusStatus(r.whole, r.focus, next, r.poolCounts(merged))
+	merged := step.MergeFocusStatus(r.whole, r.focus, next, r.poolCounts(next.CurrentReplicas))
 	step.PoolConditions(r.whole, s, &merged, now)
 	if pool := r.storageGrown(); pool != "" {
 		meta.SetStatusCondition(&merged.Conditions, metav1.Condition{Type: v1alpha1.ConditionStorageResized, Status: metav1.ConditionFalse,

@@ -1,8 +1,6 @@
 package objects
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -26,25 +24,6 @@ func PoolSetName(bc *v1alpha1.BrokerCluster, pool string) string {
 	return bc.Name + "-" + pool
 }
 
-// PoolPodName is the name of the pod at ordinal in bc's pool.
-func PoolPodName(bc *v1alpha1.BrokerCluster, pool string, ordinal int32) string {
-	return fmt.Sprintf("%s-%d", PoolSetName(bc, pool), ordinal)
-}
-
-// PoolClaimName is the data volume claim of the pod at ordinal in bc's pool.
-func PoolClaimName(bc *v1alpha1.BrokerCluster, pool string, ordinal int32) string {
-	return dataVolume + "-" + PoolPodName(bc, pool, ordinal)
-}
-
-// PoolOfPod is the pool a pod of bc belongs to: the value of its pool label, the default pool
-// when it has none.
-func PoolOfPod(labels map[string]string) string {
-	if p := labels[v1alpha1.LabelPool]; p != "" {
-		return p
-	}
-	return v1alpha1.DefaultPoolName
-}
-
 // PoolPods indexes by ordinal the pods of bc's pool among pods: those named exactly
 // <set>-<ordinal>. Pods of other pools share the cluster's prefix, so <cluster>-blue-0 is no
 // ordinal of <cluster>, as Redpanda's operator learnt (redpanda-operator
@@ -52,16 +31,6 @@ func PoolOfPod(labels map[string]string) string {
 // podOrdinalForStatefulSet).
 func PoolPods(bc *v1alpha1.BrokerCluster, pool string, pods []*corev1.Pod) map[int]*corev1.Pod {
 	return brokerpod.ByOrdinal(pods, PoolSetName(bc, pool))
-}
-
-// PoolNames are bc's pools in their order: the default pool, then spec.pools in theirs.
-func PoolNames(bc *v1alpha1.BrokerCluster) []string {
-	out := make([]string, 0, 1+len(bc.Spec.Pools))
-	out = append(out, v1alpha1.DefaultPoolName)
-	for _, p := range bc.Spec.Pools {
-		out = append(out, p.Name)
-	}
-	return out
 }
 
 // WithPool returns a copy of bc whose default pool's fields (spec.replicas, storage, resources,

@@ -30,17 +30,12 @@ func TestPoolNamesKeepTheDefaultPoolsNames(t *testing.T) {
 		{PoolSetName(bc, v1alpha1.DefaultPoolName), testName},
 		{PoolSetName(bc, ""), testName},
 		{PoolSetName(bc, "blue"), testName + "-blue"},
-		{PoolPodName(bc, v1alpha1.DefaultPoolName, 2), testName + "-2"},
-		{PoolPodName(bc, "blue", 0), testName + "-blue-0"},
-		{PoolClaimName(bc, v1alpha1.DefaultPoolName, 1), DataClaimName(bc, 1)},
-		{PoolClaimName(bc, "blue", 1), "datadir-" + testName + "-blue-1"},
+		{DataClaimName(bc, 1), "datadir-" + testName + "-1"},
+		{DataClaimName(focusedOn(bc, "blue"), 1), "datadir-" + testName + "-blue-1"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
-	}
-	if got, want := PoolNames(bc), []string{v1alpha1.DefaultPoolName, "blue"}; !slices.Equal(got, want) {
-		t.Errorf("PoolNames = %v, want %v", got, want)
 	}
 }
 
@@ -61,15 +56,6 @@ func TestPoolPodsKnowAPodByPoolAndOrdinal(t *testing.T) {
 	}
 	if byBlue[0].Name != "redpanda-blue-0" || byDefault[0].Name != "redpanda-0" {
 		t.Errorf("ordinal 0 is %s in blue and %s in default", byBlue[0].Name, byDefault[0].Name)
-	}
-}
-
-func TestPoolOfPod(t *testing.T) {
-	if got := PoolOfPod(map[string]string{v1alpha1.LabelPool: "blue"}); got != "blue" {
-		t.Errorf("PoolOfPod(labelled blue) = %q", got)
-	}
-	if got := PoolOfPod(map[string]string{LabelInstance: testName}); got != v1alpha1.DefaultPoolName {
-		t.Errorf("PoolOfPod(no pool label) = %q, want the default pool", got)
 	}
 }
 
@@ -213,4 +199,11 @@ func TestSeedsConfigMap(t *testing.T) {
 	if _, ok := SeedsOf(&corev1.ConfigMap{Data: map[string]string{SeedsKey: "[]"}}); ok {
 		t.Error("SeedsOf read an empty list as seeds")
 	}
+}
+
+// focusedOn is bc marked as the focus view of pool, as internal/brokers FocusView marks it.
+func focusedOn(bc *v1alpha1.BrokerCluster, pool string) *v1alpha1.BrokerCluster {
+	out := bc.DeepCopy()
+	out.Annotations = map[string]string{AnnotationFocusPool: pool}
+	return out
 }

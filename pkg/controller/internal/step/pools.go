@@ -1,6 +1,10 @@
 package step
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+)
 
 // The order of a move between pools. A pool is a dimension of the observation, not a copy of
 // the step table: PlanPools picks the one pool decide looks at this reconcile, and the
@@ -45,7 +49,7 @@ type PoolState struct {
 }
 
 // DefaultPool names the pool made of the cluster's own fields.
-const DefaultPool = "default"
+const DefaultPool = v1alpha1.DefaultPoolName
 
 // PoolPlan is the pool decide looks at this reconcile.
 type PoolPlan struct {
