@@ -160,7 +160,7 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 		// A cluster with pools: bc is the focus view, and the whole cluster's status is written.
 		bc, next = r.whole, r.wholeStatus(s, next, r.c.cfg.Clock.Now())
 	}
-	updated, err := r.patchStatus(ctx, bc, s, row, next, precondition)
+	updated, err := r.patchStatus(ctx, bc, s, next, precondition)
 	if err != nil || r.whole == nil {
 		return updated, err
 	}
@@ -168,7 +168,8 @@ func (r *reconcile) writeStatus(ctx context.Context, s step.Step, row step.Row, 
 }
 
 // patchStatus writes next over bc's status under precondition, and tells the step's events.
-func (r *reconcile) patchStatus(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, row step.Row, next v1alpha1.BrokerClusterStatus, precondition string) (*v1alpha1.BrokerCluster, error) {
+func (r *reconcile) patchStatus(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, next v1alpha1.BrokerClusterStatus, precondition string) (*v1alpha1.BrokerCluster, error) {
+	row := step.Rows[s.Kind]
 	patch := step.StatusPatch(bc.Status, next, precondition)
 	if patch == nil {
 		r.tell(s, &bc.Status, &next)
