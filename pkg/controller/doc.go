@@ -164,7 +164,9 @@
 // again; one on the current template sets Degraded BrokerPodCannotStart naming the pod and why, and for
 // a pod no node can take what places it (WaitForStuckPod), and a restart whose own new pod cannot start takes its broker out of
 // maintenance mode while it waits (ReleaseMaintenance). A restart whose pod someone else deleted while it drained goes on with the
-// pod that replaced it (AdoptReplacedPod).
+// pod that replaced it (AdoptReplacedPod); while the pod cache still has a restart's pod, that
+// pod is read from the apiserver (restartpod.go), so a delete the cache has not seen yet is not
+// taken for a broker down under its restart.
 // A pod annotated broker-operator.dev/restart-requested (by a person, or by the eviction
 // webhook, pkg/evictionwebhook, when a drain evicts it) is restarted like an outdated one, before
 // any other (ObserveRollout). A broker left in maintenance mode that is back and that no restart

@@ -95,6 +95,9 @@ func (r *reconcile) run(ctx context.Context) (result, error) {
 	if err := r.readPods(); err != nil {
 		return result{}, err
 	}
+	if err := r.readRestartingPod(ctx); err != nil {
+		return result{}, err
+	}
 	recheck, err := r.deleteClaimlessPods(ctx)
 	if err != nil {
 		return result{}, err

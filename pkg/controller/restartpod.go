@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/klog/v2"
 
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
@@ -57,4 +58,38 @@ func (r *reconcile) deletePod(ctx context.Context, pod step.PodRef, broker int32
 		return nil
 	}
 	return fmt.Errorf("delete pod %s/%s of broker %d: %w", ns, pod.Name, broker, err)
+}
+
+// readRestartingPod reads the pod recorded in status.restart from the apiserver, not from the
+// pod cache, while the cache still has it: the admin API, read afresh, sees its broker down the
+// moment someone else deletes the pod, while the cache may not have the delete yet, and a
+// decision on that mix would suspend the restart (maintenance off) instead of adopting the pod
+// that replaces it. One read per reconcile of a restart; none once the cache sees it go.
+func (r *reconcile) readRestartingPod(ctx context.Context) error {
+	rs := r.bc.Status.Restart
+	if rs == nil || rs.PodUID == "" {
+		return nil
+	}
+	cached := r.pods[int(rs.Ordinal)]
+	if cached == nil || string(cached.UID) != rs.PodUID || cached.DeletionTimestamp != nil {
+		return nil // the cache already tells that it is gone or going
+	}
+	hooks, ns := r.c.hooks(), r.bc.Namespace
+	start := hooks.Start()
+	p, err := r.nc.kubeClient.CoreV1().Pods(ns).Get(ctx, rs.Pod, metav1.GetOptions{})
+	read := trace.Object{Resource: "pods", Namespace: ns, Name: rs.Pod}
+	switch {
+	case apierrors.IsNotFound(err):
+		hooks.Read(ctx, read, start)
+		delete(r.pods, int(rs.Ordinal))
+		return nil
+	case err != nil:
+		return fmt.Errorf("read pod %s/%s of the restart: %w", ns, rs.Pod, err)
+	}
+	read.UID, read.ResourceVersion, read.Found = p.UID, p.ResourceVersion, true
+	hooks.Read(ctx, read, start)
+	if newer, err := resourceversion.CompareResourceVersion(p.ResourceVersion, cached.ResourceVersion); err == nil && newer > 0 {
+		r.pods[int(rs.Ordinal)] = p
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,5 +118,62 @@ func TestARestartWhosePodIsDeletedBySomeoneElseGoesOn(t *testing.T) {
 	}
 	if o := h.overlappingMaintenance(); len(o) > 0 {
 		t.Errorf("maintenance overlaps: %v", o)
+	}
+}
+
+// The same, when the pod cache has not seen the delete yet while the admin API, read afresh,
+// already sees the broker down: the restart's pod is read from the apiserver, so the restart
+// adopts the pod that replaces it, and is never suspended on the mix of a stale pod and a fresh
+// broker list. Maintenance goes on once and off once.
+func TestARestartWhosePodIsDeletedIsAdoptedBeforeThePodCacheSeesIt(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	h.bringUp(3)
+	h.cluster.SetMaintenanceDrainTime(pollInterval * 3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
+	for range 10 {
+		h.reconcileAfterPoll()
+		if r := h.stored().Status.Restart; r != nil && r.Step == v1alpha1.RestartDraining {
+			break
+		}
+	}
+	r := h.stored().Status.Restart
+	if r == nil || r.Step != v1alpha1.RestartDraining {
+		t.Fatalf("restart %+v, want one draining its leadership", r)
+	}
+	indexer := h.nc.podInformer.GetIndexer()
+	obj, exists, err := indexer.GetByKey(testNamespace + "/" + r.Pod)
+	if err != nil || !exists {
+		t.Fatalf("pod %s not in the pod cache: %v", r.Pod, err)
+	}
+	old := obj.(*corev1.Pod).DeepCopy()
+	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, r.Pod, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncInformers()
+	// The cache lags: it still holds the deleted pod.
+	if err := indexer.Add(old); err != nil {
+		t.Fatal(err)
+	}
+	h.cluster.Down(int(r.Ordinal))
+	h.simClock.Advance(pollInterval)
+	if _, err := h.c.sync(h.ctx, testKey); err != nil {
+		t.Logf("reconcile: %v", err)
+	}
+	if got := h.stored().Status.Restart; got == nil || got.Step != v1alpha1.RestartRestarting {
+		t.Errorf("restart %+v after a reconcile on a pod cache that lags, want the replaced pod adopted (Restarting)", got)
+	}
+	h.rollOut(30, "redpanda:v25.2.1")
+	events := strings.Join(h.events(), "\n")
+	if strings.Contains(events, "SuspendRestart") {
+		t.Errorf("events %s\nwant the restart never suspended", events)
+	}
+	var ofBroker []string
+	for _, c := range h.maintenanceCalls() {
+		if strings.HasSuffix(c, " "+strconv.Itoa(int(r.NodeID))) {
+			ofBroker = append(ofBroker, c)
+		}
+	}
+	if want := []string{"on " + strconv.Itoa(int(r.NodeID)), "off " + strconv.Itoa(int(r.NodeID))}; !slices.Equal(ofBroker, want) {
+		t.Errorf("broker %d's maintenance calls %v, want %v", r.NodeID, ofBroker, want)
 	}
 }
