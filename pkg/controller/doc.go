@@ -202,8 +202,11 @@
 // and the admin client's URLs. The step table is the same; the status a step writes is folded
 // into status.pools (step.MergeFocusStatus), and every pool's StatefulSet and Service, the
 // seeds ConfigMap <cluster>-seeds and a removed pool's deletion follow it (poolobjects.go).
-// Rollouts, volume growth, node-loss recovery and stuck pods are not done for a cluster with
-// pools; Restarting and StorageResized say so (NotWithPools).
+// Rollouts restart each pool's pods onto that pool's template once no move is under way, one
+// broker at a time across the cluster (status.restart is the cluster's one; the pool whose pod
+// it names is looked at first), the controller leader's pool last (poolrollout.go). Volume
+// growth and node-loss recovery are not done for a cluster with pools; StorageResized says so
+// (NotWithPools).
 //
 // # A broker whose node is gone
 //

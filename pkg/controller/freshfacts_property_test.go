@@ -68,7 +68,7 @@ func TestIrreversibleStepsHoldTheirFacts(t *testing.T) {
 	// would pass without testing them.
 	if total >= 200 {
 		for _, what := range []string{"down", "stuck", "risk", "leader", "recovery", "503", "stuck pod deleted", "judged with a risk read", "recovery waited", "rf", "decommission judged",
-			"pool move", "change of mind", "decommission judged for joined pools"} {
+			"pool move", "change of mind", "decommission judged for joined pools", "pool move with a rollout"} {
 			if seen[what] == 0 {
 				t.Errorf("%d schedules made no %q", total, what)
 			}
@@ -106,6 +106,14 @@ func runFactChunk(t *testing.T, seed, n uint64, seen map[string]int) {
 			h.cluster.SetReplicationFactor(2)
 			image = h.stored().Spec.Image
 			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
+		case poolMove && i%16 == 15:
+			// A move of two brokers to blue and a new image in one patch: the move goes
+			// first, then the default pool's broker that stays restarts, the only one of its
+			// pool but not of the cluster, with maintenance mode like any other.
+			a.movePools(1, 2)
+			h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = image })
+			a.seen["pool move"]++
+			a.seen["pool move with a rollout"]++
 		case poolMove:
 			// Every broker of the default pool to pool blue, and a change of mind in one
 			// schedule of three: the default pool set back while the move is under way.

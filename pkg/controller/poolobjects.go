@@ -70,9 +70,7 @@ func (r *reconcile) ensurePools(ctx context.Context, _ int32) error {
 // broker it gets again never starts with founding seeds that are gone.
 func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replicas int32) error {
 	whole, ns := r.whole, r.whole.Namespace
-	external := p.name != v1alpha1.DefaultPoolName || replicas == 0 ||
-		(p.sts != nil && p.sts.Annotations[objects.AnnotationSeedsFrom] == objects.SeedsFromConfigMap)
-	if !external {
+	if !seedsInConfigMap(p, replicas) {
 		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods}
 		return view.ensureStatefulSet(ctx, replicas)
 	}
@@ -159,7 +157,7 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	}
 	var hosts []string
 	if r.view != nil {
-		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc), r.poolStates(), whole.Status.DecommissioningBroker)
+		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc), r.poolStates(nil), whole.Status.DecommissioningBroker)
 	}
 	if existing == nil {
 		if len(hosts) == 0 {

@@ -25,9 +25,10 @@ import (
 // of one StatefulSet; the status a step writes is folded back into the whole cluster's
 // (step.MergeFocusStatus), and every pool's objects follow their C (poolobjects.go).
 //
-// What does not handle pools yet is not done for a cluster with pools rather than done for one
-// pool: rollouts (the Restarting condition says so, reason NotWithPools), volume growth, node
-// loss recovery and stuck pods; the CRD refuses an external listener with pools.
+// Rollouts restart each pool's brokers onto its own template, one broker at a time across the
+// cluster, once no move is under way (poolrollout.go). What does not handle pools yet is not
+// done for a cluster with pools rather than done for one pool: volume growth, node loss
+// recovery and stuck pods; the CRD refuses an external listener with pools.
 
 // poolSet is one pool of a cluster with pools, as a reconcile reads it.
 type poolSet struct {
@@ -64,13 +65,15 @@ func (r *reconcile) readPools(ctx context.Context) error {
 }
 
 // poolStates are what step.PlanPools rests on: each pool's D and C, whether its broker is the
-// one being decommissioned, and the first of its pods below C that has not joined as far as
-// the pods tell (made, Ready, its broker's ID recorded).
-func (r *reconcile) poolStates() []step.PoolState {
-	owner := step.DecommissioningPool(r.whole)
+// one being decommissioned or restarted, how many of its pods wait for a restart, and the
+// first of its pods below C that has not joined as far as the pods tell (made, Ready, its
+// broker's ID recorded).
+func (r *reconcile) poolStates(configRestarts map[int32]bool) []step.PoolState {
+	owner, restarting := step.DecommissioningPool(r.whole), step.RestartPool(r.whole)
 	out := make([]step.PoolState, 0, len(r.pools))
 	for _, p := range r.pools {
-		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner}
+		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner,
+			Restarting: p.name == restarting, Outdated: r.poolRollout(p, configRestarts).Outdated}
 		for ordinal := range int(p.current) {
 			pod, name := p.pods[ordinal], fmt.Sprintf("%s-%d", p.set, ordinal)
 			switch {
@@ -131,13 +134,22 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	configRecheck, err := r.syncPoolsClusterConfig(ctx)
+	configRestarts, configRecheck, err := r.syncPoolsClusterConfig(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	plan := step.PlanPools(r.poolStates())
+	states := r.poolStates(configRestarts)
+	if leader := r.leaderPool(ctx, states); leader != "" {
+		for i := range states {
+			states[i].Leader = states[i].Name == leader
+		}
+	}
+	plan := step.PlanPools(states)
 	r.focusOn(plan.Pool)
-	r.observeFocus(ctx)
+	if err := r.readRestartingPod(ctx); err != nil {
+		return result{}, err
+	}
+	r.observeFocus(ctx, plan, configRestarts)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
 	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
@@ -151,25 +163,25 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 }
 
 // syncPoolsClusterConfig applies spec.clusterConfig (clusterconfig.go), the whole cluster's,
-// through a view of the first pool with a Ready broker to ask; a property that needs a restart
-// waits for rollouts with pools. Its status write, if any, becomes r.whole.
-func (r *reconcile) syncPoolsClusterConfig(ctx context.Context) (time.Duration, error) {
+// through a view of the first pool with a Ready broker to ask, and returns the brokers, of any
+// pool, that wait for a restart for a property. Its status write, if any, becomes r.whole.
+func (r *reconcile) syncPoolsClusterConfig(ctx context.Context) (map[int32]bool, time.Duration, error) {
 	for _, p := range r.pools {
 		if brokerpod.ReadyBelow(p.pods, p.current) == 0 {
 			continue
 		}
 		view := brokers.FocusView(r.whole, p.name)
 		v := reconcile{c: r.c, nc: r.nc, bc: view, pods: p.pods}
-		_, recheck, err := v.syncClusterConfig(ctx)
+		restarts, recheck, err := v.syncClusterConfig(ctx)
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		if v.bc != view {
 			r.whole = v.bc // the BrokerCluster as its status write left it
 		}
-		return recheck, nil
+		return restarts, recheck, nil
 	}
-	return 0, nil
+	return nil, 0, nil
 }
 
 // eachPool does for every pool what run does for a cluster's one StatefulSet before the
@@ -193,9 +205,9 @@ func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
 }
 
 // observeFocus gathers the observation of the focus pool: its D, C, B and next broker to go,
-// the other pools in sight, and the brokers' view. A rollout is not observed: with pools the
-// brokers are not restarted onto a new template yet.
-func (r *reconcile) observeFocus(ctx context.Context) {
+// its rollout when the plan looks at it (no move under way, or a restart to go on with), the
+// other pools in sight, and the brokers' view.
+func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) {
 	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         objects.FocusSet(bc),
@@ -208,7 +220,11 @@ func (r *reconcile) observeFocus(ctx context.Context) {
 		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
 		Elsewhere:       r.elsewhere(),
 	}
-	r.obs.Rollout.AllReady = true
+	if plan.Rollout {
+		r.observeFocusRollout(configRestarts)
+	} else {
+		r.obs.Rollout.AllReady = true
+	}
 	r.obs.Leftovers = leftoverPods(r.pods, st.CurrentReplicas)
 	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
 		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)

@@ -27,8 +27,14 @@ func previewed(p *v1alpha1.DisruptionPreview) []string {
 // requestRestart annotates the pod at ordinal as a person asking for its restart would.
 func (h *harness) requestRestart(ordinal int, by string) {
 	h.t.Helper()
+	h.requestPodRestart(fmt.Sprintf("%s-%d", testName, ordinal), by)
+}
+
+// requestPodRestart annotates the pod named so, of any pool, as requestRestart does.
+func (h *harness) requestPodRestart(name, by string) {
+	h.t.Helper()
 	pods := h.kube.CoreV1().Pods(testNamespace)
-	p, err := pods.Get(h.ctx, fmt.Sprintf("%s-%d", testName, ordinal), metav1.GetOptions{})
+	p, err := pods.Get(h.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		h.t.Fatal(err)
 	}

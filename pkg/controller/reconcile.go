@@ -246,11 +246,15 @@ func (r *reconcile) seeds() int32 {
 // nameTemplateChanges names, for each pod the rollout restarts because it was made from another
 // template, the template fields it does not have, for the restart's events and conditions.
 func (r *reconcile) nameTemplateChanges() {
-	order := r.obs.Rollout.Order
-	if len(order) == 0 {
-		return
+	if len(r.obs.Rollout.Order) > 0 {
+		r.nameChangesFrom(r.c.templates.Get(r.bc, r.seeds()))
 	}
-	template := r.c.templates.Get(r.bc, r.seeds())
+}
+
+// nameChangesFrom names, for each pod of the rollout's order made from another template than
+// template, the template fields it does not have.
+func (r *reconcile) nameChangesFrom(template corev1.PodTemplateSpec) {
+	order := r.obs.Rollout.Order
 	for i, p := range order {
 		if pod := r.pods[int(p.Ordinal)]; pod != nil && p.Template {
 			order[i].Fields = objects.TemplateChanges(pod, template)

@@ -22,7 +22,7 @@ import (
 // The membership facts are read from the controller leader (authority.go), found through view,
 // the reconcile's brokers view (nil when the admin API was not asked).
 func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s step.Step, facts []step.Fact, view *View) error {
-	if s.Kind == step.ReplaceStuckPod && bc.Status.CurrentReplicas == 1 {
+	if s.Kind == step.ReplaceStuckPod && step.ClusterBrokers(bc) == 1 {
 		// The facts are about the other brokers, and a cluster of one has none; its only
 		// broker cannot answer while its pod cannot start, so the version path rests on what
 		// the decision judged from the pods' images (step/upgrade.go).

@@ -1,6 +1,7 @@
 package brokers
 
 import (
+	"context"
 	"fmt"
 	"maps"
 
@@ -202,4 +203,21 @@ func (v *View) urlOf(bc *v1alpha1.BrokerCluster, id int32) (int, string, bool) {
 		}
 	}
 	return index + int(ordinal), fmt.Sprintf("%s-%d", objects.PoolSetName(bc, pool.Name), ordinal), true
+}
+
+// ControllerLeader is the node ID of the cluster's controller leader, from health_overview:
+// with pools, the pool whose pod runs it rolls out last (step.PlanPools).
+func (a *Admin) ControllerLeader(ctx context.Context, bc *v1alpha1.BrokerCluster) (int32, error) {
+	client, err := a.Client(ctx, bc)
+	if err != nil {
+		return -1, err
+	}
+	h, err := readHealth(ctx, client)
+	if err != nil {
+		return -1, err
+	}
+	if h.Controller < 0 {
+		return -1, fmt.Errorf("health_overview names no controller leader")
+	}
+	return int32(h.Controller), nil
 }

@@ -129,7 +129,7 @@ func recoveryHold(o Observation, b LostBroker) string {
 	switch {
 	case !l.Recovery:
 		return "set spec.nodeLossRecovery to bring the broker back on a new, empty volume, or bring the node back"
-	case o.Current < 2:
+	case o.Brokers() < 2:
 		return "spec.nodeLossRecovery cannot bring back the only broker of a cluster: no other broker holds a copy of its data"
 	case len(l.Brokers) > 1:
 		return fmt.Sprintf("%d brokers are on nodes that are gone; spec.nodeLossRecovery brings back one broker at a time only when no other is lost, as several lost at once looks like a cluster-wide event: bring the nodes back, or delete the claims by hand", len(l.Brokers))

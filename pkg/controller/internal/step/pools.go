@@ -12,6 +12,8 @@ import (
 // counting the brokers every pool keeps. decide still returns one step for the whole cluster.
 //
 // The order, first rule that applies:
+//  0. the pool whose broker is being restarted (status.restart) goes on with it: one broker
+//     at a time across every pool, and a move waits for the restart, as a scale-down does;
 //  1. a pool with fewer brokers than desired grows (ScaleUp), or, when its broker is the one
 //     being decommissioned, recommissions it: adding brokers takes nothing away, so it is
 //     never held back by another pool's drain;
@@ -25,7 +27,12 @@ import (
 //     looks at the pool still joining, so that its brokers are asked who they are, and takes
 //     no step that takes a broker away (Hold);
 //  4. otherwise that pool shrinks, one broker at a time, highest ordinal first;
-//  5. a cluster whose pools all have their brokers is looked at through the default pool.
+//  5. once no move is under way, the first pool with a pod to restart (its template changed,
+//     a cluster property needs it, or someone asked): a rollout waits for a move, whose new
+//     pods are made from the current template anyway, and then restarts each pool's brokers
+//     in turn. The pool of the controller leader goes last, so that, with the leader last
+//     within its pool (brokers/observe.go), the leader restarts last across the cluster;
+//  6. a cluster with nothing to do is looked at through the default pool.
 //
 // With one pool, PlanPools always picks it and never holds: a cluster without spec.pools
 // decides exactly as before.
@@ -46,6 +53,12 @@ type PoolState struct {
 	// yet, and JoiningWhy says why (not Ready, its broker not yet an active member); both empty
 	// when every one has joined.
 	Joining, JoiningWhy string
+	// Restarting: the broker being restarted (status.restart) is one of this pool's.
+	Restarting bool
+	// Outdated is how many of the pool's pods below Current wait for a restart.
+	Outdated int
+	// Leader: one of the pool's pods runs the controller leader, as far as it is known.
+	Leader bool
 }
 
 // DefaultPool names the pool made of the cluster's own fields.
@@ -59,6 +72,21 @@ type PoolPlan struct {
 	// looked at, has not joined yet. The reconcile then takes no step that takes a broker
 	// away (WaitForJoiningBrokers).
 	Hold string
+	// Rollout: the pool's rollout is looked at, as for a cluster without pools. False while a
+	// move is under way and no broker is being restarted: the pool's pods are then not
+	// restarted.
+	Rollout bool
+}
+
+// Moving reports whether a move between pools is under way: a pool's C differs from its D,
+// or a broker is being decommissioned.
+func Moving(pools []PoolState) bool {
+	for _, p := range pools {
+		if p.Current != p.Desired || p.Decommissioning {
+			return true
+		}
+	}
+	return false
 }
 
 // PlanPools names the pool decide looks at, from pools in their order: the default pool, the
@@ -66,7 +94,12 @@ type PoolPlan struct {
 // there.
 func PlanPools(pools []PoolState) PoolPlan {
 	if len(pools) == 0 {
-		return PoolPlan{Pool: DefaultPool}
+		return PoolPlan{Pool: DefaultPool, Rollout: true}
+	}
+	for _, p := range pools {
+		if p.Restarting {
+			return PoolPlan{Pool: p.Name, Rollout: true}
+		}
 	}
 	for _, p := range pools {
 		if p.Current < p.Desired {
@@ -87,12 +120,33 @@ func PlanPools(pools []PoolState) PoolPlan {
 		}
 		return PoolPlan{Pool: p.Name}
 	}
+	if p, ok := nextToRoll(pools); ok {
+		return PoolPlan{Pool: p.Name, Rollout: true}
+	}
 	for _, p := range pools {
 		if p.Name == DefaultPool {
-			return PoolPlan{Pool: p.Name}
+			return PoolPlan{Pool: p.Name, Rollout: true}
 		}
 	}
-	return PoolPlan{Pool: pools[0].Name}
+	return PoolPlan{Pool: pools[0].Name, Rollout: true}
+}
+
+// nextToRoll is the first pool with a pod to restart, the controller leader's pool last.
+func nextToRoll(pools []PoolState) (PoolState, bool) {
+	var leaders []PoolState
+	for _, p := range pools {
+		switch {
+		case p.Outdated == 0:
+		case p.Leader:
+			leaders = append(leaders, p)
+		default:
+			return p, true
+		}
+	}
+	if len(leaders) > 0 {
+		return leaders[0], true
+	}
+	return PoolState{}, false
 }
 
 // joining returns the first pool but the one named that has a broker still joining.
@@ -111,6 +165,30 @@ func joining(pools []PoolState, but string) (PoolState, bool) {
 type Elsewhere struct {
 	Pools []OtherPool
 	Pods  []PoolPod
+}
+
+// Brokers is how many brokers the cluster is meant to run now: C of the pool looked at, and,
+// with pools, every other pool's C. A pool of one broker is no cluster of one.
+func (o Observation) Brokers() int32 {
+	n := o.Current
+	for _, p := range o.Elsewhere.Pools {
+		n += p.Current
+	}
+	return n
+}
+
+// ClusterBrokers is Observation.Brokers of bc, the BrokerCluster or a focus view of it: with
+// pools, the sum of every pool's C as status.pools lists them (a focus view lists each pool's;
+// its top-level C is the focus pool's).
+func ClusterBrokers(bc *v1alpha1.BrokerCluster) int32 {
+	if !HasPools(bc) || len(bc.Status.Pools) == 0 {
+		return bc.Status.CurrentReplicas
+	}
+	var n int32
+	for _, p := range bc.Status.Pools {
+		n += p.Replicas
+	}
+	return n
 }
 
 // OtherPool is one of the other pools: its name, StatefulSet and D and C.

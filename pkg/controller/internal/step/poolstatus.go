@@ -92,13 +92,36 @@ func DecommissioningPool(bc *v1alpha1.BrokerCluster) string {
 	return DefaultPool
 }
 
+// RestartPool is the pool whose pod status.restart names: <cluster>-<ordinal> is the default
+// pool's, <cluster>-<pool>-<ordinal> a named pool's (a pool's name starts with a letter, so
+// the two never meet); "" when no broker is being restarted.
+func RestartPool(bc *v1alpha1.BrokerCluster) string {
+	r := bc.Status.Restart
+	if r == nil {
+		return ""
+	}
+	for _, pool := range PoolsOf(bc) {
+		set := bc.Name
+		if pool != DefaultPool {
+			set += "-" + pool
+		}
+		if r.Pod == fmt.Sprintf("%s-%d", set, r.Ordinal) {
+			return pool
+		}
+	}
+	return DefaultPool
+}
+
 // FocusStatus is bc's status as a reconcile that looks at pool sees it: C is the pool's, and
-// B is set only when its broker is the pool's.
+// B and R are set only when their broker is the pool's.
 func FocusStatus(bc *v1alpha1.BrokerCluster, pool string) v1alpha1.BrokerClusterStatus {
 	st := *bc.Status.DeepCopy()
 	st.CurrentReplicas = PoolCurrent(bc, pool)
 	if DecommissioningPool(bc) != pool {
 		st.DecommissioningBroker = nil
+	}
+	if RestartPool(bc) != pool {
+		st.Restart = nil
 	}
 	return st
 }
@@ -113,7 +136,7 @@ type PoolCounts struct {
 // MergeFocusStatus folds next, the status a step wrote while looking at pool (FocusStatus
 // changed by NextStatus), into bc's whole status: the pool's C and B go to its status.pools
 // entry (and, for the default pool, to the top-level fields), a broker another pool is
-// decommissioning stays recorded, and every pool of PoolsOf gets an entry with its counts. A
+// decommissioning or restarting stays recorded, and every pool of PoolsOf gets an entry with its counts. A
 // pool removed from the spec is dropped once it has no broker and its objects are gone: until
 // then its entry is how the operator knows to drain it and delete them.
 func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.BrokerClusterStatus, counts map[string]PoolCounts) v1alpha1.BrokerClusterStatus {
@@ -122,12 +145,16 @@ func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.Bro
 		out.CurrentReplicas = bc.Status.CurrentReplicas
 		out.ReadyReplicas = counts[DefaultPool].Ready
 		out.UpdatedReplicas = counts[DefaultPool].Updated
+		out.UpdateRevision = bc.Status.UpdateRevision
 	}
 	owner := DecommissioningPool(bc)
 	if owner != "" && owner != pool {
 		out.DecommissioningBroker = bc.Status.DecommissioningBroker
 	} else if next.DecommissioningBroker != nil {
 		owner = pool
+	}
+	if restarting := RestartPool(bc); restarting != "" && restarting != pool {
+		out.Restart = bc.Status.Restart.DeepCopy()
 	}
 	out.Pools = nil
 	for _, name := range PoolsOf(bc) {
@@ -170,9 +197,9 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 // for it rather than act on one pool alone.
 const ReasonNotWithPools = "NotWithPools"
 
-// PoolConditions sets the Ready, Scaling and Restarting conditions and the disruption preview of st, the whole status of bc, a
-// cluster with pools, after step s: they speak of every pool, where NextStatus spoke of the
-// one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
+// PoolConditions sets the Ready, Scaling and Restarting conditions and the disruption preview
+// of st, the whole status of bc, a cluster with pools, after step s: they speak of every pool,
+// where NextStatus spoke of the one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
 // is being decommissioned or a pool's shrink is held; Ready once every pool has its D brokers
 // ready and nothing scales.
 func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClusterStatus, now time.Time) {
@@ -207,9 +234,7 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 	if ready == desired && scaling.Status == metav1.ConditionFalse {
 		readyCond.Status, readyCond.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
 	}
-	// Rollouts do not restart a cluster with pools yet: say so rather than act on one pool.
-	restarting := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonNotWithPools,
-		Message: "a cluster with pools is not rolled out yet: a change of its pod template, or a cluster property that needs a restart, restarts no broker until rollouts handle pools (docs/pools.md)"}
+	restarting := poolsRestarting(s, st, up || down || st.DecommissioningBroker != nil)
 	// Nor does the preview cover pools yet: a preview of one pool would name the wrong pods.
 	st.DisruptionPreview = PoolsPreview(bc)
 	at := metav1.NewTime(now)
@@ -217,6 +242,39 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 		c.ObservedGeneration, c.LastTransitionTime = bc.Generation, at
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
+}
+
+// poolsRestarting is the Restarting condition of a cluster with pools: the one NextStatus set
+// for the pool looked at while a broker is being restarted or the rollout waits on something it
+// names, otherwise what every pool's pods say; while a move is under way, that the restarts
+// wait for it.
+func poolsRestarting(s Step, st *v1alpha1.BrokerClusterStatus, moving bool) metav1.Condition {
+	var parts []string
+	for _, p := range st.Pools {
+		if p.UpdatedReplicas < p.Replicas {
+			parts = append(parts, fmt.Sprintf("pool %s %d of %d", p.Name, p.UpdatedReplicas, p.Replicas))
+		}
+	}
+	focus := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionRestarting)
+	updated := metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionFalse, Reason: ReasonAllUpdated,
+		Message: "every pool's brokers run its current pod template"}
+	switch {
+	case st.Restart != nil && focus != nil:
+		return *focus
+	case moving && len(parts) == 0:
+		return updated
+	case moving:
+		return metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionTrue, Reason: ReasonRollingOut,
+			Message: "a change that needs a restart waits for the move between pools to finish: updated " + strings.Join(parts, ", ")}
+	case focus != nil && focus.Status == metav1.ConditionTrue && len(parts) == 0:
+		return *focus // a restart for a cluster property, which no template tells
+	case len(parts) == 0:
+		return updated
+	case focus != nil && focus.Status == metav1.ConditionTrue && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == WaitForMaintenanceWindow):
+		return *focus
+	}
+	return metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionTrue, Reason: ReasonRollingOut,
+		Message: "rolling out a change that needs a restart, one broker at a time across the pools: updated " + strings.Join(parts, ", ")}
 }
 
 // poolsSummary is status.poolsSummary: each pool's C and D, "default 1/0, blue 3/3".

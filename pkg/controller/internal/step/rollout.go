@@ -76,7 +76,7 @@ var restartTransitions = []Transition{
 	// be down or draining).
 	{"Restarting", "the only broker's new pod cannot start, and the template changed since it was made", func(o Observation) bool {
 		p, stuck := stuckRestart(o)
-		return o.Current == 1 && !o.Rollout.Back && stuck && p.Outdated
+		return o.Brokers() == 1 && !o.Rollout.Back && stuck && p.Outdated
 	}, ReplaceStuckPod},
 	{"Restarting", "the admin API did not answer", func(o Observation) bool {
 		return o.AdminUnavailable || (draining(o) && o.Rollout.Maintenance == MaintenanceUnknown) ||
@@ -163,7 +163,7 @@ var rolloutTransitions = []Transition{
 	}, WaitForReadyBrokers},
 	// Redpanda refuses maintenance mode on a single-broker cluster (admin server.cc,
 	// start_broker_maintenance_handler): there is no one to move leadership to.
-	{"RollingOut", "a single broker: nothing to move leadership to", func(o Observation) bool { return o.Current == 1 }, RestartSingleBroker},
+	{"RollingOut", "a single broker: nothing to move leadership to", func(o Observation) bool { return o.Brokers() == 1 }, RestartSingleBroker},
 	{"RollingOut", "a broker is next to restart", func(Observation) bool { return true }, StartRestart},
 }
 

@@ -1,0 +1,95 @@
+package controller
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
+)
+
+// The rollout of a cluster with pools: each pool's pods are compared with that pool's own
+// template, so a change of one pool's fields restarts only its brokers and a cluster-wide
+// change every pool's; step.PlanPools looks at one pool with a pod to restart at a time (the
+// controller leader's last), and decide then restarts its brokers as for a cluster without
+// pools, one broker at a time across the cluster since status.restart is the cluster's one.
+
+// seedsInConfigMap reports whether the pool's pods read their seeds from the seeds ConfigMap:
+// a named pool's always; the default pool's once it has had no broker, or once its StatefulSet
+// says so (poolobjects.go).
+func seedsInConfigMap(p poolSet, replicas int32) bool {
+	return p.name != v1alpha1.DefaultPoolName || replicas == 0 ||
+		(p.sts != nil && p.sts.Annotations[objects.AnnotationSeedsFrom] == objects.SeedsFromConfigMap)
+}
+
+// poolTemplate is the pod template the pool's StatefulSet has once the operator has written it
+// (ensurePoolStatefulSet); false for a pool the spec no longer names, whose brokers leave.
+func (r *reconcile) poolTemplate(p poolSet) (corev1.PodTemplateSpec, bool) {
+	if !seedsInConfigMap(p, p.current) {
+		view := brokers.FocusView(r.whole, p.name)
+		return r.c.templates.Get(view, objects.Seeds(p.sts, p.pods, p.current)), true
+	}
+	sts, named := objects.NewPoolStatefulSet(r.whole, p.name, p.current)
+	if !named {
+		return corev1.PodTemplateSpec{}, false
+	}
+	return sts.Spec.Template, true
+}
+
+// poolRollout is what the pool's pods say about its rollout (step.ObserveRollout), from the
+// pool's own template; nothing to restart for a pool the spec no longer names.
+func (r *reconcile) poolRollout(p poolSet, configRestarts map[int32]bool) step.Rollout {
+	template, named := r.poolTemplate(p)
+	if !named {
+		return step.Rollout{AllReady: true}
+	}
+	view := brokers.FocusView(r.whole, p.name)
+	return step.ObserveRollout(view, template.Annotations[objects.AnnotationTemplateHash], p.pods, configRestarts, r.c.cfg.Clock.Now())
+}
+
+// observeFocusRollout observes the focus pool's rollout, with the template fields each
+// outdated pod does not have, for the restart's events and conditions.
+func (r *reconcile) observeFocusRollout(configRestarts map[int32]bool) {
+	for _, p := range r.pools {
+		if p.name != r.focus {
+			continue
+		}
+		r.obs.Rollout = r.poolRollout(p, configRestarts)
+		if template, named := r.poolTemplate(p); named {
+			r.nameChangesFrom(template)
+		}
+	}
+}
+
+// leaderPool names the pool whose pod runs the controller leader, when more than one pool has
+// a pod to restart and nothing else is under way: the leader's pool then goes last. "" when
+// it is not needed or not known (the order then is the pools' own).
+func (r *reconcile) leaderPool(ctx context.Context, states []step.PoolState) string {
+	outdated := 0
+	for _, s := range states {
+		if s.Outdated > 0 {
+			outdated++
+		}
+	}
+	if outdated < 2 || step.Moving(states) || r.whole.Status.Restart != nil {
+		return ""
+	}
+	leader, err := r.c.brokers.ControllerLeader(ctx, brokers.FocusView(r.whole, step.DefaultPool))
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("Controller leader not known; pools roll out in their order", "err", err)
+		return ""
+	}
+	for _, p := range r.pools {
+		for _, pod := range p.pods {
+			if id, ok := brokerpod.NodeID(pod); ok && id == leader {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
