@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -181,5 +183,40 @@ func TestARestartAskedForOnAPoolsPod(t *testing.T) {
 	h.rollOutPools(30)
 	if got, want := h.restartedPods(before), []string{testName + "-blue-1"}; !slices.Equal(got, want) {
 		t.Errorf("restarted %v, want %v alone", got, want)
+	}
+}
+
+// A move outside every maintenance window grows the new pool at once, as adding brokers takes
+// nothing away, and decommissions nothing until the window opens; a restart of the pool's
+// brokers waits for the window likewise.
+func TestAMoveWaitsForItsWindow(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.MaintenanceWindows = dailyAtOne })
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	for range 15 {
+		h.reconcileAfterPoll()
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		t.Fatalf("outside the window: decommissions %v", calls)
+	}
+	if m := h.members(); m["blue"][admin.MembershipActive] != 3 {
+		t.Fatalf("outside the window blue has %v, want its three brokers up: growing takes nothing away", m["blue"])
+	}
+	if got := h.nextWindow(); got != "2026-01-01T01:00:00Z" {
+		t.Errorf("status.nextMaintenanceWindow = %q, want the window at 01:00", got)
+	}
+	h.clock.SetTime(time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
+	for range 40 {
+		h.reconcileAfterPoll()
+		if st := h.stored().Status; st.PoolsSummary == "default 0/0, blue 3/3" && st.DecommissioningBroker == nil {
+			break
+		}
+	}
+	if st := h.stored().Status; st.PoolsSummary != "default 0/0, blue 3/3" || len(h.decommissionCalls()) != 3 {
+		t.Errorf("inside the window: %s, decommissions %v; want the move done, each old broker once", st.PoolsSummary, h.decommissionCalls())
 	}
 }
