@@ -29,6 +29,12 @@ const (
 	// NoFuture: no read returns a version no write had reached, and no write is answered with a
 	// version older than one read of its key before it started.
 	NoFuture Guarantee = "no-future"
+	// RealVersions: a read returns a version its key had: no other object's revision, none
+	// its key skipped, and, when every write is recorded, one a write of the key had produced.
+	RealVersions Guarantee = "real-versions"
+	// RealUIDs: a read's UID is its key's, the one its revision had, and created no later
+	// than the version read.
+	RealUIDs Guarantee = "real-uids"
 	// FailoverReads: a new leader reads nothing older than the writes of other processes the
 	// apiserver had applied before it received the Lease write that made it leader.
 	FailoverReads Guarantee = "failover-reads"
@@ -46,11 +52,11 @@ const (
 )
 
 // Guarantees lists every Guarantee in report order.
-var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads,
-	FreshDecisions, OneDecommission, OneUnavailable, LeaderDecides}
+var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, RealVersions, RealUIDs,
+	FailoverReads, FreshDecisions, OneDecommission, OneUnavailable, LeaderDecides}
 
 // ReadGuarantees are the guarantees that judge reads: a read one of them constrained is judged.
-var ReadGuarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads}
+var ReadGuarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, RealVersions, RealUIDs, FailoverReads}
 
 // Gap names a kind of event the checker could not use; a run with a gap fails (Report.Err)
 // unless Input.Expect says why it expects it.
@@ -80,7 +86,8 @@ type Input struct {
 	// AllWrites says that every write the apiserver applied while the histories were recorded
 	// is in Histories (with its answer) or in Audit (with its resourceVersion, level
 	// RequestResponse). NoFuture then also judges every read against the highest
-	// resourceVersion any write had reached.
+	// resourceVersion any write had reached, and RealVersions each read against the writes of
+	// its key.
 	AllWrites bool
 	// Untraced names the admin calls the histories' tracer does not record
 	// ("maintenance-off"); a guarantee that needs one is not judged (Report.NotJudged).
@@ -184,10 +191,14 @@ func Check(in Input) *Report {
 	for i, h := range in.Histories {
 		checks[i] = newProcessCheck(h, r)
 		checks[i].count()
-		checks[i].sweepKeys()
 	}
 	tl := newTimeline(checks)
+	v := newVersions(in, tl)
+	for _, c := range checks {
+		c.sweepKeys(v)
+	}
 	checkFuture(in, tl)
+	checkReal(in, tl, v)
 	if in.Audit != nil {
 		checkFailover(in, checks)
 	} else {
