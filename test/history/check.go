@@ -21,10 +21,10 @@ const (
 	// ended before it started, in the same process (whichever workers made them).
 	MonotonicReads Guarantee = "monotonic-reads"
 	// NoResurrection: once a process made or observed the delete of a UID, it reads that UID no
-	// more.
+	// more, whether the read gives the UID or an event gives it to the revision read.
 	NoResurrection Guarantee = "no-resurrection"
-	// DeleteFloor: once a process knew of a delete of a key at a resourceVersion, it finds the
-	// key at no older one.
+	// DeleteFloor: once a process knew of a delete of a key, it finds the key at no version of
+	// the deleted object it knew, nor an older one.
 	DeleteFloor Guarantee = "delete-floor"
 	// NoFuture: no read returns a version no write had reached, and no write is answered with a
 	// version older than one read of its key before it started.

@@ -31,13 +31,11 @@ func realVersion(in Input, tl *timeline, v *versions, r ref) {
 			return
 		}
 	}
-	for _, s := range spans {
-		if compareRV(e.RV, s.from) > 0 && compareRV(e.RV, s.to) < 0 {
-			w := tl.event(s.write)
-			tl.violate(RealVersions, r, fmt.Sprintf("read resourceVersion %s, which %s never had: it was at %s until a %s by %s (precondition %s) moved it to %s",
-				e.RV, e.Key, s.from, w.Verb, tl.process(s.write), s.from, s.to), &s.write)
-			return
-		}
+	if s, ok := v.keeping(e.Key, e.RV); ok {
+		w := tl.event(s.write)
+		tl.violate(RealVersions, r, fmt.Sprintf("read resourceVersion %s, which %s never had: it was at %s until a %s by %s (precondition %s) moved it to %s",
+			e.RV, e.Key, s.from, w.Verb, tl.process(s.write), s.from, s.to), &s.write)
+		return
 	}
 	if !full {
 		return

@@ -3,6 +3,8 @@ package history
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 )
 
 // revision is one resourceVersion of one resource. Revisions are compared per resource: a
@@ -30,6 +32,9 @@ type version struct {
 type kept struct {
 	from, to string
 	write    ref
+	// widest is the index, among the key's spans sorted by from up to this one, of the one
+	// that reaches furthest: spans of a real history never overlap, a planted one's may.
+	widest int
 }
 
 // versions indexes what the histories and the audit log say about revisions and UIDs.
@@ -62,7 +67,7 @@ func newVersions(in Input, tl *timeline) *versions {
 			pre.made = false
 			v.add(e.Precondition, "", pre)
 			if wellFormed(e.RV) && compareRV(e.RV, e.Precondition) > 0 {
-				v.kept[e.Key] = append(v.kept[e.Key], kept{e.Precondition, e.RV, r})
+				v.kept[e.Key] = append(v.kept[e.Key], kept{from: e.Precondition, to: e.RV, write: r})
 				v.lower(e.Key.Resource, e.RV)
 			}
 		}
@@ -76,7 +81,26 @@ func newVersions(in Input, tl *timeline) *versions {
 				from: fmt.Sprintf("%s of %s (audit %s, line %d)", a.Verb, a.Key, a.AuditID, a.Line)})
 		}
 	}
+	for _, spans := range v.kept {
+		slices.SortFunc(spans, func(a, b kept) int { return compareRV(a.from, b.from) })
+		for j := range spans {
+			if spans[j].widest = j; j > 0 && compareRV(spans[spans[j-1].widest].to, spans[j].to) > 0 {
+				spans[j].widest = spans[j-1].widest
+			}
+		}
+	}
 	return v
+}
+
+// keeping returns the span of key that holds rv strictly inside it.
+func (v *versions) keeping(key Key, rv string) (kept, bool) {
+	spans := v.kept[key]
+	j := sort.Search(len(spans), func(j int) bool { return compareRV(spans[j].from, rv) >= 0 })
+	if j == 0 {
+		return kept{}, false
+	}
+	s := spans[spans[j-1].widest]
+	return s, compareRV(rv, s.to) < 0
 }
 
 func verbOf(e *Event) string {
