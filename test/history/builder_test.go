@@ -59,9 +59,18 @@ func (b *builder) failed(err string) *builder {
 // at rv in [start+3, start+4] (a read ReadYourWrites judges), then calls call for broker in
 // [start+5, start+6].
 func (b *builder) fresh(worker int, rec uint64, key history.Key, rv, call, broker string, start int64) *builder {
-	return b.write(worker, rec, key, "patch", "", "u1", rv, 200, start, start+2).
-		read(worker, rec, key, "u1", rv, start+3, start+4).
+	return b.write(worker, rec, key, "patch", "", uidOf(key), rv, 200, start, start+2).
+		read(worker, rec, key, uidOf(key), rv, start+3, start+4).
 		admin(worker, rec, key, call, broker, start+5, start+6)
+}
+
+// uidOf is the UID of key's object in fresh: one per key, as RealUIDs requires; bcKey's is
+// "u1", as elsewhere.
+func uidOf(key history.Key) string {
+	if key == bcKey {
+		return "u1"
+	}
+	return "u-" + key.Name
 }
 
 func (b *builder) leading(auditID string, at int64) *builder {

@@ -21,14 +21,20 @@ const (
 	// ended before it started, in the same process (whichever workers made them).
 	MonotonicReads Guarantee = "monotonic-reads"
 	// NoResurrection: once a process made or observed the delete of a UID, it reads that UID no
-	// more.
+	// more, whether the read gives the UID or an event gives it to the revision read.
 	NoResurrection Guarantee = "no-resurrection"
-	// DeleteFloor: once a process knew of a delete of a key at a resourceVersion, it finds the
-	// key at no older one.
+	// DeleteFloor: once a process knew of a delete of a key, it finds the key at no version of
+	// the deleted object it knew, nor an older one.
 	DeleteFloor Guarantee = "delete-floor"
 	// NoFuture: no read returns a version no write had reached, and no write is answered with a
 	// version older than one read of its key before it started.
 	NoFuture Guarantee = "no-future"
+	// RealVersions: a read returns a version its key had: no other object's revision, none
+	// its key skipped, and, when every write is recorded, one a write of the key had produced.
+	RealVersions Guarantee = "real-versions"
+	// RealUIDs: a read's UID is its key's, the one its revision had, and created no later
+	// than the version read.
+	RealUIDs Guarantee = "real-uids"
 	// FailoverReads: a new leader reads nothing older than the writes of other processes the
 	// apiserver had applied before it received the Lease write that made it leader.
 	FailoverReads Guarantee = "failover-reads"
@@ -46,11 +52,11 @@ const (
 )
 
 // Guarantees lists every Guarantee in report order.
-var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads,
-	FreshDecisions, OneDecommission, OneUnavailable, LeaderDecides}
+var Guarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, RealVersions, RealUIDs,
+	FailoverReads, FreshDecisions, OneDecommission, OneUnavailable, LeaderDecides}
 
 // ReadGuarantees are the guarantees that judge reads: a read one of them constrained is judged.
-var ReadGuarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, FailoverReads}
+var ReadGuarantees = []Guarantee{ReadYourWrites, MonotonicReads, NoResurrection, DeleteFloor, NoFuture, RealVersions, RealUIDs, FailoverReads}
 
 // Gap names a kind of event the checker could not use; a run with a gap fails (Report.Err)
 // unless Input.Expect says why it expects it.
@@ -80,7 +86,8 @@ type Input struct {
 	// AllWrites says that every write the apiserver applied while the histories were recorded
 	// is in Histories (with its answer) or in Audit (with its resourceVersion, level
 	// RequestResponse). NoFuture then also judges every read against the highest
-	// resourceVersion any write had reached.
+	// resourceVersion any write had reached, and RealVersions each read against the writes of
+	// its key.
 	AllWrites bool
 	// Untraced names the admin calls the histories' tracer does not record
 	// ("maintenance-off"); a guarantee that needs one is not judged (Report.NotJudged).
@@ -184,10 +191,14 @@ func Check(in Input) *Report {
 	for i, h := range in.Histories {
 		checks[i] = newProcessCheck(h, r)
 		checks[i].count()
-		checks[i].sweepKeys()
 	}
 	tl := newTimeline(checks)
+	v := newVersions(in, tl)
+	for _, c := range checks {
+		c.sweepKeys(v)
+	}
 	checkFuture(in, tl)
+	checkReal(in, tl, v)
 	if in.Audit != nil {
 		checkFailover(in, checks)
 	} else {

@@ -100,9 +100,14 @@
 //     that found it at the highest RV. R found it at an RV at least P's, or found nothing and
 //     a delete covers P. Reads that overlap in time impose nothing on each other; reads of
 //     different keys neither.
-//   - NoResurrection: R finds no UID of which a delete is known before R.
-//   - DeleteFloor: let D be the delete of R's key before R, with an RV, with the highest. If R
-//     found the key, at an RV at least D's.
+//   - NoResurrection: R finds no UID of which a delete is known before R. A found R without a
+//     UID is judged by the UID an event gave its revision (Revisions, below).
+//   - DeleteFloor: a delete D of R's key known before R has a floor, the newest RV of the
+//     object it removed that the process knew: D's RV; else, for a DeleteMade, the highest RV
+//     of the key the process had read or been answered that ended before D started (every
+//     revision made after the delete is newer); else the highest at which it had read or
+//     written D's UID. If R found the key: at an RV at least the highest of the deletes' RVs
+//     and, unless NoResurrection flags R, above the highest floor.
 //   - NoFuture, for an R that found its key (on the timeline, across processes): every
 //     successful write of R's key with an answered RV that started after R ended was answered
 //     with an RV at least R's (a write answered lower, or a read from the future: the
@@ -110,6 +115,12 @@
 //     apiserver applied is in the histories or, with its RV, in the audit log) also: R's RV is
 //     at most the highest of the RVs answered to successful writes, of any key and process,
 //     that started before R ended, and the RVs of the audit log's successful entries.
+//   - RealVersions, for an R that found its key (across processes): R's revision is not
+//     another object's, R's RV lies in no span in which its key kept one version, and, with
+//     Input.AllWrites and R's RV at or above its resource's floor, R's revision was made by a
+//     write that started before R ended or by an audit entry (Revisions, below).
+//   - RealUIDs, for an R that found its key with a UID: the UID is no other key's, no event
+//     gave R's revision another UID, and no create was answered with the UID at an RV above R's.
 //   - FailoverReads (judged only when Input.Audit is set): for a leadership event L of process
 //     Q, let E_L be the audit entry of its Lease write. A write W counts when its audit entry
 //     is AppliedBefore E_L (W was answered 2xx and its stageTimestamp is strictly before E_L's
@@ -119,14 +130,20 @@
 //     one its history recorded, or else the audit log's; a W with neither is counted in
 //     Report.Unresolved. Every read R of Q that starts after L (and before Q's next leadership
 //     event) of a key such a W wrote found it at an RV at least the highest such W's, or found
-//     nothing and either Q knew, before R, of a delete of that W's UID or the audit log holds
-//     a successful delete of the key completed after W. A leadership whose Lease write is not
-//     in the audit log is counted in Report.Unlinked and not judged.
+//     nothing and a delete of what W wrote is known before R: Q knew of a delete of W's UID,
+//     or of W's key at an RV at least W's, that ended before R started (or was Q's own and
+//     started before R ended); or the audit log holds a successful delete of the key
+//     completed after W and before the apiserver received Q's Lease write or a write of Q
+//     that ended before R started. A delete known only later excuses nothing: it may have
+//     come after R. A leadership whose Lease write is not in the audit log is counted in
+//     Report.Unlinked and not judged.
 //
 // A judged read is one at least one read guarantee constrained (Report.JudgedReads): a read with
-// a write, a read or a delete known before it, a found read with a delete with an RV known
-// before it, a found read with a later write of its key (any found read, with Input.AllWrites), a
-// read after a leadership with a counted write of its key.
+// a write, a read or a delete known before it, a found read with a delete with a floor known
+// before it, a found read with a later write of its key (any found read, with Input.AllWrites),
+// a found read whose revision an event names or whose key has a kept span (with
+// Input.AllWrites, any at or above its resource's floor), a found read whose UID an event
+// names, a read after a leadership with a counted write of its key.
 //
 // The decisions, for each admin call A:
 //
@@ -159,6 +176,53 @@
 // guarantees) the guarantee constrained; Report.NotJudged says why a guarantee the input gives
 // no evidence for was not judged (FailoverReads without an audit log, OneUnavailable without
 // maintenance-off, LeaderDecides without leadership events).
+//
+// # Revisions
+//
+// An object's RV is the etcd revision of the write that made it; a revision is made by one
+// write of one object. RealVersions, RealUIDs and NoResurrection read what the events say about
+// revisions, per resource (a resource may be stored in an etcd of its own, whose revisions
+// coincide with the others'): a successful write of a named object (not deletecollection,
+// whose answer is a list) says its answered RV and, when it sent one, its precondition were
+// revisions of its key with its answered UID; a delete, that its RV was of its key and UID;
+// an audit entry that succeeded on the object (no subresource but status and scale), that
+// its RV was of its key and UID. A successful write with precondition P answered with an RV
+// A above P shows a span in which its key kept one version: it was at P until the write
+// moved it to A, so it had no version between. A successful create answered with UID U and
+// RV C shows that U had no version below C. A resource's floor is the lowest RV a recorded
+// write of it made (a create's, or an A above a P): with Input.AllWrites, every revision at
+// or above it was made while the histories were recorded, by a write they or the audit log
+// hold. An audit log at level Metadata (the test control plane's) holds no RV or UID, and
+// says nothing of revisions.
+//
+// # What cannot be judged
+//
+// The histories record no watch event but deletions, and, unless Input.AllWrites, not every
+// write: the race experiment's and the soak's record the operator's own writes and reads,
+// not the test's or the cluster's writes its informers deliver. So, without AllWrites:
+//
+//   - a read of a revision no recorded event names, outside any kept span of its key, cannot
+//     be told from a version an unrecorded write made: an invented RV is caught only when
+//     another object's event names it, a kept span holds it, or (NoFuture) a later write of
+//     its key was answered lower;
+//   - a read of a UID no event names cannot be told from an object an unrecorded create
+//     made;
+//   - whether a found R is the deleted object or one re-created by an unrecorded create is
+//     judged by UID, by the floor above, and by its revision's UID when an event names it;
+//     an observed delete with neither UID nor RV names no object and is no evidence;
+//   - a delete's RV may be the delete's own revision (a watch's DELETED event) or the last
+//     the informer knew (DeletedFinalStateUnknown), and a delete's answer either: so a read at
+//     exactly a delete's RV is judged as a version of the deleted object, never as invented;
+//   - an RV is compared with the time of the write that made it only within a history or on
+//     the timeline: an audit entry's times are the apiserver's clock and are never compared
+//     with a process's, so an audit entry makes its revision real whenever it was received,
+//     and orders a delete before a read only through another audit entry of that process.
+//
+// With AllWrites, a read below its resource's floor (an object older than the recording) is
+// judged by none of RealVersions' third rule, and a revision a delete's answer names counts
+// as made by a write (a graceful delete makes a version; one that removes the object may
+// answer with its revision). A UID nobody created is then caught at or above the floor as a
+// revision no write made or one another UID had, and not below it.
 //
 // # No green run without evidence
 //

@@ -44,7 +44,7 @@ func checkFailover(in Input, checks []*processCheck) {
 				until = hist.Events[leaderships[n+1]].End
 			}
 			applied := appliedBefore(in, checks, writes, q, lease)
-			c.judgeAfterLeading(in.Audit, hist.Events[l].End, until, applied)
+			c.judgeAfterLeading(in.Audit, lease, hist.Events[l].End, until, applied)
 		}
 	}
 }
@@ -108,8 +108,9 @@ func appliedBefore(in Input, checks []*processCheck, writes map[string]eventRef,
 	return out
 }
 
-// judgeAfterLeading judges the reads h started in (from, until) against applied.
-func (c *processCheck) judgeAfterLeading(audit *Audit, from, until int64, applied map[Key]appliedWrite) {
+// judgeAfterLeading judges the reads h started in (from, until) against applied; lease is the
+// audit entry of the Lease write that made the process leader.
+func (c *processCheck) judgeAfterLeading(audit *Audit, lease *AuditEntry, from, until int64, applied map[Key]appliedWrite) {
 	h := c.h
 	for i := range h.Events {
 		e := &h.Events[i]
@@ -122,24 +123,32 @@ func (c *processCheck) judgeAfterLeading(audit *Audit, from, until int64, applie
 		case e.Found && compareRV(e.RV, w.rv) < 0:
 			c.violate(FailoverReads, i, fmt.Sprintf("read resourceVersion %s after becoming leader, older than %s, which another process wrote "+
 				"and the apiserver applied before the Lease write (audit %s, line %d)", e.RV, w.rv, w.entry.AuditID, w.entry.Line))
-		case !e.Found && !deletedAfter(audit, h, i, w):
+		case !e.Found && !deletedBefore(audit, lease, h, i, w):
 			c.violate(FailoverReads, i, fmt.Sprintf("read not found after becoming leader, though another process wrote resourceVersion %s "+
-				"(audit %s, line %d) and no later delete is known", w.rv, w.entry.AuditID, w.entry.Line))
+				"(audit %s, line %d) and no delete of it is known before the read", w.rv, w.entry.AuditID, w.entry.Line))
 		}
 	}
 }
 
-// deletedAfter reports whether the object w wrote was deleted later: the process knew of a
-// delete of its UID before read i started, or the audit log holds a successful delete of its
-// key completed after w.
-func deletedAfter(audit *Audit, h *History, i int, w appliedWrite) bool {
+// deletedBefore reports whether the object w wrote is known deleted before read i started: the
+// process knew of a delete of w's UID, or of w's key at a resourceVersion at least w's; or the
+// audit log holds a successful delete of w's key completed after w and before the apiserver
+// received the Lease write or a write of the process that ended before i started. A delete
+// known only later excuses nothing: it may have come after the read.
+func deletedBefore(audit *Audit, lease *AuditEntry, h *History, i int, w appliedWrite) bool {
+	r := &h.Events[i]
+	horizon := lease.Received
 	for j := range h.Events {
 		d := &h.Events[j]
-		if d.Kind == KindDelete && d.UID != "" && d.UID == w.uid && d.End < h.Events[i].Start {
+		if d.Kind == KindDelete && d.Key == r.Key && (d.End < r.Start || d.Source == DeleteMade && d.Start < r.End) &&
+			(d.UID != "" && d.UID == w.uid || wellFormed(d.RV) && compareRV(d.RV, w.rv) >= 0) {
 			return true
+		}
+		if a, ok := audit.Entry(d.AuditID); ok && d.Kind == KindWrite && d.End < r.Start && a.Received.After(horizon) {
+			horizon = a.Received
 		}
 	}
 	return slices.ContainsFunc(audit.Entries, func(a AuditEntry) bool {
-		return a.Key == w.entry.Key && a.Verb == "delete" && a.Succeeded() && a.Completed.After(w.entry.Completed)
+		return a.Key == w.entry.Key && a.Verb == "delete" && a.Succeeded() && a.Completed.After(w.entry.Completed) && a.Completed.Before(horizon)
 	})
 }

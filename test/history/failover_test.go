@@ -121,3 +121,48 @@ func TestALeadershipMissingFromTheAuditLogIsCounted(t *testing.T) {
 		t.Errorf("Unlinked = %d, judged %d; want 1, 0", r.Unlinked, r.Judged[history.FailoverReads])
 	}
 }
+
+// A failover read that found nothing is excused by a delete only when the delete is known
+// before the read: here the garbage collector deletes what the old leader wrote (audit d-1, at
+// 15 ms), after the new leader's Lease write; the new leader renews its Lease (audit r-1,
+// received at 20 ms) at 20..21 ns on its clock. A read after the renewal ended is excused; one
+// before it, with the same audit log, is not: the delete may have come after it.
+func TestAFailoverReadIsExcusedOnlyByADeleteBeforeIt(t *testing.T) {
+	gc := "system:serviceaccount:kube-system:generic-garbage-collector"
+	lines := []string{
+		auditLine("w-1", "ResponseComplete", "patch", bcKey, "status", 200, at(2), at(3), ""),
+		auditLine("l-2", "ResponseComplete", "update", lease, "", 200, at(10), at(11), ""),
+		strings.Replace(auditLine("d-1", "ResponseComplete", "delete", bcKey, "", 200, at(15), at(16), ""), operatorUser, gc, 1),
+		auditLine("r-1", "ResponseComplete", "update", lease, "", 200, at(20), at(21), ""),
+	}
+	audit, err := history.ParseAudit(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// run checks the new leader reading bcKey at start, with more of its events added by more.
+	run := func(start int64, more func(*builder)) *history.Report {
+		old := newHistory("operator-0").write(1, 1, bcKey, "patch", "49", "u1", "50", 200, 3, 4).audited("w-1")
+		next := newHistory("operator-1").
+			write(history.WorkerNone, 0, lease, "update", "", "l", "60", 200, 10, 11).audited("l-2").
+			leading("", 12).
+			read(1, 1, bcKey, "", "", start, start+1)
+		more(next)
+		return history.Check(history.Input{Histories: []*history.History{old.h, next.h}, Audit: audit, OperatorUser: operatorUser})
+	}
+	renewed := func(b *builder) {
+		b.write(history.WorkerNone, 0, lease, "update", "", "l", "61", 200, 20, 21).audited("r-1")
+	}
+	wantViolations(t, run(30, renewed), nil)
+	r := run(18, renewed)
+	wantViolations(t, r, map[history.Guarantee]int{history.FailoverReads: 1})
+	if d := r.Violations[len(r.Violations)-1:]; len(d) == 1 && !strings.Contains(d[0].Detail, "no delete of it is known before the read") {
+		t.Errorf("detail %q does not say the delete is not known before the read", d[0].Detail)
+	}
+	// Seen by the new leader before it read, the delete excuses the read; seen after, not.
+	for seen, want := range map[int64]int{16: 0, 20: 1} {
+		r := run(18, func(b *builder) { b.gone(history.DeleteObserved, bcKey, "u1", "", seen, seen) })
+		if got := r.Count(history.FailoverReads); got != want {
+			t.Errorf("delete seen at %d ns, read at 18 ns: %d failover violations, want %d", seen, got, want)
+		}
+	}
+}

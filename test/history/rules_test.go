@@ -90,7 +90,7 @@ func TestNoFuture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := checkWith(history.Input{AllWrites: true, Audit: audit}, newHistory("p").read(1, 1, bcKey, "u1", "99", 3, 4))
+	r := checkWith(history.Input{AllWrites: true, Audit: audit}, newHistory("p").read(1, 1, bcKey, "u-bc-1", "99", 3, 4))
 	wantViolations(t, r, nil)
 	if r.Judged[history.NoFuture] != 1 {
 		t.Errorf("NoFuture judged %d reads, want 1", r.Judged[history.NoFuture])

@@ -1,28 +1,34 @@
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // sweepKeys judges every read against ReadYourWrites, MonotonicReads, NoResurrection and
-// DeleteFloor.
-func (c *processCheck) sweepKeys() {
+// DeleteFloor; v names the UID of a revision a read gives none for.
+func (c *processCheck) sweepKeys(v *versions) {
 	for _, ke := range c.byKey() {
-		c.sweepKey(ke)
+		c.sweepKey(ke, v)
 	}
 }
 
 // knowledge is what a process knew of one key when a read started: its newest write, newest
-// read and newest delete with a resourceVersion that had ended, and the UIDs it knew deleted.
+// read, newest delete with a resourceVersion and delete with the highest floor (deleteFloors)
+// that had ended, and the UIDs it knew deleted.
 type knowledge struct {
-	write, read, floor int // indexes of the newest; -1 for none
-	gone               map[string]int
-	deletes            []int // every delete of the key, for coveredByDelete
+	write, read, floor, top int // indexes of the newest; -1 for none
+	gone                    map[string]int
+	deletes                 []int          // every delete of the key, for coveredByDelete
+	floors                  map[int]string // deleteFloors
+	versions                *versions
 }
 
 // sweepKey walks the reads of one key in Start order, folding into knowledge every write,
 // read and delete that ended strictly before each read started.
-func (c *processCheck) sweepKey(ke *keyEvents) {
+func (c *processCheck) sweepKey(ke *keyEvents, v *versions) {
 	ev := c.h.Events
-	k := knowledge{write: -1, read: -1, floor: -1, gone: map[string]int{}, deletes: ke.deletes}
+	k := knowledge{write: -1, read: -1, floor: -1, top: -1, gone: map[string]int{}, deletes: ke.deletes, floors: c.deleteFloors(ke), versions: v}
 	var w, r, d int
 	for _, i := range ke.reads {
 		start := ev[i].Start
@@ -40,6 +46,9 @@ func (c *processCheck) sweepKey(ke *keyEvents) {
 			}
 			if e := &ev[ke.deletes[d]]; e.RV != "" {
 				k.floor = c.newer(k.floor, ke.deletes[d])
+			}
+			if f := k.floors[ke.deletes[d]]; f != "" && (k.top < 0 || compareRV(f, k.floors[k.top]) > 0) {
+				k.top = ke.deletes[d]
 			}
 		}
 		c.judgeRead(&k, i)
@@ -93,16 +102,28 @@ func (c *processCheck) judgeRead(k *knowledge, i int) {
 	if e.Found && !wellFormed(e.RV) {
 		return // counted as unparseable
 	}
+	resurrected := false
 	if e.Found && len(k.gone) > 0 {
 		c.judge(NoResurrection, i)
-		if d, ok := k.gone[e.UID]; ok && e.UID != "" {
-			c.violate(NoResurrection, i, fmt.Sprintf("read UID %s after the process learned it was deleted", e.UID), d)
+		uid, told := e.UID, ""
+		if named, ok := k.versions.named(e.Key, e.RV, ""); uid == "" && ok {
+			uid, told = named.uid, " (its revision's, as told by a "+named.from+")"
+		}
+		if d, ok := k.gone[uid]; ok && uid != "" {
+			c.violate(NoResurrection, i, fmt.Sprintf("read UID %s%s after the process learned it was deleted", uid, told), d)
+			resurrected = true
 		}
 	}
-	if e.Found && k.floor >= 0 {
+	if e.Found && k.top >= 0 {
 		c.judge(DeleteFloor, i)
-		if d := &c.h.Events[k.floor]; compareRV(e.RV, d.RV) < 0 {
+		d, f := &c.h.Events[k.top], k.floors[k.top]
+		switch {
+		case k.floor >= 0 && compareRV(e.RV, c.h.Events[k.floor].RV) < 0:
+			d = &c.h.Events[k.floor]
 			c.violate(DeleteFloor, i, fmt.Sprintf("read resourceVersion %s, older than %s, at which the process knew the key deleted (%s)", e.RV, d.RV, d.Source), k.floor)
+		case !resurrected && compareRV(e.RV, f) <= 0:
+			// No object made after the delete is this old: the read is of the deleted one, or older.
+			c.violate(DeleteFloor, i, fmt.Sprintf("read resourceVersion %s, no newer than %s, the deleted object's as the process knew it before a delete (%s)", e.RV, f, d.Source), k.top)
 		}
 	}
 	if k.write >= 0 {
@@ -132,4 +153,30 @@ func (c *processCheck) readRelation(i, prior int) string {
 		return "the same worker read before"
 	}
 	return fmt.Sprintf("worker %d read before", c.h.Events[prior].Worker)
+}
+
+// deleteFloors returns, by delete of the key, the newest resourceVersion of the object it
+// removed that the process knew: the delete's own; else, for a delete of the process's own,
+// the newest of the key it had read or been answered before sending it (every revision after
+// the delete is newer); else the newest at which it had read or written the deleted UID.
+func (c *processCheck) deleteFloors(ke *keyEvents) map[int]string {
+	ev := c.h.Events
+	out := map[int]string{}
+	for _, j := range ke.deletes {
+		d := &ev[j]
+		if wellFormed(d.RV) {
+			out[j] = d.RV
+			continue
+		}
+		for _, i := range slices.Concat(ke.writes, ke.reads) {
+			e := &ev[i]
+			if e.End >= d.Start || !e.Found && e.Kind == KindRead || !wellFormed(e.RV) || d.Source != DeleteMade && (d.UID == "" || e.UID != d.UID) {
+				continue
+			}
+			if f, ok := out[j]; !ok || compareRV(e.RV, f) > 0 {
+				out[j] = e.RV
+			}
+		}
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func TestWriteReport(t *testing.T) {
 		"| control plane components that exited and were started again | kube-controller-manager 1, kube-scheduler 2 |",
 		"| **history checker: violations** (operations checked) | **1** (of 4 operations of 1 processes: 2 reads, 1 writes, 0 deletes, 1 admin calls) |",
 		"| history checker: judged per guarantee | read-your-writes 2 (violated 1), monotonic-reads 1 (violated 0), no-resurrection 0 (violated 0), " +
-			"delete-floor 0 (violated 0), no-future 0 (violated 0), failover-reads not judged (no audit log), fresh-decisions 1 (violated 0), " +
+			"delete-floor 0 (violated 0), no-future 0 (violated 0), real-versions 1 (violated 0), real-uids 2 (violated 0), failover-reads not judged (no audit log), fresh-decisions 1 (violated 0), " +
 			"one-decommission 1 (violated 0), one-unavailable 0 (violated 0), " +
 			"leader-decides not judged (no leadership events) |",
 		"| history checker: not judged (unparseable resourceVersions, unresolved writes, unlinked leaderships, unattributed reads, unreadable trace lines) | 0, 0, 0, 0, 0 |",
