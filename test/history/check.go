@@ -268,10 +268,12 @@ func (c *processCheck) count() {
 	}
 }
 
-// judge counts event i as judged by g.
+// judge counts event i as judged by g. A read that only RealVersions or RealUIDs judged is
+// not judged for freshness: FreshDecisions still wants a decision's read judged by one of the
+// guarantees that say how old it may be.
 func (c *processCheck) judge(g Guarantee, i int) {
 	c.report.Judged[g]++
-	if c.h.Events[i].Kind == KindRead {
+	if c.h.Events[i].Kind == KindRead && g != RealVersions && g != RealUIDs {
 		c.judged[i] = true
 	}
 	if g == ReadYourWrites {
