@@ -120,7 +120,8 @@ type Report struct {
 	Processes, Events, Reads, Writes, Deletes, AdminCalls int
 	// Judged counts, per guarantee, the reads (or admin calls) a guarantee constrained.
 	Judged map[Guarantee]int
-	// JudgedReads counts the reads at least one of ReadGuarantees constrained.
+	// JudgedReads counts the reads at least one of ReadGuarantees but RealVersions and RealUIDs
+	// constrained.
 	JudgedReads int
 	// NotJudged says, per guarantee, why the input left it unjudged.
 	NotJudged map[Guarantee]string

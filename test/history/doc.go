@@ -138,12 +138,12 @@
 //     come after R. A leadership whose Lease write is not in the audit log is counted in
 //     Report.Unlinked and not judged.
 //
-// A judged read is one at least one read guarantee constrained (Report.JudgedReads): a read with
-// a write, a read or a delete known before it, a found read with a delete with a floor known
-// before it, a found read with a later write of its key (any found read, with Input.AllWrites),
-// a found read whose revision an event names or whose key has a kept span (with
-// Input.AllWrites, any at or above its resource's floor), a found read whose UID an event
-// names, a read after a leadership with a counted write of its key.
+// A judged read is one at least one read guarantee other than RealVersions and RealUIDs
+// constrained (Report.JudgedReads): a read with a write, a read or a delete known before it, a
+// found read with a delete with a floor known before it, a found read with a later write of its
+// key (any found read, with Input.AllWrites), a read after a leadership with a counted write of
+// its key. RealVersions and RealUIDs say a version or UID is real, not how old it is, so a read
+// only they constrained is no judged read for FreshDecisions.
 //
 // The decisions, for each admin call A:
 //
