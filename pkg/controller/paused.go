@@ -28,13 +28,19 @@ const (
 // (step.Preview) whenever it changes; nothing else, neither read of the brokers nor write.
 func (r *reconcile) holdPaused(ctx context.Context) (result, error) {
 	klog.FromContext(ctx).V(2).Info("BrokerCluster is paused: nothing done", "resourceVersion", r.bc.ResourceVersion)
-	if err := r.readPods(); err != nil {
-		return result{}, err
-	}
-	r.observePods(step.RecordedConfigRestarts(r.bc))
-	preview := step.Preview(r.bc, r.obs, step.RecordedOf(r.bc))
+	var preview *v1alpha1.DisruptionPreview
 	if step.HasPools(r.bc) {
-		preview = step.PoolsPreview(r.bc) // a preview of the default pool alone would name the wrong pods
+		r.whole = r.bc
+		if err := r.readPools(ctx); err != nil {
+			return result{}, err
+		}
+		preview = r.poolsPreview(r.bc, nil, step.RecordedConfigRestarts(r.bc))
+	} else {
+		if err := r.readPods(); err != nil {
+			return result{}, err
+		}
+		r.observePods(step.RecordedConfigRestarts(r.bc))
+		preview = step.Preview(r.bc, r.obs, step.RecordedOf(r.bc))
 	}
 	next := step.PausedStatus(r.bc, preview, r.c.cfg.Clock.Now())
 	patch := step.StatusPatch(r.bc.Status, next, "")

@@ -93,3 +93,35 @@ func (r *reconcile) leaderPool(ctx context.Context, states []step.PoolState) str
 	}
 	return ""
 }
+
+// poolsPreview is the disruption preview of a cluster with pools, whole as the step left it:
+// the focus pool's as the step's status has it (focus, nil when no pool was looked at), each
+// other pool's made from its pods (step.Preview on its focus view), put in order by
+// step.ComposePoolsPreview.
+func (r *reconcile) poolsPreview(whole *v1alpha1.BrokerCluster, focus *v1alpha1.DisruptionPreview, configRestarts map[int32]bool) *v1alpha1.DisruptionPreview {
+	leader := -1
+	if r.obs.Health.Known {
+		leader = r.obs.Health.Controller
+	}
+	if focus != nil && focus.ControllerLeader != nil {
+		leader = int(*focus.ControllerLeader)
+	}
+	window := step.ObserveWindow(whole.Spec.MaintenanceWindows, r.c.cfg.Clock.Now())
+	var pools []step.PoolPreview
+	for _, p := range r.pools {
+		pp := step.PoolPreview{Pool: p.name, Preview: focus}
+		for _, pod := range p.pods {
+			if id, ok := brokerpod.NodeID(pod); ok && int(id) == leader {
+				pp.Leader = true
+			}
+		}
+		if p.name != r.focus || focus == nil {
+			view := brokers.FocusView(whole, p.name)
+			o := step.Observation{Cluster: p.set, Desired: p.desired, Current: view.Status.CurrentReplicas,
+				Decommissioning: view.Status.DecommissioningBroker, Window: window, Rollout: r.poolRollout(p, configRestarts)}
+			pp.Preview = step.Preview(view, o, step.RecordedOf(view))
+		}
+		pools = append(pools, pp)
+	}
+	return step.ComposePoolsPreview(whole, pools)
+}

@@ -220,3 +220,32 @@ func TestAMoveWaitsForItsWindow(t *testing.T) {
 		t.Errorf("inside the window: %s, decommissions %v; want the move done, each old broker once", st.PoolsSummary, h.decommissionCalls())
 	}
 }
+
+// The preview of a cluster with pools names every pool's pods in the order the operator takes
+// them: the move's decommission first, then the restarts, which wait for it, pool by pool,
+// none of a pod the move removes.
+func TestThePreviewOfAMoveAndARolloutNamesEveryPool(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	h.bringUpWithBlue()
+	h.setPaused(true)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 1
+		s.Image = "redpanda:v25.2.1"
+	})
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	var planned []string
+	if p := h.stored().Status.DisruptionPreview; p != nil {
+		for _, d := range p.Disruptions {
+			planned = append(planned, fmt.Sprintf("%s %s", d.Action, d.Pod))
+		}
+	}
+	want := []string{"Decommission " + testName + "-1", "Restart " + testName + "-0", "Restart " + testName + "-blue-1", "Restart " + testName + "-blue-0"}
+	if !slices.Equal(planned, want) {
+		t.Errorf("preview %q, want %q", planned, want)
+	}
+	if len(h.maintenanceCalls()) > 0 || len(h.decommissionCalls()) > 0 {
+		t.Errorf("a paused cluster called maintenance %v, decommission %v", h.maintenanceCalls(), h.decommissionCalls())
+	}
+}

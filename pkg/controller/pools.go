@@ -138,6 +138,7 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	r.configRestarts = configRestarts
 	states := r.poolStates(configRestarts)
 	if leader := r.leaderPool(ctx, states); leader != "" {
 		for i := range states {
@@ -281,6 +282,9 @@ func (r *reconcile) poolCounts(focusCurrent int32) map[string]step.PoolCounts {
 func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, now time.Time) v1alpha1.BrokerClusterStatus {
 	merged := step.MergeFocusStatus(r.whole, r.focus, next, r.poolCounts(next.CurrentReplicas))
 	step.PoolConditions(r.whole, s, &merged, now)
+	after := *r.whole
+	after.Status = merged
+	merged.DisruptionPreview = r.poolsPreview(&after, next.DisruptionPreview, r.configRestarts)
 	if pool := r.storageGrown(); pool != "" {
 		meta.SetStatusCondition(&merged.Conditions, metav1.Condition{Type: v1alpha1.ConditionStorageResized, Status: metav1.ConditionFalse,
 			Reason: step.ReasonNotWithPools, ObservedGeneration: r.whole.Generation, LastTransitionTime: metav1.NewTime(now),

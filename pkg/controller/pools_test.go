@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,8 +117,8 @@ func TestMoveToAPool(t *testing.T) {
 			t.Errorf("seed %s after the move: every seed must be a broker of blue", host)
 		}
 	}
-	if p := bc.Status.DisruptionPreview; p == nil || len(p.Disruptions) != 0 || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "does not cover a cluster with pools") {
-		t.Errorf("disruption preview %+v, want no pod named and a note that it does not cover pools", p)
+	if p := bc.Status.DisruptionPreview; p == nil || len(p.Disruptions) != 0 {
+		t.Errorf("disruption preview %+v after the move, want nothing planned", p)
 	}
 	if n, events := h.countEvents("Normal BrokerJoined", "pod "+testName+"-blue-"); n != 3 {
 		t.Errorf("%d BrokerJoined events for blue's pods, want 3: %v", n, events)
@@ -437,7 +438,8 @@ func TestClusterConfigDuringAMove(t *testing.T) {
 }
 
 // A paused cluster starts no move: nothing of blue is made and nothing decommissioned, and its
-// preview names no pod but says it does not cover pools; resumed, the move happens.
+// preview names the default pool's pods the move will remove, highest ordinal first; resumed,
+// the move happens.
 func TestPausedClusterStartsNoMove(t *testing.T) {
 	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
 	h.bringUp(3)
@@ -454,9 +456,18 @@ func TestPausedClusterStartsNoMove(t *testing.T) {
 	if calls := h.decommissionCalls(); len(calls) > 0 {
 		t.Errorf("a paused cluster decommissioned %v", calls)
 	}
-	p := h.stored().Status.DisruptionPreview
-	if p == nil || len(p.Disruptions) != 0 || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "pools") {
-		t.Errorf("paused preview %+v, want no pod named and a note that it does not cover pools", p)
+	var planned []string
+	if p := h.stored().Status.DisruptionPreview; p != nil {
+		for _, d := range p.Disruptions {
+			planned = append(planned, fmt.Sprintf("%s %s: %s", d.Action, d.Pod, d.Reason))
+		}
+	}
+	want := []string{}
+	for _, o := range []int{2, 1, 0} {
+		want = append(want, fmt.Sprintf("Decommission %s-%d: pool default: scaling down from 3 to 0 brokers", testName, o))
+	}
+	if !slices.Equal(planned, want) {
+		t.Errorf("paused preview %q, want %q", planned, want)
 	}
 	h.setPaused(false)
 	for range 40 {

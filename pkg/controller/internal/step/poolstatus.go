@@ -197,8 +197,7 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 // for it rather than act on one pool alone.
 const ReasonNotWithPools = "NotWithPools"
 
-// PoolConditions sets the Ready, Scaling and Restarting conditions and the disruption preview
-// of st, the whole status of bc, a cluster with pools, after step s: they speak of every pool,
+// PoolConditions sets the Ready, Scaling and Restarting conditions of st, the whole status of bc, a cluster with pools, after step s: they speak of every pool,
 // where NextStatus spoke of the one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
 // is being decommissioned or a pool's shrink is held; Ready once every pool has its D brokers
 // ready and nothing scales.
@@ -235,8 +234,6 @@ func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClust
 		readyCond.Status, readyCond.Reason = metav1.ConditionTrue, ReasonAllBrokersReady
 	}
 	restarting := poolsRestarting(s, st, up || down || st.DecommissioningBroker != nil)
-	// Nor does the preview cover pools yet: a preview of one pool would name the wrong pods.
-	st.DisruptionPreview = PoolsPreview(bc)
 	at := metav1.NewTime(now)
 	for _, c := range []metav1.Condition{readyCond, scaling, restarting} {
 		c.ObservedGeneration, c.LastTransitionTime = bc.Generation, at
@@ -284,11 +281,4 @@ func poolsSummary(bc *v1alpha1.BrokerCluster, pools []v1alpha1.PoolStatus) strin
 		parts = append(parts, fmt.Sprintf("%s %d/%d", p.Name, p.Replicas, PoolDesired(bc, p.Name)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// PoolsPreview is the disruption preview of a cluster with pools: no pod named, and a note that
-// the preview does not cover pools yet.
-func PoolsPreview(bc *v1alpha1.BrokerCluster) *v1alpha1.DisruptionPreview {
-	return &v1alpha1.DisruptionPreview{ObservedGeneration: bc.Generation,
-		Notes: []string{"the preview does not cover a cluster with pools yet: status.pools and the Scaling condition say what a move does next (docs/pools.md)"}}
 }
