@@ -42,7 +42,9 @@ func ComposePoolsPreview(bc *v1alpha1.BrokerCluster, pools []PoolPreview) *v1alp
 			return !d.UnderWay && d.Action == v1alpha1.DisruptionDecommission
 		})
 	}
-	restarts := func(d v1alpha1.PlannedDisruption) bool { return !d.UnderWay && d.Action != v1alpha1.DisruptionDecommission }
+	restarts := func(d v1alpha1.PlannedDisruption) bool {
+		return !d.UnderWay && d.Action != v1alpha1.DisruptionDecommission
+	}
 	for _, p := range pools {
 		if !p.Leader {
 			take(p, restarts)
