@@ -48,22 +48,33 @@ func (r *reconcile) poolRollout(p poolSet, configRestarts map[int32]bool) step.R
 	if !named {
 		return step.Rollout{AllReady: true}
 	}
+	// ObserveRollout names a pod <name>-<ordinal>: the pool's StatefulSet's name, for a pod
+	// not Ready that the rollout waits for.
 	view := brokers.FocusView(r.whole, p.name)
+	view.Name = p.set
 	return step.ObserveRollout(view, template.Annotations[objects.AnnotationTemplateHash], p.pods, configRestarts, r.c.cfg.Clock.Now())
 }
 
 // observeFocusRollout observes the focus pool's rollout, with the template fields each
-// outdated pod does not have, for the restart's events and conditions.
+// outdated pod does not have, for the restart's events and conditions, and every other pool's
+// brokers' versions beside its own, for the upgrade path (step.Upgrade).
 func (r *reconcile) observeFocusRollout(configRestarts map[int32]bool) {
+	var others []step.BrokerVersion
 	for _, p := range r.pools {
+		rollout := r.poolRollout(p, configRestarts)
 		if p.name != r.focus {
+			for _, b := range rollout.Upgrade.Brokers {
+				b.Pool = p.name
+				others = append(others, b)
+			}
 			continue
 		}
-		r.obs.Rollout = r.poolRollout(p, configRestarts)
+		r.obs.Rollout = rollout
 		if template, named := r.poolTemplate(p); named {
 			r.nameChangesFrom(template)
 		}
 	}
+	r.obs.Rollout.Upgrade.Brokers = append(r.obs.Rollout.Upgrade.Brokers, others...)
 }
 
 // leaderPool names the pool whose pod runs the controller leader, when more than one pool has

@@ -249,3 +249,29 @@ func TestThePreviewOfAMoveAndARolloutNamesEveryPool(t *testing.T) {
 		t.Errorf("a paused cluster called maintenance %v, decommission %v", h.maintenanceCalls(), h.decommissionCalls())
 	}
 }
+
+// The upgrade path counts every pool's brokers: with the default pool's brokers still on
+// v24.3, an image of v25.2 is held before any broker of blue restarts, though blue's own brokers,
+// on v25.1, could go there. The default pool runs the controller leader, so blue would go first.
+func TestTheUpgradePathCountsEveryPool(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	h.bringUpWithBlue()
+	h.cluster.SetControllerLeader(0)
+	for _, p := range h.poolPods("") {
+		p.Spec.Containers[0].Image = "redpanda:v24.3.5"
+		if _, err := h.kube.CoreV1().Pods(testNamespace).Update(h.ctx, &p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.syncInformers()
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
+	for range 10 {
+		h.reconcileAfterPoll()
+	}
+	if calls := h.maintenanceCalls(); len(calls) > 0 || len(h.podDeletes()) > 0 {
+		t.Errorf("maintenance %v, deletes %v: a broker restarted onto v25.2 while the default pool's run v24.3", calls, h.podDeletes())
+	}
+	if n, events := h.countEvents("Warning HoldVersionChange", "runs v24.3.5"); n == 0 {
+		t.Errorf("no HoldVersionChange event naming a broker on v24.3.5: %v", events)
+	}
+}

@@ -66,7 +66,7 @@ func (a *Admin) CheckFacts(ctx context.Context, bc *v1alpha1.BrokerCluster, s st
 			return err
 		}
 		if slices.Contains(facts, step.FactSupportedVersion) {
-			if err := checkVersion(ctx, client, s, brokers); err != nil {
+			if err := checkVersion(ctx, client, s, brokers, view.featuresIndex(bc)); err != nil {
 				return err
 			}
 		}

@@ -102,7 +102,7 @@ func (view *View) fill(ctx context.Context, client admin.Client, bc *v1alpha1.Br
 		view.leaderLast(o)
 	}
 	if o.Rollout.Outdated > 0 || o.Rollout.Restart != nil {
-		view.observeUpgrade(ctx, client, o)
+		view.observeUpgrade(ctx, client, bc, o)
 	}
 	view.observeRisk(ctx, client, bc, o)
 	o.Ghosts = FindGhosts(bc, *view, pods)

@@ -46,7 +46,7 @@ func TestTheVersionFactAsksTheOriginalBrokerForARollback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return checkVersion(ctx, client, s, list)
+		return checkVersion(ctx, client, s, list, (*View)(nil).featuresIndex(nil))
 	}
 	features := func() []int {
 		var out []int

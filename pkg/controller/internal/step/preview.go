@@ -175,7 +175,7 @@ func restartUnderWay(bc *v1alpha1.BrokerCluster, o Observation, r *v1alpha1.Brok
 func knownIDs(o Observation) map[int32]*int32 {
 	ids := map[int32]*int32{}
 	for _, b := range o.Rollout.Upgrade.Brokers {
-		if b.IDKnown {
+		if b.IDKnown && b.Pool == "" {
 			ids[b.Ordinal] = &b.ID
 		}
 	}

@@ -26,7 +26,8 @@ import "fmt"
 type Upgrade struct {
 	// Image is the image the current pod template runs (spec.image).
 	Image string
-	// Brokers are the pods below C, highest ordinal first.
+	// Brokers are the pods below C, highest ordinal first; with pools, then every other
+	// pool's (Pool set), so that no pool is taken off Redpanda's path by another's rollout.
 	Brokers []BrokerVersion
 	// Features is GET /v1/features of a broker still on the release a rollback goes back to;
 	// asked only for a rollback.
@@ -35,6 +36,8 @@ type Upgrade struct {
 
 // BrokerVersion is what is known of one broker's version.
 type BrokerVersion struct {
+	// Pool is the pool of a pod of another pool than the one looked at; "" for that one's.
+	Pool    string
 	Ordinal int32
 	Pod     string
 	// Image is the image its pod runs; Current: its pod was made from the current template.
