@@ -34,8 +34,8 @@ const (
 
 // brokerPodTemplate is the pod template of the StatefulSet named set of a cluster whose first
 // seeds pods founded it; with seeds 0, of one whose seeds come from the seeds ConfigMap
-// (seeds.go).
-func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.PodTemplateSpec {
+// (seeds.go). Its pods are named in the cluster DNS domain.
+func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain string) corev1.PodTemplateSpec {
 	mounts := []corev1.VolumeMount{
 		{Name: dataVolume, MountPath: dataPath},
 		{Name: configVolume, MountPath: configDir},
@@ -72,7 +72,7 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) core
 				FSGroup:      ptr.To[int64](redpandaGID),
 				RunAsNonRoot: ptr.To(true),
 			},
-			InitContainers: []corev1.Container{configContainer(bc, set, seeds)},
+			InitContainers: []corev1.Container{configContainer(bc, set, seeds, domain)},
 			Containers:     []corev1.Container{redpandaContainer(bc, mounts)},
 			Volumes:        volumes,
 		},
@@ -81,14 +81,14 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) core
 
 // configContainer writes the node config (and the bootstrap file) into the config volume. The
 // files travel as environment variables so that the kubelet expands $(POD_NAME) in them.
-func configContainer(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.Container {
+func configContainer(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain string) corev1.Container {
 	env := []corev1.EnvVar{{Name: podNameVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	script := fmt.Sprintf(`printf '%%s' "$%s" > %s`, nodeConfigVar, nodeConfigFile)
 	mounts := []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}}
 	if auth := bc.Spec.AdminAPI.Auth; auth != nil {
 		env = append(env, secretEnv(adminUserVar, auth.SecretName, admin.SecretKeyUsername))
 	}
-	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, set, seeds)})
+	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, set, seeds, domain)})
 	if boot := bootstrapConfigYAML(bc); boot != "" {
 		env = append(env, corev1.EnvVar{Name: bootstrapVar, Value: boot})
 		script += fmt.Sprintf(` && printf '%%s' "$%s" > %s`, bootstrapVar, bootstrapFile)

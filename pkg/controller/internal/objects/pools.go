@@ -86,13 +86,13 @@ func PoolLabels(bc *v1alpha1.BrokerCluster, pool string) map[string]string {
 // pool's fields and reading their seeds from the seeds ConfigMap; false for a pool bc's spec
 // does not name. For the default pool it is the StatefulSet of a cluster whose seeds have moved
 // to the ConfigMap.
-func NewPoolStatefulSet(bc *v1alpha1.BrokerCluster, pool string, replicas int32) (*appsv1.StatefulSet, bool) {
+func NewPoolStatefulSet(bc *v1alpha1.BrokerCluster, pool string, replicas int32, domain string) (*appsv1.StatefulSet, bool) {
 	spec, ok := WithPool(bc, pool)
 	if !ok {
 		return nil, false
 	}
 	set, labels := PoolSetName(bc, pool), PoolLabels(bc, pool)
-	sts := statefulSetNamed(spec, set, labels, replicas, hashedSetTemplate(spec, set, labels, 0))
+	sts := statefulSetNamed(spec, set, labels, replicas, hashedSetTemplate(spec, set, labels, 0, domain))
 	sts.Annotations[AnnotationSeedsFrom] = SeedsFromConfigMap
 	return sts, true
 }
