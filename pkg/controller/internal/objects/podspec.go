@@ -66,6 +66,8 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 			Affinity:                  brokerAffinity(bc),
 			TopologySpreadConstraints: brokerSpread(bc),
 			PriorityClassName:         bc.Spec.PriorityClassName,
+			ServiceAccountName:        BrokerServiceAccountName(bc),
+			ImagePullSecrets:          bc.Spec.ImagePullSecrets,
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsUser:    ptr.To[int64](redpandaUID),
 				RunAsGroup:   ptr.To[int64](redpandaGID),
