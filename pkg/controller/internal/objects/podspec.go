@@ -28,7 +28,9 @@ const (
 	configInit     = "config"
 
 	// memoryShare is the part of the container's memory given to Redpanda (--memory); the rest
-	// is headroom for page tables, exec'd probes and rpk.
+	// is headroom for page tables, exec'd probes and rpk. Redpanda operator v1 gives the same
+	// (redpanda-operator operator/api/vectorized/v1alpha1/cluster_types.go,
+	// RedpandaMemoryAllocationRatio, "reserves 10% for the OS").
 	memoryShare = 0.9
 )
 
@@ -216,6 +218,9 @@ func secretEnv(name, secret, key string) corev1.EnvVar {
 // seastarFlags derives --smp, --memory, --reserve-memory and --overprovisioned from the
 // container's resources: requests first, limits when a request is absent, as the scheduler
 // reads them. Without a CPU or memory value, Redpanda's own default (the whole machine) stays.
+// This is Redpanda's chart's explicit mode (charts/redpanda/values.go, RedpandaResources); its
+// operator v1 rounds cores up instead (cluster_types.go, RedpandaCPU), which would exceed the
+// CPU quota (docs/broker-pod.md, "Seastar flags from the container's resources").
 func seastarFlags(res corev1.ResourceRequirements) []string {
 	var flags []string
 	if cpu, ok := requestOrLimit(res, corev1.ResourceCPU); ok {

@@ -1,12 +1,14 @@
 package objects
 
 import (
+	"os"
 	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/yaml"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -128,5 +130,31 @@ func TestNewServiceAccount(t *testing.T) {
 	}
 	if UpdatedServiceAccount(sa.DeepCopy(), sa) != nil {
 		t.Error("an unchanged ServiceAccount is written")
+	}
+}
+
+// The production example renders as its comment says: its pull secret and service account in
+// the pods, and Redpanda's cores and memory from its resources.
+func TestProductionExampleRendersAsItSays(t *testing.T) {
+	data, err := os.ReadFile("../../../../deploy/examples/brokercluster-production.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bc v1alpha1.BrokerCluster
+	if err := yaml.UnmarshalStrict(data, &bc); err != nil {
+		t.Fatal(err)
+	}
+	bc.Namespace = testNamespace
+	spec := NewStatefulSet(&bc, 3, 3, testDomain).Spec.Template.Spec
+	if spec.ServiceAccountName != "orders" || len(spec.ImagePullSecrets) != 1 || spec.ImagePullSecrets[0].Name != "registry-credentials" {
+		t.Errorf("service account %q, pull secrets %v", spec.ServiceAccountName, spec.ImagePullSecrets)
+	}
+	for _, flag := range []string{"--smp=4", "--memory=14745M", "--reserve-memory=0M"} {
+		if !slices.Contains(spec.Containers[0].Args, flag) {
+			t.Errorf("args %v lack %s", spec.Containers[0].Args, flag)
+		}
+	}
+	if sa := NewServiceAccount(&bc); sa == nil || sa.Annotations["eks.amazonaws.com/role-arn"] == "" {
+		t.Errorf("ServiceAccount %v", sa)
 	}
 }
