@@ -64,6 +64,7 @@ func TestServiceAccountIsMadeOwnedAndKeptAsTheSpecSays(t *testing.T) {
 	if _, err := h.kube.CoreV1().ServiceAccounts(testNamespace).Update(h.ctx, edited, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	h.syncKubeInformers() // the watch event that brings the reconcile
 	h.settle(5)
 	if got := h.serviceAccount(testName).Annotations; !subsetOf(want, got) {
 		t.Errorf("an edit by hand stayed: %v, want %v", got, want)
