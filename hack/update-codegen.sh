@@ -42,7 +42,7 @@ kube::codegen::gen_client \
     --with-watch \
     --with-applyconfig \
     --applyconfig-openapi-schema "${SCHEMA}" \
-    --applyconfig-externals "k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Affinity:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.TopologySpreadConstraint:k8s.io/client-go/applyconfigurations/core/v1" \
+    --applyconfig-externals "k8s.io/api/core/v1.ResourceRequirements:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Toleration:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.Affinity:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.TopologySpreadConstraint:k8s.io/client-go/applyconfigurations/core/v1,k8s.io/api/core/v1.LocalObjectReference:k8s.io/client-go/applyconfigurations/core/v1" \
     --output-dir "${ROOT}/pkg/generated" \
     --output-pkg "${MODULE}/pkg/generated" \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

@@ -31,6 +31,7 @@ type options struct {
 	healthProbeBindAddr      string
 	profiling                bool
 	adminAddressTemplate     string
+	clusterDomain            string
 	adminTimeout             time.Duration
 	adminDeadline            time.Duration
 	drainPollInterval        time.Duration
@@ -60,6 +61,7 @@ func defaultOptions() *options {
 		metricsBindAddress:       ":8080",
 		healthProbeBindAddr:      ":8081",
 		adminAddressTemplate:     admin.DefaultAddressTemplate,
+		clusterDomain:            admin.DefaultClusterDomain,
 		adminTimeout:             10 * time.Second,
 		adminDeadline:            controller.DefaultAdminDeadline,
 		drainPollInterval:        controller.DefaultDrainPollInterval,
@@ -102,7 +104,9 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.healthProbeBindAddr, "health-probe-bind-address", o.healthProbeBindAddr,
 		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
 	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,
-		"Go template of a broker's admin API base URL, scheme://host:port with no path, over .Namespace, .Name, .Ordinal and .Port; add sums integers ({{add .Port .Ordinal}}). The default names each pod's stable DNS name.")
+		"Go template of a broker's admin API base URL, scheme://host:port with no path, over .Namespace, .Name, .Ordinal, .Port and .ClusterDomain; add sums integers ({{add .Port .Ordinal}}). The default names each pod's stable DNS name.")
+	fs.StringVar(&o.clusterDomain, "cluster-domain", o.clusterDomain,
+		"DNS domain of the Kubernetes cluster (the kubelet's --cluster-domain), the suffix of every broker's stable name: its advertised addresses, seed servers, certificate names and the default admin address (.ClusterDomain). Changing it restarts every broker.")
 	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
 		"Timeout of each admin API request.")
 	fs.DurationVar(&o.adminDeadline, "admin-deadline", o.adminDeadline,
@@ -170,7 +174,9 @@ func (o *options) validate() error {
 			errs = append(errs, fmt.Errorf("%s %q: want host:port or \"0\": %v", flagName, addr, err))
 		}
 	}
-	if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate); err != nil {
+	if err := admin.ValidateClusterDomain(o.clusterDomain); err != nil {
+		errs = append(errs, fmt.Errorf("--cluster-domain: %v", err))
+	} else if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate, o.clusterDomain); err != nil {
 		errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
 	}
 	if o.adminTimeout <= 0 {

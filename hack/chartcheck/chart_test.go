@@ -125,6 +125,7 @@ func assertSameFiles(t *testing.T, wantDir, gotDir, fix string) {
 var everythingOn = map[string]any{
 	"watchNamespaces":  []any{"team-a", "team-b"},
 	"verbosity":        4,
+	"clusterDomain":    "corp.example",
 	"imagePullSecrets": []any{map[string]any{"name": "registry"}},
 	"metrics": map[string]any{
 		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
@@ -289,6 +290,10 @@ func TestChartRejectsBadValues(t *testing.T) {
 		"certificate expiry in days as a duration": {
 			map[string]any{"brokerMonitoring": map[string]any{"alerts": map[string]any{"certificateExpiryDays": "14d"}}},
 			"certificateExpiryDays",
+		},
+		"a cluster domain with a trailing dot": {
+			map[string]any{"clusterDomain": "cluster.local."},
+			"clusterDomain",
 		},
 		"verbosity as a string": {
 			map[string]any{"verbosity": "debug"},

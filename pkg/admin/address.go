@@ -5,19 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
 )
 
-// ClusterDomain is the DNS suffix StableHostName uses.
-const ClusterDomain = "cluster.local"
+// DefaultClusterDomain is Kubernetes' default DNS domain of a cluster (the kubelet's
+// --cluster-domain), the suffix of every Service's name: <service>.<namespace>.svc.<domain>.
+const DefaultClusterDomain = "cluster.local"
 
-// StableHostName is the DNS name a StatefulSet gives the pod with this ordinal when the
-// StatefulSet and its headless Service are both named after the broker cluster:
-// <name>-<ordinal>.<name>.<namespace>.svc.cluster.local.
-func StableHostName(name, namespace string, ordinal int) string {
-	return fmt.Sprintf("%s-%d.%s.%s.svc.%s", name, ordinal, name, namespace, ClusterDomain)
+// ValidateClusterDomain checks a cluster domain: a DNS subdomain, written without the trailing
+// dot, as the kubelet's --cluster-domain takes it.
+func ValidateClusterDomain(domain string) error {
+	if len(domain) > 253 || !dnsSubdomain.MatchString(domain) {
+		return fmt.Errorf("cluster domain %q is not a DNS name: want lower-case labels of letters, digits and '-' joined by '.', with no trailing dot", domain)
+	}
+	return nil
+}
+
+// dnsSubdomain is RFC 1123's subdomain, as Kubernetes checks names (pkg/admin stays free of
+// Kubernetes modules, deps_test.go).
+var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// ServiceHostName is the DNS name of a Service: <service>.<namespace>.svc.<domain>.
+func ServiceHostName(service, namespace, domain string) string {
+	return fmt.Sprintf("%s.%s.svc.%s", service, namespace, domain)
+}
+
+// StableHostName is the DNS name a StatefulSet named set gives the pod with this ordinal
+// through the headless Service of the same name: <set>-<ordinal>.<set>.<namespace>.svc.<domain>.
+func StableHostName(set, namespace string, ordinal int, domain string) string {
+	return fmt.Sprintf("%s-%d.%s", set, ordinal, ServiceHostName(set, namespace, domain))
 }
 
 // OrdinalFromAddress returns the pod ordinal named by a broker's internal RPC address when that
@@ -65,7 +84,7 @@ func parseOrdinal(s string) (int, bool) {
 }
 
 // DefaultAddressTemplate points at each broker's admin API through its stable host name.
-const DefaultAddressTemplate = "http://{{.Name}}-{{.Ordinal}}.{{.Name}}.{{.Namespace}}.svc.cluster.local:{{.Port}}"
+const DefaultAddressTemplate = "http://{{.Name}}-{{.Ordinal}}.{{.Name}}.{{.Namespace}}.svc.{{.ClusterDomain}}:{{.Port}}"
 
 // DefaultAdminPort is Redpanda's default admin API port.
 const DefaultAdminPort = 9644
@@ -76,6 +95,8 @@ type AddressFields struct {
 	Name      string
 	Ordinal   int
 	Port      int
+	// ClusterDomain is the Kubernetes cluster's DNS domain (cluster.local by default).
+	ClusterDomain string
 }
 
 // addressFuncs are the functions an address template may call besides text/template's own:
@@ -92,12 +113,16 @@ var addressFuncs = template.FuncMap{
 
 // AddressTemplate renders the admin API base URL of one broker.
 type AddressTemplate struct {
-	tmpl *template.Template
+	tmpl   *template.Template
+	domain string
 }
 
-// ParseAddressTemplate parses a text/template over AddressFields and checks that it renders a
-// usable base URL: http(s)://host[:port], nothing more.
-func ParseAddressTemplate(text string) (*AddressTemplate, error) {
+// ParseAddressTemplate parses a text/template over AddressFields, whose ClusterDomain is
+// domain, and checks that it renders a usable base URL: http(s)://host[:port], nothing more.
+func ParseAddressTemplate(text, domain string) (*AddressTemplate, error) {
+	if err := ValidateClusterDomain(domain); err != nil {
+		return nil, fmt.Errorf("admin: address template: %w", err)
+	}
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("admin: empty address template")
 	}
@@ -105,7 +130,7 @@ func ParseAddressTemplate(text string) (*AddressTemplate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin: address template: %w", err)
 	}
-	t := &AddressTemplate{tmpl: tmpl}
+	t := &AddressTemplate{tmpl: tmpl, domain: domain}
 	if _, err := t.URL("ns", "name", 0, DefaultAdminPort); err != nil {
 		return nil, err
 	}
@@ -115,7 +140,7 @@ func ParseAddressTemplate(text string) (*AddressTemplate, error) {
 // URL renders the base URL for one broker.
 func (t *AddressTemplate) URL(namespace, name string, ordinal, port int) (string, error) {
 	var buf bytes.Buffer
-	fields := AddressFields{Namespace: namespace, Name: name, Ordinal: ordinal, Port: port}
+	fields := AddressFields{Namespace: namespace, Name: name, Ordinal: ordinal, Port: port, ClusterDomain: t.domain}
 	if err := t.tmpl.Execute(&buf, fields); err != nil {
 		return "", fmt.Errorf("admin: address template: %w", err)
 	}

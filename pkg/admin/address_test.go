@@ -41,19 +41,19 @@ func TestOrdinalFromAddress(t *testing.T) {
 func TestStableHostNameRoundTrips(t *testing.T) {
 	for _, name := range []string{"c", "redpanda", "a-1-b"} {
 		for ordinal := range 12 {
-			host := StableHostName(name, "team-a", ordinal)
+			host := StableHostName(name, "team-a", ordinal, DefaultClusterDomain)
 			if got, ok := OrdinalFromAddress(host, name); !ok || got != ordinal {
 				t.Errorf("OrdinalFromAddress(%q) = %d, %v; want %d", host, got, ok, ordinal)
 			}
 		}
 	}
-	if got := StableHostName("c", "ns", 2); got != "c-2.c.ns.svc.cluster.local" {
+	if got := StableHostName("c", "ns", 2, DefaultClusterDomain); got != "c-2.c.ns.svc.cluster.local" {
 		t.Errorf("StableHostName = %q", got)
 	}
 }
 
 func TestAddressTemplate(t *testing.T) {
-	tmpl, err := ParseAddressTemplate(DefaultAddressTemplate)
+	tmpl, err := ParseAddressTemplate(DefaultAddressTemplate, DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestAddressTemplate(t *testing.T) {
 		t.Errorf("URLs = %v, want %v", urls, want)
 	}
 
-	slash, err := ParseAddressTemplate("https://{{.Name}}-{{.Ordinal}}.example:{{.Port}}/")
+	slash, err := ParseAddressTemplate("https://{{.Name}}-{{.Ordinal}}.example:{{.Port}}/", DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestParseAddressTemplateRejectsBadTemplates(t *testing.T) {
 		"http://admin:pw@{{.Name}}:{{.Port}}":                         "no path",
 	}
 	for text, want := range cases {
-		_, err := ParseAddressTemplate(text)
+		_, err := ParseAddressTemplate(text, DefaultClusterDomain)
 		if want == "" {
 			if err != nil {
 				t.Errorf("ParseAddressTemplate(%q): %v", text, err)
@@ -108,7 +108,7 @@ func TestParseAddressTemplateRejectsBadTemplates(t *testing.T) {
 }
 
 func TestAddressTemplateAddsPortAndOrdinal(t *testing.T) {
-	tmpl, err := ParseAddressTemplate("https://127.0.0.1:{{add .Port .Ordinal}}")
+	tmpl, err := ParseAddressTemplate("https://127.0.0.1:{{add .Port .Ordinal}}", DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@
 // A broker run by a StatefulSet advertises its pod's stable host name as internal RPC address;
 // OrdinalFromAddress maps it back to the pod ordinal, and StableHostName builds it.
 // AddressTemplate renders admin API base URLs from a text/template over Namespace, Name,
-// Ordinal and Port, with one function besides text/template's own: add sums integers
+// Ordinal, Port and ClusterDomain (the Kubernetes cluster's DNS domain), with one function besides text/template's own: add sums integers
 // ({{add .Port .Ordinal}}). A rendered URL must be http(s)://host[:port] and nothing more (a
 // trailing "/" is dropped; a path, query, fragment or user is refused), as a broker serves its
 // admin API at the root of its own host:port and Redpanda's own Go client, rpadmin

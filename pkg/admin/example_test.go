@@ -22,7 +22,7 @@ func Example() {
 
 	// Each simulated broker listens on its own port from the cluster's AdminPort on, so the
 	// BrokerCluster's admin port is AdminPort and the template adds the ordinal.
-	tmpl, err := admin.ParseAddressTemplate(sim.BrokerAddressTemplate())
+	tmpl, err := admin.ParseAddressTemplate(sim.BrokerAddressTemplate(), admin.DefaultClusterDomain)
 	if err != nil {
 		panic(err)
 	}

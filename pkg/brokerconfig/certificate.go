@@ -56,7 +56,7 @@ func CertificateName(cluster string, l TLSListener) string {
 // that runs up to replicas brokers.
 //
 // Every listener's certificate names the headless Service and, through wildcards, every pod
-// behind it (<pod>.<service>.<namespace>.svc.cluster.local and its shorter forms), as Redpanda's
+// behind it (<pod>.<service>.<namespace>.svc.<domain> and its shorter forms), as Redpanda's
 // chart does for the certificates it makes (redpanda-data/redpanda-operator charts/redpanda
 // certs.go, ClientCerts; operator v1 operator/pkg/resources/certmanager/certificate.go adds "*."
 // to each FQDN likewise): the wildcards cover brokers added later, so that scaling never
@@ -67,10 +67,10 @@ func CertificateName(cluster string, l TLSListener) string {
 // certificate cannot follow them: such a listener needs a hostTemplate for clients that check
 // the host name (operator v1 leaves the same gap, certmanager/type_helpers.go, "TLS certs for
 // IPs").
-func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32) (dnsNames, ips []string) {
+func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32, domain string) (dnsNames, ips []string) {
 	for _, set := range serviceNames(bc) {
 		svc := fmt.Sprintf("%s.%s", set, bc.Namespace)
-		for _, host := range []string{svc + ".svc." + admin.ClusterDomain, svc + ".svc", svc} {
+		for _, host := range []string{admin.ServiceHostName(set, bc.Namespace, domain), svc + ".svc", svc} {
 			dnsNames = append(dnsNames, host, "*."+host)
 		}
 	}

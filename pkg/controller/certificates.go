@@ -78,7 +78,7 @@ func listenerSecrets(bc *v1alpha1.BrokerCluster) []listenerSecret {
 // certificate, and when to look again.
 func (r *reconcile) syncCertificates(ctx context.Context) (wait bool, recheck time.Duration, err error) {
 	bc := r.bc
-	certs := objects.Certificates(bc, max(bc.Spec.Replicas, bc.Status.CurrentReplicas))
+	certs := objects.Certificates(bc, max(bc.Spec.Replicas, bc.Status.CurrentReplicas), r.c.cfg.ClusterDomain)
 	var cond *metav1.Condition
 	for _, c := range certs {
 		if cond, err = r.ensureCertificate(ctx, c.Object); err != nil || cond != nil {

@@ -44,6 +44,10 @@ func (n *namespaceCache) podDisruptionBudgets(ns string) policyclient.PodDisrupt
 	return writeback.Wrap[*policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudgetList, *applypolicyv1.PodDisruptionBudgetApplyConfiguration](n.kubeClient.PolicyV1().PodDisruptionBudgets(ns), ns, n.pdbOverlay)
 }
 
+func (n *namespaceCache) serviceAccounts(ns string) writeback.Interface[*corev1.ServiceAccount, *corev1.ServiceAccountList, *applycorev1.ServiceAccountApplyConfiguration] {
+	return writeback.Wrap[*corev1.ServiceAccount, *corev1.ServiceAccountList, *applycorev1.ServiceAccountApplyConfiguration](n.kubeClient.CoreV1().ServiceAccounts(ns), ns, n.serviceAccountOverlay)
+}
+
 func (n *namespaceCache) pods(ns string) writeback.Interface[*corev1.Pod, *corev1.PodList, *applycorev1.PodApplyConfiguration] {
 	return writeback.Wrap[*corev1.Pod, *corev1.PodList, *applycorev1.PodApplyConfiguration](n.kubeClient.CoreV1().Pods(ns), ns, n.podOverlay)
 }

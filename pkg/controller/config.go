@@ -54,6 +54,10 @@ type Config struct {
 	// admin.ParseAddressTemplate). Empty means admin.DefaultAddressTemplate, the in-cluster DNS
 	// name of the headless Service's pods.
 	AdminAddressTemplate string
+	// ClusterDomain is the Kubernetes cluster's DNS domain, the suffix of every broker's stable
+	// name: its advertised addresses, seeds, certificate names and admin address. Empty means
+	// admin.DefaultClusterDomain. A change renames every broker, so restarts them all.
+	ClusterDomain string
 	// AdminTimeout bounds each admin API request to one broker. Zero means DefaultAdminTimeout.
 	AdminTimeout time.Duration
 	// AdminDeadline bounds all the admin API calls of one reconcile together, so that brokers
@@ -149,7 +153,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.AdminAddressTemplate == "" {
 		cfg.AdminAddressTemplate = admin.DefaultAddressTemplate
 	}
-	if _, err := admin.ParseAddressTemplate(cfg.AdminAddressTemplate); err != nil {
+	if cfg.ClusterDomain == "" {
+		cfg.ClusterDomain = admin.DefaultClusterDomain
+	}
+	if err := admin.ValidateClusterDomain(cfg.ClusterDomain); err != nil {
+		errs = append(errs, fmt.Errorf("ClusterDomain: %w", err))
+	} else if _, err := admin.ParseAddressTemplate(cfg.AdminAddressTemplate, cfg.ClusterDomain); err != nil {
 		errs = append(errs, fmt.Errorf("AdminAddressTemplate: %w", err))
 	}
 	if cfg.AdminTimeout < 0 {

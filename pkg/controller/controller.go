@@ -46,7 +46,7 @@ func NewController(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := admin.ParseAddressTemplate(cfg.AdminAddressTemplate)
+	tmpl, err := admin.ParseAddressTemplate(cfg.AdminAddressTemplate, cfg.ClusterDomain)
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
@@ -59,7 +59,7 @@ func NewController(cfg Config) (*Controller, error) {
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "brokerclusters", Clock: cfg.Clock},
 		),
 		stalled:   &stalledPodTracker{missing: map[string]stalledPod{}},
-		templates: objects.NewPodTemplates(),
+		templates: objects.NewPodTemplates(cfg.ClusterDomain),
 		metrics:   m,
 	}
 	c.brokers = brokers.New(brokers.Config{
@@ -114,6 +114,7 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 		nc.addHandler(nc.statefulSetInformer, owned(controllerOwner)),
 		nc.addHandler(nc.serviceInformer, owned(controllerOwner)),
 		nc.addHandler(nc.pdbInformer, owned(controllerOwner)),
+		nc.addHandler(nc.serviceAccountInformer, owned(controllerOwner)),
 		nc.addHandler(nc.podInformer, owned(instanceOwner)),
 	)
 }

@@ -199,7 +199,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		UpdateFunc: func(_, _ interface{}) { h.signal() },
 		DeleteFunc: func(interface{}) { h.signal() },
 	}
-	for _, inf := range []cache.SharedIndexInformer{h.nc.brokerClusterInformer, h.nc.statefulSetInformer, h.nc.serviceInformer, h.nc.pdbInformer, h.nc.podInformer} {
+	for _, inf := range []cache.SharedIndexInformer{h.nc.brokerClusterInformer, h.nc.statefulSetInformer, h.nc.serviceInformer, h.nc.pdbInformer, h.nc.podInformer, h.nc.serviceAccountInformer} {
 		if _, err := inf.AddEventHandler(signal); err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,8 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	if err := h.kubeWatches.Await(ctx, appsv1.SchemeGroupVersion.WithResource("statefulsets"), corev1.SchemeGroupVersion.WithResource("services"),
-		policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), corev1.SchemeGroupVersion.WithResource("pods")); err != nil {
+		policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), corev1.SchemeGroupVersion.WithResource("pods"),
+		corev1.SchemeGroupVersion.WithResource("serviceaccounts")); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.bcWatches.Await(ctx, v1alpha1.SchemeGroupVersion.WithResource("brokerclusters")); err != nil {

@@ -36,12 +36,16 @@ type namespaceCache struct {
 	serviceInformer       cache.SharedIndexInformer
 	pdbInformer           cache.SharedIndexInformer
 	podInformer           cache.SharedIndexInformer
+	// serviceAccountInformer sees only the service accounts the operator makes (the
+	// managed-by label), not those a spec names.
+	serviceAccountInformer cache.SharedIndexInformer
 
-	brokerClusterOverlay *writeback.Overlay
-	statefulSetOverlay   *writeback.Overlay
-	serviceOverlay       *writeback.Overlay
-	pdbOverlay           *writeback.Overlay
-	podOverlay           *writeback.Overlay
+	brokerClusterOverlay  *writeback.Overlay
+	statefulSetOverlay    *writeback.Overlay
+	serviceOverlay        *writeback.Overlay
+	pdbOverlay            *writeback.Overlay
+	podOverlay            *writeback.Overlay
+	serviceAccountOverlay *writeback.Overlay
 
 	// overlaid reads see the controller's own writes; raw reads are the informers' alone.
 	overlaid, raw listerSet
@@ -52,10 +56,11 @@ type namespaceCache struct {
 
 // listerSet is one way of reading the cached resources.
 type listerSet struct {
-	brokerClusters brokerlisters.BrokerClusterLister
-	statefulSets   appslisters.StatefulSetLister
-	services       corelisters.ServiceLister
-	pdbs           policylisters.PodDisruptionBudgetLister
+	brokerClusters  brokerlisters.BrokerClusterLister
+	statefulSets    appslisters.StatefulSetLister
+	services        corelisters.ServiceLister
+	pdbs            policylisters.PodDisruptionBudgetLister
+	serviceAccounts corelisters.ServiceAccountLister
 	// serviceIndex and pods are read by cluster (byCluster: clusterServices, clusterPods), not
 	// through a lister's List, which scans the whole namespace.
 	serviceIndex cache.Indexer
@@ -75,6 +80,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	n.serviceInformer = n.kubeFactory.Core().V1().Services().Informer()
 	n.pdbInformer = n.kubeFactory.Policy().V1().PodDisruptionBudgets().Informer()
 	n.podInformer = n.kubeFactory.Core().V1().Pods().Informer()
+	n.serviceAccountInformer = n.kubeFactory.Core().V1().ServiceAccounts().Informer()
 	if err := objects.IndexByCluster(n.podInformer); err != nil {
 		return nil, fmt.Errorf("index pods by cluster: %w", err)
 	}
@@ -108,22 +114,27 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	if n.podOverlay, err = overlay("pods", n.podInformer); err != nil {
 		return nil, err
 	}
+	if n.serviceAccountOverlay, err = overlay("serviceaccounts", n.serviceAccountInformer); err != nil {
+		return nil, err
+	}
 
 	n.overlaid = listerSet{
-		brokerClusters: brokerlisters.NewBrokerClusterLister(n.brokerClusterOverlay),
-		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetOverlay),
-		services:       corelisters.NewServiceLister(n.serviceOverlay),
-		serviceIndex:   n.serviceOverlay,
-		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbOverlay),
-		pods:           n.podOverlay,
+		brokerClusters:  brokerlisters.NewBrokerClusterLister(n.brokerClusterOverlay),
+		statefulSets:    appslisters.NewStatefulSetLister(n.statefulSetOverlay),
+		services:        corelisters.NewServiceLister(n.serviceOverlay),
+		serviceIndex:    n.serviceOverlay,
+		pdbs:            policylisters.NewPodDisruptionBudgetLister(n.pdbOverlay),
+		serviceAccounts: corelisters.NewServiceAccountLister(n.serviceAccountOverlay),
+		pods:            n.podOverlay,
 	}
 	n.raw = listerSet{
-		brokerClusters: brokerlisters.NewBrokerClusterLister(n.brokerClusterInformer.GetIndexer()),
-		statefulSets:   appslisters.NewStatefulSetLister(n.statefulSetInformer.GetIndexer()),
-		services:       corelisters.NewServiceLister(n.serviceInformer.GetIndexer()),
-		serviceIndex:   n.serviceInformer.GetIndexer(),
-		pdbs:           policylisters.NewPodDisruptionBudgetLister(n.pdbInformer.GetIndexer()),
-		pods:           n.podInformer.GetIndexer(),
+		brokerClusters:  brokerlisters.NewBrokerClusterLister(n.brokerClusterInformer.GetIndexer()),
+		statefulSets:    appslisters.NewStatefulSetLister(n.statefulSetInformer.GetIndexer()),
+		services:        corelisters.NewServiceLister(n.serviceInformer.GetIndexer()),
+		serviceIndex:    n.serviceInformer.GetIndexer(),
+		pdbs:            policylisters.NewPodDisruptionBudgetLister(n.pdbInformer.GetIndexer()),
+		serviceAccounts: corelisters.NewServiceAccountLister(n.serviceAccountInformer.GetIndexer()),
+		pods:            n.podInformer.GetIndexer(),
 	}
 	return n, nil
 }
@@ -139,7 +150,7 @@ func (n *namespaceCache) addHandler(informer cache.SharedIndexInformer, h cache.
 }
 
 func (n *namespaceCache) overlays() []*writeback.Overlay {
-	return []*writeback.Overlay{n.brokerClusterOverlay, n.statefulSetOverlay, n.serviceOverlay, n.pdbOverlay, n.podOverlay}
+	return []*writeback.Overlay{n.brokerClusterOverlay, n.statefulSetOverlay, n.serviceOverlay, n.pdbOverlay, n.podOverlay, n.serviceAccountOverlay}
 }
 
 func (n *namespaceCache) start(stop <-chan struct{}) {

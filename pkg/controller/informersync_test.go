@@ -97,6 +97,9 @@ func (h *harness) syncKubeInformers() {
 			return objects(h.kube.PolicyV1().PodDisruptionBudgets(testNamespace).List(h.ctx, lo))
 		}},
 		{h.nc.podInformer, func() ([]metav1.Object, error) { return objects(h.kube.CoreV1().Pods(testNamespace).List(h.ctx, lo)) }},
+		{h.nc.serviceAccountInformer, func() ([]metav1.Object, error) {
+			return objects(h.kube.CoreV1().ServiceAccounts(testNamespace).List(h.ctx, lo))
+		}},
 	}
 	for _, s := range sources {
 		want, err := s.list()

@@ -74,7 +74,7 @@ func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replic
 		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods}
 		return view.ensureStatefulSet(ctx, replicas)
 	}
-	sts, _ := objects.NewPoolStatefulSet(whole, p.name, replicas)
+	sts, _ := objects.NewPoolStatefulSet(whole, p.name, replicas, r.c.cfg.ClusterDomain)
 	if p.sts == nil {
 		if replicas == 0 {
 			return nil
@@ -157,7 +157,7 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	}
 	var hosts []string
 	if r.view != nil {
-		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc), r.poolStates(nil), whole.Status.DecommissioningBroker)
+		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc, r.c.cfg.ClusterDomain), r.poolStates(nil), whole.Status.DecommissioningBroker)
 	}
 	if existing == nil {
 		if len(hosts) == 0 {
@@ -202,12 +202,12 @@ func (r *reconcile) foundingHosts() []string {
 	whole := r.whole
 	for _, p := range r.pools {
 		if p.name == v1alpha1.DefaultPoolName && p.sts != nil {
-			return objects.FoundingHosts(whole, p.set, objects.FoundingSeeds(p.sts, p.current))
+			return objects.FoundingHosts(whole, p.set, objects.FoundingSeeds(p.sts, p.current), r.c.cfg.ClusterDomain)
 		}
 	}
 	for _, p := range r.pools {
 		if c := step.PoolCurrent(whole, p.name); c > 0 {
-			return objects.FoundingHosts(whole, p.set, c)
+			return objects.FoundingHosts(whole, p.set, c, r.c.cfg.ClusterDomain)
 		}
 	}
 	return nil

@@ -34,7 +34,7 @@ func (r *reconcile) poolTemplate(p poolSet) (corev1.PodTemplateSpec, bool) {
 		view := brokers.FocusView(r.whole, p.name)
 		return r.c.templates.Get(view, objects.Seeds(p.sts, p.pods, p.current)), true
 	}
-	sts, named := objects.NewPoolStatefulSet(r.whole, p.name, p.current)
+	sts, named := objects.NewPoolStatefulSet(r.whole, p.name, p.current, r.c.cfg.ClusterDomain)
 	if !named {
 		return corev1.PodTemplateSpec{}, false
 	}

@@ -363,7 +363,7 @@ func TestClusterBornInAPool(t *testing.T) {
 	}
 	want := []string{}
 	for o := range 3 {
-		want = append(want, admin.StableHostName(testName+"-blue", testNamespace, o))
+		want = append(want, admin.StableHostName(testName+"-blue", testNamespace, o, admin.DefaultClusterDomain))
 	}
 	if got := h.seedHosts(); !slices.Equal(got, want) {
 		t.Errorf("seeds %v, want blue's founding pods %v", got, want)

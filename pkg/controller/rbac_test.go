@@ -70,8 +70,14 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 			bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
 		}
 		bc.Spec.Storage.StorageClassName = ptr.To("expandable")
+		bc.Spec.ServiceAccount = &v1alpha1.BrokerServiceAccount{Create: true, Annotations: map[string]string{roleARN: "arn:aws:iam::1:role/a"}}
 		h.bringUpCluster(bc)
-		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 4; s.Image = "broker:2"; s.AdminAPI.Port = 9645 })
+		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+			s.Replicas = 4
+			s.Image = "broker:2"
+			s.AdminAPI.Port = 9645
+			s.ServiceAccount.Annotations[roleARN] = "arn:aws:iam::1:role/b"
+		})
 		h.settle(10)
 		h.addClaims()
 		h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Storage.Size.Add(resource.MustParse("10Gi")) })

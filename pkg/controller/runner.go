@@ -192,10 +192,13 @@ func (r *reconcile) patchStatus(ctx context.Context, bc *v1alpha1.BrokerCluster,
 	return updated, nil
 }
 
-// follow does what comes after a step's calls: the ghost report, the owned objects, the pods'
-// broker IDs, and the requeue the row asks for.
+// follow does what comes after a step's calls: the ghost report, the owned objects (the broker
+// pods' service account first), the pods' broker IDs, and the requeue the row asks for.
 func (r *reconcile) follow(ctx context.Context, ghostsBefore []int32, row step.Row) (result, error) {
 	r.reportGhosts(ctx, ghostsBefore)
+	if err := r.ensureServiceAccount(ctx); err != nil {
+		return result{}, err
+	}
 	ensure := r.ensureOwned
 	if r.whole != nil {
 		ensure = r.ensurePools

@@ -32,10 +32,11 @@ const maxSeeds = 3
 // ClusterConnector connects to a cluster's internal Kafka listener (port 9092) the way its
 // brokers serve it: the pods' stable DNS names as seeds (the names the brokers advertise on that
 // listener, brokerconfig.KafkaNodeConfig), TLS with the listener's CA when spec.kafka.tls is set,
-// and SCRAM as the superuser of spec.adminAPI.auth when spec.kafka.sasl is set.
-func ClusterConnector(kube kubernetes.Interface) ConnectFunc {
+// and SCRAM as the superuser of spec.adminAPI.auth when spec.kafka.sasl is set. The names end
+// in domain, the Kubernetes cluster's DNS domain.
+func ClusterConnector(kube kubernetes.Interface, domain string) ConnectFunc {
 	return func(ctx context.Context, bc *v1alpha1.BrokerCluster) (Kafka, error) {
-		opts, err := clientOptions(ctx, kube, bc)
+		opts, err := clientOptions(ctx, kube, bc, domain)
 		if err != nil {
 			return nil, err
 		}
@@ -43,20 +44,20 @@ func ClusterConnector(kube kubernetes.Interface) ConnectFunc {
 	}
 }
 
-func clientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster) ([]kgo.Opt, error) {
+func clientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster, domain string) ([]kgo.Opt, error) {
 	sec, err := securityOptions(ctx, kube, bc)
 	if err != nil {
 		return nil, err
 	}
-	return append([]kgo.Opt{kgo.SeedBrokers(seeds(bc)...)}, sec...), nil
+	return append([]kgo.Opt{kgo.SeedBrokers(seeds(bc, domain)...)}, sec...), nil
 }
 
 // seeds are the first brokers' stable DNS names on the internal Kafka port.
-func seeds(bc *v1alpha1.BrokerCluster) []string {
+func seeds(bc *v1alpha1.BrokerCluster, domain string) []string {
 	n := min(max(bc.Status.CurrentReplicas, bc.Spec.Replicas, 1), maxSeeds)
 	out := make([]string, 0, n)
 	for i := range n {
-		out = append(out, net.JoinHostPort(admin.StableHostName(bc.Name, bc.Namespace, int(i)), strconv.Itoa(brokerconfig.KafkaInternalPort)))
+		out = append(out, net.JoinHostPort(admin.StableHostName(bc.Name, bc.Namespace, int(i), domain), strconv.Itoa(brokerconfig.KafkaInternalPort)))
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -21,11 +22,11 @@ func TestSeedsAreTheFirstBrokersOnTheInternalListener(t *testing.T) {
 		"kafka-1.kafka.team.svc.cluster.local:9092",
 		"kafka-2.kafka.team.svc.cluster.local:9092",
 	}
-	if got := seeds(bc); !slices.Equal(got, want) {
+	if got := seeds(bc, admin.DefaultClusterDomain); !slices.Equal(got, want) {
 		t.Fatalf("seeds %v, want %v", got, want)
 	}
 	bc.Spec.Replicas = 1
-	if got := seeds(bc); len(got) != 1 {
+	if got := seeds(bc, admin.DefaultClusterDomain); len(got) != 1 {
 		t.Fatalf("seeds %v for one broker", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/pkg/writeback"
@@ -29,8 +30,12 @@ type Config struct {
 	BrokerClient versioned.Interface
 	// Namespaces to watch; none means all.
 	Namespaces []string
-	// Connect opens a Kafka client for a cluster. Nil: ClusterConnector(KubeClient).
+	// Connect opens a Kafka client for a cluster. Nil: ClusterConnector(KubeClient,
+	// ClusterDomain).
 	Connect ConnectFunc
+	// ClusterDomain is the Kubernetes cluster's DNS domain, which the brokers' names end in.
+	// Empty: admin.DefaultClusterDomain.
+	ClusterDomain string
 	// Recorder receives the events; nil drops them.
 	Recorder record.EventRecorder
 	// Clock stamps conditions and drives the queue's delays. Nil: the real clock.
@@ -58,8 +63,14 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.KubeClient == nil || cfg.BrokerClient == nil {
 		return cfg, errors.New("topics: KubeClient and BrokerClient are required")
 	}
+	if cfg.ClusterDomain == "" {
+		cfg.ClusterDomain = admin.DefaultClusterDomain
+	}
+	if err := admin.ValidateClusterDomain(cfg.ClusterDomain); err != nil {
+		return cfg, fmt.Errorf("topics: %w", err)
+	}
 	if cfg.Connect == nil {
-		cfg.Connect = ClusterConnector(cfg.KubeClient)
+		cfg.Connect = ClusterConnector(cfg.KubeClient, cfg.ClusterDomain)
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = &record.FakeRecorder{} // nil channel: events are dropped

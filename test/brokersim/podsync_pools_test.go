@@ -85,7 +85,7 @@ func TestPodSyncJoinsEachPoolsPods(t *testing.T) {
 		t.Errorf("brokers %+v; want example-0, example-1 and example-blue-0 only", c.Brokers())
 	}
 
-	tmpl, err := admin.ParseAddressTemplate(sim.BrokerAddressTemplate())
+	tmpl, err := admin.ParseAddressTemplate(sim.BrokerAddressTemplate(), admin.DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestBrokersListsMembersWithStableAddresses(t *testing.T) {
 		if !ok || ids[ordinal] != b.NodeID {
 			t.Errorf("broker %+v: address does not name its ordinal", b)
 		}
-		if b.InternalRPCAddress != admin.StableHostName("redpanda", "team-a", ordinal) || b.InternalRPCPort == 0 {
+		if b.InternalRPCAddress != admin.StableHostName("redpanda", "team-a", ordinal, admin.DefaultClusterDomain) || b.InternalRPCPort == 0 {
 			t.Errorf("broker %+v: want the stable host name and a port", b)
 		}
 		if b.MembershipStatus != admin.MembershipActive || b.IsAlive != (ordinal != 1) {

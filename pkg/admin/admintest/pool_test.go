@@ -32,7 +32,7 @@ func TestAddressTemplatesReachPoolBrokers(t *testing.T) {
 		{"BrokerAddressTemplate at the cluster's admin port", s.BrokerAddressTemplate(), c.AdminPort()},
 		{"AddressTemplateFor at the default admin port", s.AddressTemplateFor(other, c), admin.DefaultAdminPort},
 	} {
-		tmpl, err := admin.ParseAddressTemplate(tc.template)
+		tmpl, err := admin.ParseAddressTemplate(tc.template, admin.DefaultClusterDomain)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -269,7 +269,7 @@ func (c *Cluster) stableAddress(p pod) string {
 	if c.s.opts.AdvertiseLoopback || c.advertiseLoopback || p.ordinal < 0 {
 		return "127.0.0.1"
 	}
-	return admin.StableHostName(c.setName(p.pool), c.Namespace, p.ordinal)
+	return admin.StableHostName(c.setName(p.pool), c.Namespace, p.ordinal, admin.DefaultClusterDomain)
 }
 
 // quietLog drops net/http's server log: refused and aborted requests are logged as calls.

@@ -28,7 +28,7 @@ func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 		{"BrokerAddressTemplate at the cluster's admin port", s.BrokerAddressTemplate(), c.AdminPort()},
 		{"AddressTemplateFor at the default admin port", s.AddressTemplateFor(other, c), admin.DefaultAdminPort},
 	} {
-		tmpl, err := admin.ParseAddressTemplate(tc.template)
+		tmpl, err := admin.ParseAddressTemplate(tc.template, admin.DefaultClusterDomain)
 		if err != nil {
 			t.Fatalf("%s: the simulator's template does not parse: %v", tc.name, err)
 		}
@@ -59,7 +59,7 @@ func TestAddressTemplatesRouteToEachBroker(t *testing.T) {
 	}
 
 	// A cluster AddressTemplateFor does not name is rendered as BrokerAddressTemplate renders it.
-	tmpl, err := admin.ParseAddressTemplate(s.AddressTemplateFor(other))
+	tmpl, err := admin.ParseAddressTemplate(s.AddressTemplateFor(other), admin.DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}

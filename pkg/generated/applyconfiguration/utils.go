@@ -50,6 +50,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerPoolApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerRestart"):
 		return &brokersv1alpha1.BrokerRestartApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerServiceAccount"):
+		return &brokersv1alpha1.BrokerServiceAccountApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopic"):
 		return &brokersv1alpha1.BrokerTopicApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopicSpec"):

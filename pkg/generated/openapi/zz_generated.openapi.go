@@ -43,6 +43,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":     schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool":           schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount": schema_pkg_apis_brokers_v1alpha1_BrokerServiceAccount(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic":          schema_pkg_apis_brokers_v1alpha1_BrokerTopic(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicList":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref),
@@ -675,6 +676,30 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"imagePullSecrets": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ImagePullSecrets name Secrets of this namespace with credentials for the registry of spec.image, put into every broker pod, of every pool unless a pool names its own. A change restarts the brokers one at a time.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.LocalObjectReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"serviceAccount": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ServiceAccount the broker pods run as: an existing one by name, or one the operator makes and owns (create: true), with annotations such as eks.amazonaws.com/role-arn for cloud credentials. Unset: the namespace's default service account. A pool may name another (spec.pools[].serviceAccountName). A change restarts the brokers one at a time.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount"),
+						},
+					},
 					"unsafeSkipHealthGate": {
 						SchemaProps: spec.SchemaProps{
 							Description: "UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers' health_overview reports the cluster unhealthy (leaderless or under-replicated partitions), or a restarting broker's pre-restart probe names partitions at risk. For emergencies only: with it set, a restart or a decommission can make partitions unavailable. It never waives \"every other broker up\": a restart still waits while another broker is down, and everything still happens one broker at a time.",
@@ -772,7 +797,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1147,12 +1172,37 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref common.ReferenceCallback) c
 							},
 						},
 					},
+					"serviceAccountName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ServiceAccountName is an existing service account the pool's broker pods run as, in place of spec.serviceAccount's. Unset: spec.serviceAccount's.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"imagePullSecrets": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ImagePullSecrets of the pool's broker pods, in place of spec.imagePullSecrets when set. Unset: spec.imagePullSecrets.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.LocalObjectReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"name", "replicas", "storage"},
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1204,6 +1254,48 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref common.ReferenceCallback
 					},
 				},
 				Required: []string{"pod", "ordinal", "nodeID", "step"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerServiceAccount(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerServiceAccount is the service account of the broker pods. With create, the operator makes it (owned by the BrokerCluster, deleted with it) and keeps its annotations as the spec says; name then names it, as Redpanda's chart's serviceAccount.create and .name do. Without create, name is an existing service account the operator only names in the pods.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the service account. With create, the name of the one the operator makes (default: the cluster's name); without, an existing one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"create": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Create makes the operator create the service account and own it.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"annotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Annotations of the service account the operator makes (create: true), for example eks.amazonaws.com/role-arn or iam.gke.io/gcp-service-account. The operator keeps exactly these: an annotation removed here is removed from the service account.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
 			},
 		},
 	}

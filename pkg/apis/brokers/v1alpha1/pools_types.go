@@ -64,6 +64,19 @@ type BrokerPool struct {
 	// +optional
 	// +listType=atomic
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// ServiceAccountName is an existing service account the pool's broker pods run as, in
+	// place of spec.serviceAccount's. Unset: spec.serviceAccount's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// ImagePullSecrets of the pool's broker pods, in place of spec.imagePullSecrets when set.
+	// Unset: spec.imagePullSecrets.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 }
 
 // PoolStatus is one pool's brokers, as of the last reconcile.

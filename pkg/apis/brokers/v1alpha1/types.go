@@ -111,6 +111,21 @@ type BrokerClusterSpec struct {
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 
+	// ImagePullSecrets name Secrets of this namespace with credentials for the registry of
+	// spec.image, put into every broker pod, of every pool unless a pool names its own. A
+	// change restarts the brokers one at a time.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+
+	// ServiceAccount the broker pods run as: an existing one by name, or one the operator
+	// makes and owns (create: true), with annotations such as eks.amazonaws.com/role-arn for
+	// cloud credentials. Unset: the namespace's default service account. A pool may name
+	// another (spec.pools[].serviceAccountName). A change restarts the brokers one at a time.
+	// +optional
+	ServiceAccount *BrokerServiceAccount `json:"serviceAccount,omitempty"`
+
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
 	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
 	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:

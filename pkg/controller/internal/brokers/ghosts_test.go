@@ -14,7 +14,9 @@ import (
 )
 
 func TestFindGhosts(t *testing.T) {
-	addr := func(ordinal int) string { return admin.StableHostName(testName, testNamespace, ordinal) }
+	addr := func(ordinal int) string {
+		return admin.StableHostName(testName, testNamespace, ordinal, admin.DefaultClusterDomain)
+	}
 	pod := func(ordinal int, id string) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: testName + "-" + string(rune('0'+ordinal)), Annotations: map[string]string{}}}
 		if id != "" {

@@ -111,15 +111,16 @@ func (v *View) onOtherPoolsPod(b admin.Broker) bool {
 
 // SeedCandidates are the pods of every pool of bc (a focus view) whose broker the view knows,
 // with what the members list says of it, for step.ChooseSeeds: the focus pool's from the
-// identities the view found, the other pools' from what their pods record.
-func (v *View) SeedCandidates(bc *v1alpha1.BrokerCluster) []step.SeedCandidate {
+// identities the view found, the other pools' from what their pods record; each named by its
+// pod's stable name in the cluster DNS domain.
+func (v *View) SeedCandidates(bc *v1alpha1.BrokerCluster, domain string) []step.SeedCandidate {
 	var out []step.SeedCandidate
 	add := func(pool, set string, ordinal, id int32) {
 		b, listed := v.byID[int(id)]
 		if !listed {
 			return
 		}
-		out = append(out, step.SeedCandidate{Host: admin.StableHostName(set, bc.Namespace, int(ordinal)), Pool: pool, Ordinal: ordinal, ID: id,
+		out = append(out, step.SeedCandidate{Host: admin.StableHostName(set, bc.Namespace, int(ordinal), domain), Pool: pool, Ordinal: ordinal, ID: id,
 			Active: b.MembershipStatus == admin.MembershipActive, Alive: b.IsAlive})
 	}
 	for ordinal, id := range v.identities {

@@ -58,7 +58,7 @@ func TestFocusView(t *testing.T) {
 }
 
 func TestAddressLayoutPutsTheFocusPoolFirst(t *testing.T) {
-	tmpl, err := admin.ParseAddressTemplate(admin.DefaultAddressTemplate)
+	tmpl, err := admin.ParseAddressTemplate(admin.DefaultAddressTemplate, admin.DefaultClusterDomain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +121,12 @@ func TestAPodWithNoBrokerCountsEveryPool(t *testing.T) {
 func TestGhostsCountEveryPool(t *testing.T) {
 	bc := newBrokerCluster(2)
 	bc.Status.CurrentReplicas = 2
-	blueAddr := func(o int) string { return admin.StableHostName(testName+"-blue", testNamespace, o) }
+	blueAddr := func(o int) string {
+		return admin.StableHostName(testName+"-blue", testNamespace, o, admin.DefaultClusterDomain)
+	}
 	members := []admin.Broker{
-		{NodeID: 100, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: admin.StableHostName(testName, testNamespace, 0)},
-		{NodeID: 101, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: admin.StableHostName(testName, testNamespace, 1)},
+		{NodeID: 100, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: admin.StableHostName(testName, testNamespace, 0, admin.DefaultClusterDomain)},
+		{NodeID: 101, MembershipStatus: admin.MembershipActive, IsAlive: true, InternalRPCAddress: admin.StableHostName(testName, testNamespace, 1, admin.DefaultClusterDomain)},
 		{NodeID: 103, MembershipStatus: admin.MembershipActive, IsAlive: false, InternalRPCAddress: blueAddr(0)}, // recorded on blue-0
 		{NodeID: 104, MembershipStatus: admin.MembershipActive, IsAlive: false, InternalRPCAddress: blueAddr(1)}, // blue-1 is away
 		{NodeID: 99, MembershipStatus: admin.MembershipActive, IsAlive: false, InternalRPCAddress: blueAddr(7)},  // no pod of blue's: a ghost
@@ -172,7 +174,7 @@ func TestURLOfALeaderInAnotherPool(t *testing.T) {
 			t.Errorf("urlOf(%d) = %d, %s, %v; want %d, %s", tc.id, index, pod, ok, tc.index, tc.pod)
 		}
 	}
-	tmpl, _ := admin.ParseAddressTemplate(admin.DefaultAddressTemplate)
+	tmpl, _ := admin.ParseAddressTemplate(admin.DefaultAddressTemplate, admin.DefaultClusterDomain)
 	urls, err := addressLayout(tmpl, bc, bc.Status.CurrentReplicas)
 	if err != nil || !strings.Contains(urls[4], testName+"-blue-2.") {
 		t.Errorf("URL 4 is %v (%v), want blue-2's", urls, err)

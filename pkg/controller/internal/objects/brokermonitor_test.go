@@ -11,7 +11,10 @@ import (
 // The Helm chart's PodMonitor for the brokers' /public_metrics names the pods' labels, the
 // admin port's name and the stable DNS name literally; hack/chartcheck checks what it renders,
 // and this holds those literals to what the operator's pods carry.
-const brokerPodMonitor = "../../../../charts/broker-operator/templates/broker_pod_monitor.yaml"
+const (
+	brokerPodMonitor = "../../../../charts/broker-operator/templates/broker_pod_monitor.yaml"
+	chartValues      = "../../../../charts/broker-operator/values.yaml"
+)
 
 func TestChartPodMonitorSelectsBrokerPods(t *testing.T) {
 	data, err := os.ReadFile(brokerPodMonitor)
@@ -22,7 +25,7 @@ func TestChartPodMonitorSelectsBrokerPods(t *testing.T) {
 
 	bc := newBrokerCluster(3)
 	bc.Spec.AdminAPI.Port = 9650 // the port's name, not its number, is what the PodMonitor reads
-	sts := NewStatefulSet(bc, 3, 3)
+	sts := NewStatefulSet(bc, 3, 3, testDomain)
 	podLabels := sts.Spec.Template.Labels
 	for _, key := range []string{LabelName, LabelManagedBy} {
 		if want := key + ": " + podLabels[key]; podLabels[key] == "" || !strings.Contains(tmpl, want) {
@@ -48,8 +51,17 @@ func TestChartPodMonitorSelectsBrokerPods(t *testing.T) {
 
 	// Over TLS it scrapes each pod at the name its admin certificate must hold.
 	// $1 is the pod's name (<cluster>-<ordinal>), $2 the cluster's, $3 the namespace.
-	if want := "$1.$2.$3.svc." + admin.ClusterDomain + ":$4"; !strings.Contains(tmpl, want) {
+	// The chart's clusterDomain is the operator's --cluster-domain (hack/chartcheck), and its
+	// default the operator's.
+	if want := "$1.$2.$3.svc.{{ .Values.clusterDomain }}:$4"; !strings.Contains(tmpl, want) {
 		t.Errorf("%s does not scrape %s, the pods' stable names (admin.StableHostName)", brokerPodMonitor, want)
+	}
+	values, err := os.ReadFile(chartValues)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nclusterDomain: " + admin.DefaultClusterDomain + "\n"; !strings.Contains(string(values), want) {
+		t.Errorf("%s does not default clusterDomain to %s", chartValues, admin.DefaultClusterDomain)
 	}
 	if sts.Spec.ServiceName != bc.Name {
 		t.Errorf("the pods' subdomain is %q, not the cluster's name the PodMonitor puts second", sts.Spec.ServiceName)

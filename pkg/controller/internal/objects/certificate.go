@@ -28,12 +28,12 @@ type ListenerCertificate struct {
 }
 
 // Certificates are the Certificates bc's listeners with an issuerRef need, for up to replicas
-// brokers; none when no listener names an issuer.
-func Certificates(bc *v1alpha1.BrokerCluster, replicas int32) []ListenerCertificate {
+// brokers named in the cluster DNS domain; none when no listener names an issuer.
+func Certificates(bc *v1alpha1.BrokerCluster, replicas int32, domain string) []ListenerCertificate {
 	var out []ListenerCertificate
 	for _, l := range brokerconfig.KafkaTLSListeners(bc) {
 		if l.TLS.IssuerRef != nil {
-			out = append(out, ListenerCertificate{Listener: l, Object: newCertificate(bc, l, replicas)})
+			out = append(out, ListenerCertificate{Listener: l, Object: newCertificate(bc, l, replicas, domain)})
 		}
 	}
 	return out
@@ -45,9 +45,9 @@ func Certificates(bc *v1alpha1.BrokerCluster, replicas int32) []ListenerCertific
 // client certificates, so that the brokers' certificate also serves a client of the same
 // CA). The key usages are cert-manager's defaults (digital signature, key encipherment), which
 // setting usages would otherwise drop.
-func newCertificate(bc *v1alpha1.BrokerCluster, l brokerconfig.TLSListener, replicas int32) *unstructured.Unstructured {
+func newCertificate(bc *v1alpha1.BrokerCluster, l brokerconfig.TLSListener, replicas int32, domain string) *unstructured.Unstructured {
 	name := brokerconfig.CertificateName(bc.Name, l)
-	dnsNames, ips := brokerconfig.CertificateNames(bc, l, replicas)
+	dnsNames, ips := brokerconfig.CertificateNames(bc, l, replicas, domain)
 	kind := l.TLS.IssuerRef.Kind
 	if kind == "" {
 		kind = "Issuer"

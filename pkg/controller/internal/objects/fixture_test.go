@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -11,6 +12,8 @@ import (
 const (
 	testNamespace = "team-a"
 	testName      = "redpanda"
+	// testDomain is the cluster DNS domain the objects are built for, the default one.
+	testDomain = admin.DefaultClusterDomain
 )
 
 func newBrokerCluster(replicas int32) *v1alpha1.BrokerCluster {

@@ -30,7 +30,7 @@ func kafkaCluster() *v1alpha1.BrokerCluster {
 func TestKafkaListenersTLSAndSASLPodSpec(t *testing.T) {
 	bc := kafkaCluster()
 	secrets := map[string]map[string]string{"admin-user": {"username": "operator", "password": "pw"}}
-	sts := NewStatefulSet(bc, 3, 3)
+	sts := NewStatefulSet(bc, 3, 3, testDomain)
 	spec := sts.Spec.Template.Spec
 	cfg, initEnv := nodeConfigOf(t, sts, testName+"-2", secrets)
 	rp := cfg.Redpanda
@@ -102,24 +102,24 @@ func TestKafkaListenersTLSAndSASLPodSpec(t *testing.T) {
 
 func TestAChangeOfHowAddressesAreMadeRollsTheBrokers(t *testing.T) {
 	bc := kafkaCluster()
-	before := NewStatefulSet(bc, 3, 3)
+	before := NewStatefulSet(bc, 3, 3, testDomain)
 	bc.Spec.Kafka.External.NodePort.BasePort = 32000
-	if !SpecChanged(before, NewStatefulSet(bc, 3, 3)) {
+	if !SpecChanged(before, NewStatefulSet(bc, 3, 3, testDomain)) {
 		t.Error("a new base port left the pod template as it was: the brokers would keep advertising the old ports")
 	}
 	bc = kafkaCluster()
 	bc.Spec.Kafka.External.NodePort = nil
 	bc.Spec.Kafka.External.Type = v1alpha1.ExternalLoadBalancer
 	bc.Spec.Kafka.External.LoadBalancer = &v1alpha1.LoadBalancerListener{Annotations: map[string]string{"a": "b"}}
-	lb := NewStatefulSet(bc, 3, 3)
+	lb := NewStatefulSet(bc, 3, 3, testDomain)
 	bc.Spec.Kafka.External.LoadBalancer.Annotations["a"] = "c"
-	if SpecChanged(lb, NewStatefulSet(bc, 3, 3)) {
+	if SpecChanged(lb, NewStatefulSet(bc, 3, 3, testDomain)) {
 		t.Error("a Service annotation changed the pod template: the brokers would restart for nothing")
 	}
 }
 
 func TestNoKafkaSettingsKeepThePodAsItWas(t *testing.T) {
-	spec := NewStatefulSet(newBrokerCluster(3), 3, 3).Spec.Template.Spec
+	spec := NewStatefulSet(newBrokerCluster(3), 3, 3, testDomain).Spec.Template.Spec
 	if script := strings.Join(spec.InitContainers[0].Command, " "); strings.Contains(script, "rpk") {
 		t.Errorf("config script runs rpk without facts to write: %s", script)
 	}

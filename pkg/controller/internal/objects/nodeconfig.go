@@ -90,27 +90,27 @@ type nodeConfigFileContent struct {
 
 // podHostName is the stable DNS name of the pod the config is expanded in, a pod of the
 // StatefulSet (and headless Service) named set.
-func podHostName(bc *v1alpha1.BrokerCluster, set string) string {
-	return fmt.Sprintf("%s.%s.%s.svc.%s", stableHostValue, set, bc.Namespace, admin.ClusterDomain)
+func podHostName(bc *v1alpha1.BrokerCluster, set, domain string) string {
+	return stableHostValue + "." + admin.ServiceHostName(set, bc.Namespace, domain)
 }
 
 // seedServers lists the stable host names of pods 0 to seeds-1: the brokers that found the
 // cluster. Redpanda compares each seed with its own advertised RPC address to know whether it
 // is a founder (cluster/cluster_discovery.cc), so both are written the same way.
-func seedServers(bc *v1alpha1.BrokerCluster, seeds int32) []seedServer {
+func seedServers(bc *v1alpha1.BrokerCluster, seeds int32, domain string) []seedServer {
 	out := make([]seedServer, 0, seeds)
 	for i := range seeds {
-		out = append(out, seedServer{Host: hostPort{Address: admin.StableHostName(bc.Name, bc.Namespace, int(i)), Port: internalRPCPort}})
+		out = append(out, seedServer{Host: hostPort{Address: admin.StableHostName(bc.Name, bc.Namespace, int(i), domain), Port: internalRPCPort}})
 	}
 	return out
 }
 
 // nodeConfigYAML renders redpanda.yaml for a pod of the StatefulSet named set. It names the pod
 // through $(POD_NAME), which the kubelet expands when it sets the environment variable that
-// carries the file into the pod. With seeds 0 the seed servers are left empty here: the config
+// carries the file into the pod, in the cluster DNS domain. With seeds 0 the seed servers are left empty here: the config
 // container sets them from the seeds ConfigMap (seeds.go).
-func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32) string {
-	host := podHostName(bc, set)
+func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain string) string {
+	host := podHostName(bc, set, domain)
 	port := AdminPort(bc)
 	// The external listener's advertised address and the rack differ per broker and are known
 	// only once the pod is placed: the config container writes them (placement.go).
@@ -123,7 +123,7 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32) string 
 		Redpanda: redpandaNodeConfig{
 			DataDirectory:          dataPath,
 			EmptySeedStartsCluster: false,
-			SeedServers:            seedServers(bc, seeds),
+			SeedServers:            seedServers(bc, seeds, domain),
 			RPCServer:              hostPort{Address: listenAllIPv4, Port: internalRPCPort},
 			AdvertisedRPCAPI:       hostPort{Address: host, Port: internalRPCPort},
 			KafkaAPI:               kafka.KafkaAPI,

@@ -28,14 +28,16 @@ const (
 	configInit     = "config"
 
 	// memoryShare is the part of the container's memory given to Redpanda (--memory); the rest
-	// is headroom for page tables, exec'd probes and rpk.
+	// is headroom for page tables, exec'd probes and rpk. Redpanda operator v1 gives the same
+	// (redpanda-operator operator/api/vectorized/v1alpha1/cluster_types.go,
+	// RedpandaMemoryAllocationRatio, "reserves 10% for the OS").
 	memoryShare = 0.9
 )
 
 // brokerPodTemplate is the pod template of the StatefulSet named set of a cluster whose first
 // seeds pods founded it; with seeds 0, of one whose seeds come from the seeds ConfigMap
-// (seeds.go).
-func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.PodTemplateSpec {
+// (seeds.go). Its pods are named in the cluster DNS domain.
+func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain string) corev1.PodTemplateSpec {
 	mounts := []corev1.VolumeMount{
 		{Name: dataVolume, MountPath: dataPath},
 		{Name: configVolume, MountPath: configDir},
@@ -66,13 +68,15 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) core
 			Affinity:                  brokerAffinity(bc),
 			TopologySpreadConstraints: brokerSpread(bc),
 			PriorityClassName:         bc.Spec.PriorityClassName,
+			ServiceAccountName:        BrokerServiceAccountName(bc),
+			ImagePullSecrets:          bc.Spec.ImagePullSecrets,
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsUser:    ptr.To[int64](redpandaUID),
 				RunAsGroup:   ptr.To[int64](redpandaGID),
 				FSGroup:      ptr.To[int64](redpandaGID),
 				RunAsNonRoot: ptr.To(true),
 			},
-			InitContainers: []corev1.Container{configContainer(bc, set, seeds)},
+			InitContainers: []corev1.Container{configContainer(bc, set, seeds, domain)},
 			Containers:     []corev1.Container{redpandaContainer(bc, mounts)},
 			Volumes:        volumes,
 		},
@@ -81,14 +85,14 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32) core
 
 // configContainer writes the node config (and the bootstrap file) into the config volume. The
 // files travel as environment variables so that the kubelet expands $(POD_NAME) in them.
-func configContainer(bc *v1alpha1.BrokerCluster, set string, seeds int32) corev1.Container {
+func configContainer(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain string) corev1.Container {
 	env := []corev1.EnvVar{{Name: podNameVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	script := fmt.Sprintf(`printf '%%s' "$%s" > %s`, nodeConfigVar, nodeConfigFile)
 	mounts := []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}}
 	if auth := bc.Spec.AdminAPI.Auth; auth != nil {
 		env = append(env, secretEnv(adminUserVar, auth.SecretName, admin.SecretKeyUsername))
 	}
-	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, set, seeds)})
+	env = append(env, corev1.EnvVar{Name: nodeConfigVar, Value: nodeConfigYAML(bc, set, seeds, domain)})
 	if boot := bootstrapConfigYAML(bc); boot != "" {
 		env = append(env, corev1.EnvVar{Name: bootstrapVar, Value: boot})
 		script += fmt.Sprintf(` && printf '%%s' "$%s" > %s`, bootstrapVar, bootstrapFile)
@@ -214,6 +218,9 @@ func secretEnv(name, secret, key string) corev1.EnvVar {
 // seastarFlags derives --smp, --memory, --reserve-memory and --overprovisioned from the
 // container's resources: requests first, limits when a request is absent, as the scheduler
 // reads them. Without a CPU or memory value, Redpanda's own default (the whole machine) stays.
+// This is Redpanda's chart's explicit mode (charts/redpanda/values.go, RedpandaResources); its
+// operator v1 rounds cores up instead (cluster_types.go, RedpandaCPU), which would exceed the
+// CPU quota (docs/broker-pod.md, "Seastar flags from the container's resources").
 func seastarFlags(res corev1.ResourceRequirements) []string {
 	var flags []string
 	if cpu, ok := requestOrLimit(res, corev1.ResourceCPU); ok {

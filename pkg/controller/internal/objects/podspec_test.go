@@ -73,7 +73,7 @@ func TestStatefulSetRunsRedpandaThatFormsACluster(t *testing.T) {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2500m"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")},
 	}
-	sts := NewStatefulSet(bc, 3, 3)
+	sts := NewStatefulSet(bc, 3, 3, testDomain)
 	spec := sts.Spec.Template.Spec
 
 	for ordinal := range 3 {
@@ -197,9 +197,9 @@ func TestSeastarFlagsFollowTheResources(t *testing.T) {
 
 func TestScalingDoesNotChangeThePodTemplate(t *testing.T) {
 	bc := newBrokerCluster(3)
-	created := NewStatefulSet(bc, 3, FoundingSeeds(nil, 3))
+	created := NewStatefulSet(bc, 3, FoundingSeeds(nil, 3), testDomain)
 	for _, replicas := range []int32{1, 2, 5, 9} {
-		later := NewStatefulSet(bc, replicas, FoundingSeeds(created, replicas))
+		later := NewStatefulSet(bc, replicas, FoundingSeeds(created, replicas), testDomain)
 		if SpecChanged(created, later) {
 			t.Errorf("at %d replicas the pod template changed: every broker would restart", replicas)
 		}
@@ -212,7 +212,7 @@ func TestSecuredAdminAPIPodSpec(t *testing.T) {
 	bc.Spec.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: "admin-user"}
 	const password = "s3cret-Passw0rd"
 	secrets := map[string]map[string]string{"admin-user": {"username": "operator", "password": password}}
-	sts := NewStatefulSet(bc, 3, 3)
+	sts := NewStatefulSet(bc, 3, 3, testDomain)
 	spec := sts.Spec.Template.Spec
 
 	cfg, initEnv := nodeConfigOf(t, sts, testName+"-1", secrets)

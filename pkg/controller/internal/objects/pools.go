@@ -34,7 +34,8 @@ func PoolPods(bc *v1alpha1.BrokerCluster, pool string, pods []*corev1.Pod) map[i
 }
 
 // WithPool returns a copy of bc whose default pool's fields (spec.replicas, storage, resources,
-// pod annotations and placement) are those of the named pool, so that the builders of a
+// pod annotations and placement) are those of the named pool, and whose service account and
+// image pull secrets are the pool's where it names its own, so that the builders of a
 // cluster's StatefulSet and pod template make the pool's; bc itself for the default pool. It
 // returns false for a pool bc's spec does not name. The copy shares what it does not replace
 // with bc: it is read, never written.
@@ -55,6 +56,7 @@ func WithPool(bc *v1alpha1.BrokerCluster, pool string) (*v1alpha1.BrokerCluster,
 		out.Spec.Tolerations = p.Tolerations
 		out.Spec.Affinity = p.Affinity
 		out.Spec.TopologySpreadConstraints = p.TopologySpreadConstraints
+		withPoolAccount(&out.Spec, p)
 		out.Spec.Pools = nil
 		return &out, true
 	}
@@ -86,13 +88,13 @@ func PoolLabels(bc *v1alpha1.BrokerCluster, pool string) map[string]string {
 // pool's fields and reading their seeds from the seeds ConfigMap; false for a pool bc's spec
 // does not name. For the default pool it is the StatefulSet of a cluster whose seeds have moved
 // to the ConfigMap.
-func NewPoolStatefulSet(bc *v1alpha1.BrokerCluster, pool string, replicas int32) (*appsv1.StatefulSet, bool) {
+func NewPoolStatefulSet(bc *v1alpha1.BrokerCluster, pool string, replicas int32, domain string) (*appsv1.StatefulSet, bool) {
 	spec, ok := WithPool(bc, pool)
 	if !ok {
 		return nil, false
 	}
 	set, labels := PoolSetName(bc, pool), PoolLabels(bc, pool)
-	sts := statefulSetNamed(spec, set, labels, replicas, hashedSetTemplate(spec, set, labels, 0))
+	sts := statefulSetNamed(spec, set, labels, replicas, hashedSetTemplate(spec, set, labels, 0, domain))
 	sts.Annotations[AnnotationSeedsFrom] = SeedsFromConfigMap
 	return sts, true
 }

@@ -103,9 +103,9 @@ func envValue(c corev1.Container, name string) string {
 
 func TestPoolStatefulSetIsThePoolsOwn(t *testing.T) {
 	bc := withBluePool(newBrokerCluster(3))
-	sts, ok := NewPoolStatefulSet(bc, "blue", 2)
+	sts, ok := NewPoolStatefulSet(bc, "blue", 2, testDomain)
 	if !ok {
-		t.Fatal("NewPoolStatefulSet(blue) found no pool")
+		t.Fatal("NewPoolStatefulSet(blue, testDomain) found no pool")
 	}
 	if sts.Name != testName+"-blue" || sts.Spec.ServiceName != testName+"-blue" || *sts.Spec.Replicas != 2 {
 		t.Errorf("StatefulSet %s, service %s, replicas %d", sts.Name, sts.Spec.ServiceName, *sts.Spec.Replicas)
@@ -149,8 +149,8 @@ func TestPoolStatefulSetIsThePoolsOwn(t *testing.T) {
 	if !mounted {
 		t.Errorf("the pod does not mount ConfigMap %s, required", SeedsConfigMapName(bc))
 	}
-	if _, ok := NewPoolStatefulSet(bc, "green", 1); ok {
-		t.Error("NewPoolStatefulSet(green) made a StatefulSet for a pool the spec does not name")
+	if _, ok := NewPoolStatefulSet(bc, "green", 1, testDomain); ok {
+		t.Error("NewPoolStatefulSet(green, testDomain) made a StatefulSet for a pool the spec does not name")
 	}
 }
 
@@ -158,8 +158,8 @@ func TestPoolStatefulSetIsThePoolsOwn(t *testing.T) {
 // adding a pool restarts none of its pods.
 func TestAPoolLeavesTheDefaultPoolsObjectsAlone(t *testing.T) {
 	plain := newBrokerCluster(3)
-	before := NewStatefulSet(plain, 3, 3)
-	after := NewStatefulSet(withBluePool(newBrokerCluster(3)), 3, 3)
+	before := NewStatefulSet(plain, 3, 3, testDomain)
+	after := NewStatefulSet(withBluePool(newBrokerCluster(3)), 3, 3, testDomain)
 	if before.Annotations[AnnotationSpecHash] != after.Annotations[AnnotationSpecHash] ||
 		before.Spec.Template.Annotations[AnnotationTemplateHash] != after.Spec.Template.Annotations[AnnotationTemplateHash] {
 		t.Error("adding a pool changed the default pool's StatefulSet or pod template")
@@ -178,7 +178,7 @@ func TestAPoolLeavesTheDefaultPoolsObjectsAlone(t *testing.T) {
 
 func TestSeedsConfigMap(t *testing.T) {
 	bc := newBrokerCluster(3)
-	hosts := FoundingHosts(bc, testName+"-blue", 2)
+	hosts := FoundingHosts(bc, testName+"-blue", 2, testDomain)
 	want := []string{"redpanda-blue-0.redpanda-blue.team-a.svc.cluster.local", "redpanda-blue-1.redpanda-blue.team-a.svc.cluster.local"}
 	if !slices.Equal(hosts, want) {
 		t.Fatalf("FoundingHosts = %v, want %v", hosts, want)

@@ -121,19 +121,19 @@ func NewPodDisruptionBudget(bc *v1alpha1.BrokerCluster) *policyv1.PodDisruptionB
 // hash covers everything but the replica count and the volume claim templates, which a
 // StatefulSet does not let change: a growth of spec.storage.size reaches them by making the
 // StatefulSet again (claimtemplate.go).
-func NewStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32) *appsv1.StatefulSet {
-	return StatefulSetWith(bc, replicas, seeds, hashedPodTemplate(bc, seeds))
+func NewStatefulSet(bc *v1alpha1.BrokerCluster, replicas, seeds int32, domain string) *appsv1.StatefulSet {
+	return StatefulSetWith(bc, replicas, seeds, hashedPodTemplate(bc, seeds, domain))
 }
 
 // hashedPodTemplate is the brokers' pod template, with AnnotationTemplateHash set.
-func hashedPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTemplateSpec {
-	return hashedSetTemplate(bc, bc.Name, SelectorLabels(bc), seeds)
+func hashedPodTemplate(bc *v1alpha1.BrokerCluster, seeds int32, domain string) corev1.PodTemplateSpec {
+	return hashedSetTemplate(bc, bc.Name, SelectorLabels(bc), seeds, domain)
 }
 
 // hashedSetTemplate is the pod template of the StatefulSet named set, whose pods carry
 // podLabels, with AnnotationTemplateHash set.
-func hashedSetTemplate(bc *v1alpha1.BrokerCluster, set string, podLabels map[string]string, seeds int32) corev1.PodTemplateSpec {
-	template := brokerPodTemplate(bc, set, seeds)
+func hashedSetTemplate(bc *v1alpha1.BrokerCluster, set string, podLabels map[string]string, seeds int32, domain string) corev1.PodTemplateSpec {
+	template := brokerPodTemplate(bc, set, seeds, domain)
 	template.Labels, template.Annotations = podLabels, maps.Clone(bc.Spec.PodAnnotations)
 	template.Annotations = withTemplateHash(template)
 	return template

@@ -16,7 +16,7 @@ import (
 // its cluster, and the brokers spread over the zones without ever waiting for one.
 func TestBrokersDefaultToOnePerNodeSpreadOverZones(t *testing.T) {
 	bc := newBrokerCluster(3)
-	spec := NewStatefulSet(bc, 3, 3).Spec.Template.Spec
+	spec := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Spec
 	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
 		t.Fatalf("affinity %+v, want a pod anti-affinity", spec.Affinity)
 	}
@@ -53,7 +53,7 @@ func TestBrokersDefaultToOnePerNodeSpreadOverZones(t *testing.T) {
 func TestRackAwarenessSpreadsOverItsLabel(t *testing.T) {
 	bc := newBrokerCluster(3)
 	bc.Spec.RackAwareness = &v1alpha1.RackAwarenessSpec{NodeLabel: "example.com/rack"}
-	got := NewStatefulSet(bc, 3, 3).Spec.Template.Spec.TopologySpreadConstraints
+	got := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Spec.TopologySpreadConstraints
 	if len(got) != 1 || got[0].TopologyKey != "example.com/rack" || got[0].WhenUnsatisfiable != corev1.ScheduleAnyway {
 		t.Errorf("topology spread %+v, want one over example.com/rack, ScheduleAnyway", got)
 	}
@@ -65,7 +65,7 @@ func TestRackAwarenessSpreadsOverItsLabel(t *testing.T) {
 // change, restarting the brokers, and the restart names it.
 func TestSpecPlacementReplacesTheDefaultPartByPart(t *testing.T) {
 	bc := newBrokerCluster(3)
-	before := hashedPodTemplate(bc, 3)
+	before := hashedPodTemplate(bc, 3, testDomain)
 	pod := admitted(before)
 
 	nodeAffinity := &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
@@ -103,7 +103,7 @@ func TestSpecPlacementReplacesTheDefaultPartByPart(t *testing.T) {
 	}
 	bc.Spec.PriorityClassName = "brokers"
 
-	after := hashedPodTemplate(bc, 3)
+	after := hashedPodTemplate(bc, 3, testDomain)
 	if after.Annotations[AnnotationTemplateHash] == before.Annotations[AnnotationTemplateHash] {
 		t.Fatal("the placement changes left the template hash as it was: no broker would restart")
 	}

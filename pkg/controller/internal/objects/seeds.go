@@ -68,12 +68,13 @@ func SeedsOf(cm *corev1.ConfigMap) ([]string, bool) {
 	return hosts, true
 }
 
-// FoundingHosts are the stable host names of the first n pods of the StatefulSet named set: the
-// seeds of a cluster's founding brokers, which, all listed and all fresh, found it together.
-func FoundingHosts(bc *v1alpha1.BrokerCluster, set string, n int32) []string {
+// FoundingHosts are the stable host names, in the cluster DNS domain, of the first n pods of
+// the StatefulSet named set: the seeds of a cluster's founding brokers, which, all listed and
+// all fresh, found it together.
+func FoundingHosts(bc *v1alpha1.BrokerCluster, set string, n int32, domain string) []string {
 	out := make([]string, 0, n)
 	for i := range n {
-		out = append(out, admin.StableHostName(set, bc.Namespace, int(i)))
+		out = append(out, admin.StableHostName(set, bc.Namespace, int(i), domain))
 	}
 	return out
 }

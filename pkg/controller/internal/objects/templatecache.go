@@ -18,6 +18,8 @@ import (
 // replica count, so the cache never relies on metadata.generation (which fake clientsets do not
 // keep).
 type PodTemplates struct {
+	// domain is the cluster DNS domain the templates name pods in; the operator's, fixed.
+	domain    string
 	mu        sync.Mutex
 	byCluster map[string]cachedTemplate
 }
@@ -29,8 +31,9 @@ type cachedTemplate struct {
 	template corev1.PodTemplateSpec
 }
 
-func NewPodTemplates() *PodTemplates {
-	return &PodTemplates{byCluster: map[string]cachedTemplate{}}
+// NewPodTemplates keeps the templates of pods named in the cluster DNS domain.
+func NewPodTemplates(domain string) *PodTemplates {
+	return &PodTemplates{domain: domain, byCluster: map[string]cachedTemplate{}}
 }
 
 // get returns bc's hashed pod template for seeds, a copy the caller may change.
@@ -42,7 +45,7 @@ func (p *PodTemplates) Get(bc *v1alpha1.BrokerCluster, seeds int32) corev1.PodTe
 	if ok && cached.uid == bc.UID && cached.seeds == seeds && sameTemplateInputs(cached.spec, &bc.Spec) {
 		return *cached.template.DeepCopy()
 	}
-	template := hashedPodTemplate(bc, seeds)
+	template := hashedPodTemplate(bc, seeds, p.domain)
 	p.mu.Lock()
 	p.byCluster[key] = cachedTemplate{uid: bc.UID, seeds: seeds, spec: bc.Spec.DeepCopy(), template: *template.DeepCopy()}
 	p.mu.Unlock()

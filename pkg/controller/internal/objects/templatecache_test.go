@@ -17,10 +17,10 @@ import (
 func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 	bc := newBrokerCluster(3)
 	bc.UID = "uid-1"
-	cache := NewPodTemplates()
+	cache := NewPodTemplates(testDomain)
 	check := func(stage string, seeds int32) {
 		t.Helper()
-		got, want := cache.Get(bc, seeds), hashedPodTemplate(bc, seeds)
+		got, want := cache.Get(bc, seeds), hashedPodTemplate(bc, seeds, testDomain)
 		if !equality.Semantic.DeepEqual(got, want) {
 			t.Fatalf("%s: the cache served template %s, a fresh build gives %s", stage,
 				got.Annotations[AnnotationTemplateHash], want.Annotations[AnnotationTemplateHash])
@@ -75,7 +75,7 @@ func TestPodTemplatesServeWhatAFreshBuildGives(t *testing.T) {
 
 	again := bc.DeepCopy()
 	again.UID = types.UID("uid-2")
-	if got := cache.Get(again, 3); got.Annotations[AnnotationTemplateHash] != hashedPodTemplate(again, 3).Annotations[AnnotationTemplateHash] {
+	if got := cache.Get(again, 3); got.Annotations[AnnotationTemplateHash] != hashedPodTemplate(again, 3, testDomain).Annotations[AnnotationTemplateHash] {
 		t.Error("a cluster made again under the same name got another template")
 	}
 	cache.Forget(clusterKey(bc))
@@ -91,11 +91,11 @@ func BenchmarkPodTemplate(b *testing.B) {
 	bc.Spec.PodAnnotations = map[string]string{"a": "1"}
 	b.Run("build", func(b *testing.B) {
 		for b.Loop() {
-			hashedPodTemplate(bc, 3)
+			hashedPodTemplate(bc, 3, testDomain)
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		cache := NewPodTemplates()
+		cache := NewPodTemplates(testDomain)
 		for b.Loop() {
 			cache.Get(bc, 3)
 		}

@@ -34,7 +34,10 @@ func TemplateChanges(pod *corev1.Pod, t corev1.PodTemplateSpec) []string {
 	add(!equality.Semantic.DeepEqual(nonEmptyTolerations(nonDefaultTolerations(ps.Tolerations)), nonEmptyTolerations(ts.Tolerations)), "tolerations")
 	add(!equality.Semantic.DeepEqual(ps.SecurityContext, ts.SecurityContext), "securityContext")
 	add(!equality.Semantic.DeepEqual(ps.TopologySpreadConstraints, ts.TopologySpreadConstraints), "topologySpreadConstraints")
-	add(ts.ServiceAccountName != "" && ps.ServiceAccountName != ts.ServiceAccountName, "serviceAccountName")
+	// The ServiceAccount admission plugin names "default" on a pod whose template names none.
+	add(ps.ServiceAccountName != ts.ServiceAccountName && (ts.ServiceAccountName != "" || ps.ServiceAccountName != "default"), "serviceAccountName")
+	// It also copies the service account's pull secrets into a pod whose template names none.
+	add(len(ts.ImagePullSecrets) > 0 && !equality.Semantic.DeepEqual(ps.ImagePullSecrets, ts.ImagePullSecrets), "imagePullSecrets")
 	// The Priority admission plugin names a global default class on a pod whose template names none.
 	add(ts.PriorityClassName != "" && ps.PriorityClassName != ts.PriorityClassName, "priorityClassName")
 	add(volumesDiffer(ps.Volumes, ts.Volumes), "volumes")

@@ -46,19 +46,19 @@ func TestTemplateChangesNameWhatARestartApplies(t *testing.T) {
 	bc := newBrokerCluster(3)
 	bc.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}
 	bc.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "brokers", Effect: corev1.TaintEffectNoSchedule}}
-	pod := admitted(hashedPodTemplate(bc, 3))
-	if got := TemplateChanges(pod, hashedPodTemplate(bc, 3)); len(got) != 0 {
+	pod := admitted(hashedPodTemplate(bc, 3, testDomain))
+	if got := TemplateChanges(pod, hashedPodTemplate(bc, 3, testDomain)); len(got) != 0 {
 		t.Fatalf("a pod of the current template, as the apiserver keeps it: %v, want no change", got)
 	}
 	next := bc.DeepCopy()
 	next.Spec.Image = "redpanda:v25.1.2"
-	if got := TemplateChanges(pod, hashedPodTemplate(next, 3)); len(got) != 0 {
+	if got := TemplateChanges(pod, hashedPodTemplate(next, 3, testDomain)); len(got) != 0 {
 		t.Errorf("a new image alone: %v, want no field (the image is named apart)", got)
 	}
 	next.Spec.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("8Gi")
 	next.Spec.PodAnnotations = map[string]string{"team": "a"}
 	next.Spec.Tolerations = nil
-	got := TemplateChanges(pod, hashedPodTemplate(next, 3))
+	got := TemplateChanges(pod, hashedPodTemplate(next, 3, testDomain))
 	for _, want := range []string{"container broker resources", "container broker args", "tolerations", "annotations"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("changes %v lack %q", got, want)

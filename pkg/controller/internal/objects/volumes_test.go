@@ -10,7 +10,7 @@ import (
 
 func TestStatefulSetRestartsOnDeleteAndDropsScaledDownClaims(t *testing.T) {
 	bc := newBrokerCluster(3)
-	sts := NewStatefulSet(bc, 3, 3)
+	sts := NewStatefulSet(bc, 3, 3, testDomain)
 	if sts.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType {
 		t.Errorf("update strategy %q, want OnDelete: the operator restarts pods itself", sts.Spec.UpdateStrategy.Type)
 	}
@@ -22,7 +22,7 @@ func TestStatefulSetRestartsOnDeleteAndDropsScaledDownClaims(t *testing.T) {
 		t.Errorf("claim retention %+v by default, want %+v", p, want)
 	}
 	bc.Spec.Storage.WhenScaledDown = v1alpha1.VolumeRetain
-	retained := NewStatefulSet(bc, 3, 3)
+	retained := NewStatefulSet(bc, 3, 3, testDomain)
 	if p := retained.Spec.PersistentVolumeClaimRetentionPolicy; p == nil || p.WhenScaled != appsv1.RetainPersistentVolumeClaimRetentionPolicyType {
 		t.Errorf("claim retention %+v with whenScaledDown Retain", p)
 	}
@@ -33,23 +33,23 @@ func TestStatefulSetRestartsOnDeleteAndDropsScaledDownClaims(t *testing.T) {
 
 func TestTemplateHashFollowsThePodTemplateOnly(t *testing.T) {
 	bc := newBrokerCluster(3)
-	rev := NewStatefulSet(bc, 3, 3).Spec.Template.Annotations[AnnotationTemplateHash]
+	rev := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Annotations[AnnotationTemplateHash]
 	if rev == "" {
 		t.Fatal("no template hash on the pod template")
 	}
-	if got := NewStatefulSet(bc, 5, 3).Spec.Template.Annotations[AnnotationTemplateHash]; got != rev {
+	if got := NewStatefulSet(bc, 5, 3, testDomain).Spec.Template.Annotations[AnnotationTemplateHash]; got != rev {
 		t.Error("the replica count changed the template hash: a scale would restart every broker")
 	}
 	bc.Spec.Storage.WhenScaledDown = v1alpha1.VolumeRetain
-	if got := NewStatefulSet(bc, 3, 3).Spec.Template.Annotations[AnnotationTemplateHash]; got != rev {
+	if got := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Annotations[AnnotationTemplateHash]; got != rev {
 		t.Error("the volume policy changed the template hash")
 	}
 	bc.Spec.Image = "redpanda:v25.2.1"
-	if got := NewStatefulSet(bc, 3, 3).Spec.Template.Annotations[AnnotationTemplateHash]; got == rev {
+	if got := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Annotations[AnnotationTemplateHash]; got == rev {
 		t.Error("a new image did not change the template hash")
 	}
 	bc.Spec.PodAnnotations = map[string]string{AnnotationTemplateHash: "forged", "team": "a"}
-	a := NewStatefulSet(bc, 3, 3).Spec.Template.Annotations[AnnotationTemplateHash]
+	a := NewStatefulSet(bc, 3, 3, testDomain).Spec.Template.Annotations[AnnotationTemplateHash]
 	if a == "forged" {
 		t.Error("a pod annotation in the spec overrode the template hash")
 	}

@@ -122,6 +122,14 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             scalar: string
           elementRelationship: atomic
+- name: LocalObjectReference.v1.core.api.k8s.io
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    elementRelationship: atomic
 - name: ManagedFieldsEntry.v1.meta.apis.pkg.apimachinery.k8s.io
   map:
     fields:
@@ -531,6 +539,12 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+    - name: imagePullSecrets
+      type:
+        list:
+          elementType:
+            namedType: LocalObjectReference.v1.core.api.k8s.io
+          elementRelationship: atomic
     - name: kafka
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.KafkaSpec
@@ -578,6 +592,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: rollout
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RolloutSpec
+    - name: serviceAccount
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerServiceAccount
     - name: storage
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
@@ -710,6 +727,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: affinity
       type:
         namedType: Affinity.v1.core.api.k8s.io
+    - name: imagePullSecrets
+      type:
+        list:
+          elementType:
+            namedType: LocalObjectReference.v1.core.api.k8s.io
+          elementRelationship: atomic
     - name: name
       type:
         scalar: string
@@ -732,6 +755,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: ResourceRequirements.v1.core.api.k8s.io
       default: {}
+    - name: serviceAccountName
+      type:
+        scalar: string
     - name: storage
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
@@ -770,6 +796,20 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerServiceAccount
+  map:
+    fields:
+    - name: annotations
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: create
+      type:
+        scalar: boolean
+    - name: name
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerTopic
   map:
     fields:

@@ -64,6 +64,15 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// PriorityClassName of the broker pods. Unset: the cluster's default priority, if any.
 	// A change restarts the brokers one at a time.
 	PriorityClassName *string `json:"priorityClassName,omitempty"`
+	// ImagePullSecrets name Secrets of this namespace with credentials for the registry of
+	// spec.image, put into every broker pod, of every pool unless a pool names its own. A
+	// change restarts the brokers one at a time.
+	ImagePullSecrets []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
+	// ServiceAccount the broker pods run as: an existing one by name, or one the operator
+	// makes and owns (create: true), with annotations such as eks.amazonaws.com/role-arn for
+	// cloud credentials. Unset: the namespace's default service account. A pool may name
+	// another (spec.pools[].serviceAccountName). A change restarts the brokers one at a time.
+	ServiceAccount *BrokerServiceAccountApplyConfiguration `json:"serviceAccount,omitempty"`
 	// UnsafeSkipHealthGate lets restarts and decommissions go ahead while the brokers'
 	// health_overview reports the cluster unhealthy (leaderless or under-replicated partitions),
 	// or a restarting broker's pre-restart probe names partitions at risk. For emergencies only:
@@ -225,6 +234,27 @@ func (b *BrokerClusterSpecApplyConfiguration) WithTopologySpreadConstraints(valu
 // If called multiple times, the PriorityClassName field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithPriorityClassName(value string) *BrokerClusterSpecApplyConfiguration {
 	b.PriorityClassName = &value
+	return b
+}
+
+// WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
+func (b *BrokerClusterSpecApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
+	}
+	return b
+}
+
+// WithServiceAccount sets the ServiceAccount field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServiceAccount field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithServiceAccount(value *BrokerServiceAccountApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.ServiceAccount = value
 	return b
 }
 

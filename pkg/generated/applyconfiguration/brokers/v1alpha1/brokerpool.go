@@ -54,6 +54,12 @@ type BrokerPoolApplyConfiguration struct {
 	// TopologySpreadConstraints of the pool's broker pods, with the same default and rules as
 	// spec.topologySpreadConstraints.
 	TopologySpreadConstraints []v1.TopologySpreadConstraintApplyConfiguration `json:"topologySpreadConstraints,omitempty"`
+	// ServiceAccountName is an existing service account the pool's broker pods run as, in
+	// place of spec.serviceAccount's. Unset: spec.serviceAccount's.
+	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
+	// ImagePullSecrets of the pool's broker pods, in place of spec.imagePullSecrets when set.
+	// Unset: spec.imagePullSecrets.
+	ImagePullSecrets []v1.LocalObjectReferenceApplyConfiguration `json:"imagePullSecrets,omitempty"`
 }
 
 // BrokerPoolApplyConfiguration constructs a declarative configuration of the BrokerPool type for use with
@@ -152,6 +158,27 @@ func (b *BrokerPoolApplyConfiguration) WithTopologySpreadConstraints(values ...*
 			panic("nil value passed to WithTopologySpreadConstraints")
 		}
 		b.TopologySpreadConstraints = append(b.TopologySpreadConstraints, *values[i])
+	}
+	return b
+}
+
+// WithServiceAccountName sets the ServiceAccountName field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ServiceAccountName field is set to the value of the last call.
+func (b *BrokerPoolApplyConfiguration) WithServiceAccountName(value string) *BrokerPoolApplyConfiguration {
+	b.ServiceAccountName = &value
+	return b
+}
+
+// WithImagePullSecrets adds the given value to the ImagePullSecrets field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ImagePullSecrets field.
+func (b *BrokerPoolApplyConfiguration) WithImagePullSecrets(values ...*v1.LocalObjectReferenceApplyConfiguration) *BrokerPoolApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithImagePullSecrets")
+		}
+		b.ImagePullSecrets = append(b.ImagePullSecrets, *values[i])
 	}
 	return b
 }
