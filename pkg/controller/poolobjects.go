@@ -71,7 +71,7 @@ func (r *reconcile) ensurePools(ctx context.Context, _ int32) error {
 func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replicas int32) error {
 	whole, ns := r.whole, r.whole.Namespace
 	if !seedsInConfigMap(p, replicas) {
-		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods}
+		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods, templateMayGrow: p.templateMayGrow}
 		return view.ensureStatefulSet(ctx, replicas)
 	}
 	sts, _ := objects.NewPoolStatefulSet(whole, p.name, replicas, r.c.cfg.ClusterDomain)
@@ -86,6 +86,9 @@ func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replic
 	}
 	if err := r.checkOwned(p.sts); err != nil || p.sts.DeletionTimestamp != nil {
 		return err
+	}
+	if r.poolClaimTemplateDue(p, sts) {
+		return r.remakePoolStatefulSet(ctx, p, sts)
 	}
 	if update := objects.UpdatedStatefulSet(p.sts, sts); update != nil {
 		klog.FromContext(ctx).V(4).Info("Updating a pool's StatefulSet", "pool", p.name, "replicas", replicas)

@@ -8,8 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -26,9 +24,9 @@ import (
 // (step.MergeFocusStatus), and every pool's objects follow their C (poolobjects.go).
 //
 // Rollouts restart each pool's brokers onto its own template, one broker at a time across the
-// cluster, once no move is under way (poolrollout.go). What does not handle pools yet is not
-// done for a cluster with pools rather than done for one pool: volume growth, node loss
-// recovery and stuck pods; the CRD refuses an external listener with pools.
+// cluster, once no move is under way (poolrollout.go), and volumes grow pool by pool
+// (poolvolumes.go). What does not handle pools yet is not done for a cluster with pools rather
+// than done for one pool: node loss recovery; the CRD refuses an external listener with pools.
 
 // poolSet is one pool of a cluster with pools, as a reconcile reads it.
 type poolSet struct {
@@ -38,6 +36,9 @@ type poolSet struct {
 	sts *appsv1.StatefulSet
 	// pods are the pool's pods by ordinal: those named exactly <set>-<ordinal>.
 	pods map[int]*corev1.Pod
+	// templateMayGrow: growPoolVolumes found that every claim's StorageClass allows the
+	// pool's growth, so its claim template may be made with its storage.size (poolvolumes.go).
+	templateMayGrow bool
 }
 
 // readPools reads every pool of r.whole: its StatefulSet and its pods.
@@ -134,6 +135,9 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	// Volumes before the decision, as for a cluster without pools: a pod whose file system
+	// waits for a restart is one the rollout restarts; an error comes back after the step.
+	volumesRecheck, volumesErr := r.growPoolVolumes(ctx)
 	configRestarts, configRecheck, err := r.syncPoolsClusterConfig(ctx)
 	if err != nil {
 		return result{}, err
@@ -156,10 +160,13 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
 	}
 	res, err := r.act(ctx, brokers.ExplainWait(s, r.adminErr))
+	if err == nil {
+		err = volumesErr
+	}
 	if err != nil {
 		return res, err
 	}
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, configRecheck))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, volumesRecheck)))
 	return res, nil
 }
 
@@ -285,25 +292,5 @@ func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, 
 	after := *r.whole
 	after.Status = merged
 	merged.DisruptionPreview = r.poolsPreview(&after, next.DisruptionPreview, r.configRestarts)
-	if pool := r.storageGrown(); pool != "" {
-		meta.SetStatusCondition(&merged.Conditions, metav1.Condition{Type: v1alpha1.ConditionStorageResized, Status: metav1.ConditionFalse,
-			Reason: step.ReasonNotWithPools, ObservedGeneration: r.whole.Generation, LastTransitionTime: metav1.NewTime(now),
-			Message: fmt.Sprintf("pool %s's storage size grew, but volumes of a cluster with pools are not grown yet: its claims keep their size (docs/pools.md)", pool)})
-	}
 	return merged
-}
-
-// storageGrown names a pool whose storage size is larger than its StatefulSet's claim
-// template: a growth the operator does not make for a cluster with pools yet.
-func (r *reconcile) storageGrown() string {
-	for _, p := range r.pools {
-		spec, named := objects.WithPool(r.whole, p.name)
-		if !named || p.sts == nil {
-			continue
-		}
-		if size := objects.ClaimTemplateSize(p.sts); !size.IsZero() && spec.Spec.Storage.Size.Cmp(size) > 0 {
-			return p.name
-		}
-	}
-	return ""
 }

@@ -2272,10 +2272,18 @@ func schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref common.ReferenceCallback) c
 							Format:      "int32",
 						},
 					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Storage is how a growth of a named pool's storage.size goes, as status.storage is for the default pool: the size its claims are grown to and each claim's state.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"),
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"},
 	}
 }
 

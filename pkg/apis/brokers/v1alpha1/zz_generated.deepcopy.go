@@ -902,6 +902,11 @@ func (in *PoolStatus) DeepCopyInto(out *PoolStatus) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.Storage != nil {
+		in, out := &in.Storage, &out.Storage
+		*out = new(StorageStatus)
+		(*in).DeepCopyInto(*out)
+	}
 	return
 }
 

@@ -1138,6 +1138,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: storage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageStatus
     - name: updatedReplicas
       type:
         scalar: numeric
