@@ -1,8 +1,8 @@
 package chartcheck
 
 import (
-	"maps"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
