@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 )
@@ -14,16 +12,7 @@ import (
 // Cloud storage keys are refused in spec.clusterConfig, with a message that says where they go
 // (docs/cluster-properties.md, "Tiered storage credentials").
 func TestClusterConfigRefusesCloudStorageKeys(t *testing.T) {
-	crd := loadCRD(t, "broker-operator.dev_brokerclusters.yaml")
-	props := crd.Spec.Validation
-	if props == nil {
-		props = crd.Spec.Versions[0].Schema
-	}
-	s, err := schema.NewStructural(props.OpenAPIV3Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := cel.NewValidator(s, true, celconfig.PerCallLimit)
+	s, v := celValidator(t, "broker-operator.dev_brokerclusters.yaml")
 	cluster := func(config map[string]any) map[string]any {
 		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": "BrokerCluster",
 			"metadata": map[string]any{"name": "kafka", "namespace": "team"},

@@ -3,6 +3,7 @@ package chartcheck
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,4 +97,25 @@ func containsRule(rules []any, rule any) bool {
 		}
 	}
 	return false
+}
+
+// With watchNamespaces and no namespaceSelector of its own, the eviction webhook sees only
+// evictions in the watched namespaces: elsewhere it could not read the pod anyway.
+func TestEvictionWebhookDefaultsToTheWatchedNamespaces(t *testing.T) {
+	objs, err := renderChart(map[string]any{"watchNamespaces": watchedNamespaces,
+		"evictionWebhook": map[string]any{"enabled": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := one(t, objs, "ValidatingWebhookConfiguration")
+	webhooks := asList(dig(hook, "webhooks"))
+	if len(webhooks) != 1 {
+		t.Fatalf("webhooks %v", webhooks)
+	}
+	got := toYAML(dig(webhooks[0], "namespaceSelector"))
+	for _, want := range []string{"kubernetes.io/metadata.name", "team-a", "team-b"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("namespaceSelector %s lacks %s", got, want)
+		}
+	}
 }
