@@ -44,6 +44,21 @@ func loadCRD(t *testing.T, name string) *apiextensions.CustomResourceDefinition 
 	return &crd
 }
 
+// celValidator is kube-apiserver's CEL validator of a generated CRD, with its schema.
+func celValidator(t *testing.T, name string) (*schema.Structural, *cel.Validator) {
+	t.Helper()
+	crd := loadCRD(t, name)
+	props := crd.Spec.Validation
+	if props == nil {
+		props = crd.Spec.Versions[0].Schema
+	}
+	s, err := schema.NewStructural(props.OpenAPIV3Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cel.NewValidator(s, true, celconfig.PerCallLimit)
+}
+
 // kube-apiserver refuses a CRD whose CEL rules it estimates too costly, and the refusal shows
 // only when the CRD is applied. This runs its own validation of a CRD create, cost estimate
 // included (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation), on every
@@ -63,16 +78,7 @@ func TestCRDsPassTheAPIServersValidation(t *testing.T) {
 // The BrokerTopic CRD's rules refuse what docs/topics.md says they refuse, with its messages,
 // on create and on update, evaluated by kube-apiserver's CEL validator.
 func TestBrokerTopicRules(t *testing.T) {
-	crd := loadCRD(t, "broker-operator.dev_brokertopics.yaml")
-	props := crd.Spec.Validation
-	if props == nil {
-		props = crd.Spec.Versions[0].Schema
-	}
-	s, err := schema.NewStructural(props.OpenAPIV3Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := cel.NewValidator(s, true, celconfig.PerCallLimit)
+	s, v := celValidator(t, "broker-operator.dev_brokertopics.yaml")
 	object := func(name string, spec map[string]any) map[string]any {
 		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": "BrokerTopic",
 			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}

@@ -60,6 +60,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerTopicStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
 		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("CloudCredentialsSecretRef"):
+		return &brokersv1alpha1.CloudCredentialsSecretRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
 		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterReference"):
@@ -98,6 +100,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
 		return &brokersv1alpha1.StorageStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TieredStorageSpec"):
+		return &brokersv1alpha1.TieredStorageSpecApplyConfiguration{}
 
 	}
 	return nil

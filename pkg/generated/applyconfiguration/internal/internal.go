@@ -599,6 +599,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
       default: {}
+    - name: tieredStorage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.TieredStorageSpec
     - name: tolerations
       type:
         list:
@@ -909,6 +912,20 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.CloudCredentialsSecretRef
+  map:
+    fields:
+    - name: accessKeyKey
+      type:
+        scalar: string
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: secretKeyKey
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterConfigStatus
   map:
     fields:
@@ -927,6 +944,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: configVersion
       type:
         scalar: numeric
+    - name: credentialsVersion
+      type:
+        scalar: string
     - name: managed
       type:
         list:
@@ -1200,6 +1220,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: size
       type:
         namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.TieredStorageSpec
+  map:
+    fields:
+    - name: credentialsSecretRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.CloudCredentialsSecretRef
 - name: __untyped_atomic_
   scalar: untyped
   list:
