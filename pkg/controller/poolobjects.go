@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -214,4 +215,19 @@ func (r *reconcile) foundingHosts() []string {
 		}
 	}
 	return nil
+}
+
+// resyncStalledPools touches each pool's StatefulSet whose pod has been missing for
+// stalledPodGrace, as resyncStalledStatefulSet does for a cluster's one.
+func (r *reconcile) resyncStalledPools(ctx context.Context) (time.Duration, error) {
+	var recheck time.Duration
+	for _, p := range r.pools {
+		view := r.poolView(p)
+		again, err := view.resyncStalledStatefulSet(ctx)
+		if err != nil {
+			return 0, err
+		}
+		recheck = sooner(recheck, again)
+	}
+	return recheck, nil
 }

@@ -160,13 +160,18 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
 	}
 	res, err := r.act(ctx, brokers.ExplainWait(s, r.adminErr))
+	// A missing pod of any pool is looked after even when the step failed (stalledpods.go).
+	stalled, stallErr := r.resyncStalledPools(ctx)
+	if err == nil {
+		err = stallErr
+	}
 	if err == nil {
 		err = volumesErr
 	}
 	if err != nil {
 		return res, err
 	}
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, volumesRecheck)))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, sooner(volumesRecheck, stalled))))
 	return res, nil
 }
 
