@@ -3,8 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
-	"time"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
