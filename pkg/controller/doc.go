@@ -205,8 +205,8 @@
 // Rollouts restart each pool's pods onto that pool's template once no move is under way, one
 // broker at a time across the cluster (status.restart is the cluster's one; the pool whose pod
 // it names is looked at first), the controller leader's pool last (poolrollout.go). Volumes
-// grow pool by pool, a named pool's recorded in its status.pools entry (poolvolumes.go).
-// Node-loss recovery is not done for a cluster with pools.
+// grow pool by pool, a named pool's recorded in its status.pools entry (poolvolumes.go); a
+// pool with a pod the scheduler cannot place is looked at for a lost node before any restart.
 //
 // # A broker whose node is gone
 //

@@ -25,8 +25,8 @@ import (
 //
 // Rollouts restart each pool's brokers onto its own template, one broker at a time across the
 // cluster, once no move is under way (poolrollout.go), and volumes grow pool by pool
-// (poolvolumes.go). What does not handle pools yet is not done for a cluster with pools rather
-// than done for one pool: node loss recovery; the CRD refuses an external listener with pools.
+// (poolvolumes.go); a broker whose node is gone is looked for in the pool PlanPools picks for
+// it (lostnodes.go). The CRD refuses an external listener with pools.
 
 // poolSet is one pool of a cluster with pools, as a reconcile reads it.
 type poolSet struct {
@@ -75,6 +75,9 @@ func (r *reconcile) poolStates(configRestarts map[int32]bool) []step.PoolState {
 	for _, p := range r.pools {
 		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner,
 			Restarting: p.name == restarting, Outdated: r.poolRollout(p, configRestarts).Outdated}
+		for ordinal := range int(p.current) {
+			s.Unschedulable = s.Unschedulable || unschedulable(p.pods[ordinal])
+		}
 		for ordinal := range int(p.current) {
 			pod, name := p.pods[ordinal], fmt.Sprintf("%s-%d", p.set, ordinal)
 			switch {
@@ -154,7 +157,7 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err := r.readRestartingPod(ctx); err != nil {
 		return result{}, err
 	}
-	r.observeFocus(ctx, plan, configRestarts)
+	lostRecheck := r.observeFocus(ctx, plan, configRestarts)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
 	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
@@ -171,7 +174,7 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, sooner(volumesRecheck, stalled))))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, sooner(volumesRecheck, sooner(stalled, lostRecheck)))))
 	return res, nil
 }
 
@@ -218,9 +221,10 @@ func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
 }
 
 // observeFocus gathers the observation of the focus pool: its D, C, B and next broker to go,
-// its rollout when the plan looks at it (no move under way, or a restart to go on with), the
-// other pools in sight, and the brokers' view.
-func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) {
+// its rollout when the plan looks at it (no move under way, or a restart to go on with), its
+// brokers whose node is gone when the plan looks for them, the other pools in sight, and the
+// brokers' view. It returns when to look at a lost broker again.
+func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) time.Duration {
 	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         objects.FocusSet(bc),
@@ -242,7 +246,25 @@ func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, config
 	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
 		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
 	}
+	var recheck time.Duration
+	if plan.LostNodes {
+		recheck = r.findLostNodes(ctx)
+		r.obs.LostNodes.OthersReady = r.obs.LostNodes.OthersReady && r.otherPoolsReady()
+	}
 	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+	r.nameLostBrokers()
+	return recheck
+}
+
+// otherPoolsReady reports whether every pod below C of the pools the reconcile does not look
+// at is there and Ready: a lost broker is brought back only while every other broker is.
+func (r *reconcile) otherPoolsReady() bool {
+	for _, p := range r.pools {
+		if p.name != r.focus && brokerpod.ReadyBelow(p.pods, p.current) < p.current {
+			return false
+		}
+	}
+	return true
 }
 
 // holdForJoining keeps a pool's brokers from leaving while another pool's broker has not
