@@ -45,11 +45,19 @@ func ParseWorkloads(text string) ([]string, error) {
 	return out, nil
 }
 
-// RowsFor is the rows a workload runs: a cluster with pools is not rolled out (docs/pools.md),
-// so the pool-move workload runs no +R row.
-func RowsFor(workload string, rows []Row) []Row {
-	if workload == WorkloadScale {
-		return rows
+// RowsFor parses the rows a workload runs from -rows: "" is the workload's quick rows
+// (QuickRows, QuickPoolRows). A cluster with pools is not rolled out (docs/pools.md), so the
+// pool-move workload runs no +R row.
+func RowsFor(workload, text string) ([]Row, error) {
+	if text == "" {
+		text = QuickRows
+		if workload == WorkloadPools {
+			text = QuickPoolRows
+		}
+	}
+	rows, err := ParseRows(text)
+	if err != nil || workload == WorkloadScale {
+		return rows, err
 	}
 	var out []Row
 	for _, r := range rows {
@@ -57,7 +65,7 @@ func RowsFor(workload string, rows []Row) []Row {
 			out = append(out, r)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // volumeSize is what each broker's PersistentVolume offers and each pool asks for.

@@ -22,19 +22,32 @@ func TestParseWorkloads(t *testing.T) {
 }
 
 func TestThePoolWorkloadRunsNoRolloutRow(t *testing.T) {
-	rows, err := ParseRows(QuickRows)
-	if err != nil {
-		t.Fatal(err)
+	names := func(rows []Row, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Name())
+		}
+		return out
 	}
-	if got := RowsFor(WorkloadScale, rows); !slices.Equal(got, rows) {
-		t.Errorf("scale rows %v, want all of %v", got, rows)
+	for _, tt := range []struct {
+		workload, text string
+		want           []string
+	}{
+		{WorkloadScale, "", []string{"cache", "uncached", "writeback", "writeback+C+D", "writeback+C+D+R"}},
+		{WorkloadPools, "", []string{"cache", "writeback", "writeback+C+D"}},
+		{WorkloadScale, "cache+R,writeback", []string{"cache+R", "writeback"}},
+		{WorkloadPools, "cache+R,uncached,writeback+C+D+R", []string{"uncached"}},
+	} {
+		if got := names(RowsFor(tt.workload, tt.text)); !slices.Equal(got, tt.want) {
+			t.Errorf("RowsFor(%s, %q) = %v, want %v", tt.workload, tt.text, got, tt.want)
+		}
 	}
-	var names []string
-	for _, r := range RowsFor(WorkloadPools, rows) {
-		names = append(names, r.Name())
-	}
-	if want := []string{"cache", "uncached", "writeback", "writeback+C+D"}; !slices.Equal(names, want) {
-		t.Errorf("pool rows %v, want %v", names, want)
+	if _, err := RowsFor(WorkloadPools, "fast"); err == nil {
+		t.Error("RowsFor(pools, fast): want an error")
 	}
 }
 

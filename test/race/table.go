@@ -9,10 +9,12 @@ import (
 	"github.com/broker-operator/broker-operator/test/harness"
 )
 
-// AllRows are every strategy with and without each guard; QuickRows are the ones CI runs.
+// AllRows are every strategy with and without each guard; QuickRows and QuickPoolRows are the
+// ones CI runs of the scale and the pool-move workload.
 const (
-	AllRows   = "cache,cache+D,cache+C,cache+C+D,uncached,uncached+D,writeback,writeback+D,writeback+C+D,cache+R,cache+C+D+R,writeback+R,writeback+C+D+R"
-	QuickRows = "cache,uncached,writeback,writeback+C+D,writeback+C+D+R"
+	AllRows       = "cache,cache+D,cache+C,cache+C+D,uncached,uncached+D,writeback,writeback+D,writeback+C+D,cache+R,cache+C+D+R,writeback+R,writeback+C+D+R"
+	QuickRows     = "cache,uncached,writeback,writeback+C+D,writeback+C+D+R"
+	QuickPoolRows = "cache,writeback,writeback+C+D"
 )
 
 // Row names one configuration of the experiment: a read strategy, the guards on, and whether
