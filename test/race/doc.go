@@ -12,7 +12,8 @@
 //     is, or a maintenance call the brokers refuse, counts as a wrong decision;
 //   - pools: each cluster's three brokers move from the default pool to pool blue and back, one
 //     move per step, each move three decommissions, as the seed's clusters moved to another
-//     node pool. A cluster with pools is not rolled out, so this workload runs no +R row.
+//     node pool. A rollout does not run during a move between pools (docs/pools.md), so this
+//     workload runs no +R row.
 //
 // Every cluster of a row is brought up first; the steps start together once all are up, and
 // the row's requests, admin calls and CPU are also counted from then on, so that a step's cost

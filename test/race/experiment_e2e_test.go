@@ -135,7 +135,7 @@ func runWorkload(ctx context.Context, t *testing.T, cp *framework.ControlPlane, 
 	started := time.Now()
 	rows := s.rows[workload]
 	if len(rows) == 0 {
-		t.Skipf("no row of -rows=%s runs the %s workload: a cluster with pools is not rolled out (+R)", *flagRows, workload)
+		t.Skipf("no row of -rows=%s runs the %s workload: a rollout does not run during a move between pools (+R)", *flagRows, workload)
 	}
 	var results []Result
 	for i, row := range rows {

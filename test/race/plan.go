@@ -46,8 +46,8 @@ func ParseWorkloads(text string) ([]string, error) {
 }
 
 // RowsFor parses the rows a workload runs from -rows: "" is the workload's quick rows
-// (QuickRows, QuickPoolRows). A cluster with pools is not rolled out (docs/pools.md), so the
-// pool-move workload runs no +R row.
+// (QuickRows, QuickPoolRows). A rollout does not run during a move between pools
+// (docs/pools.md), so the pool-move workload runs no +R row.
 func RowsFor(workload, text string) ([]Row, error) {
 	if text == "" {
 		text = QuickRows
