@@ -16,6 +16,7 @@ import (
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // bringUpWithBlue makes a cluster of two brokers in the default pool and two in pool blue, and
@@ -273,5 +274,44 @@ func TestTheUpgradePathCountsEveryPool(t *testing.T) {
 	}
 	if n, events := h.countEvents("Warning HoldVersionChange", "runs v24.3.5"); n == 0 {
 		t.Errorf("no HoldVersionChange event naming a broker on v24.3.5: %v", events)
+	}
+}
+
+// A bad image is healed per pool: the rollout stops at blue's first broker, whose new pod cannot
+// pull it, with Degraded naming the pod; the image set back, that pod is replaced and no other
+// broker of any pool was restarted meanwhile.
+func TestABadImageInAPoolIsHealed(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	h.bringUpWithBlue()
+	h.cluster.SetControllerLeader(0) // the default pool's: blue goes first
+	good := h.stored().Spec.Image
+	h.badImage = "redpanda:v25.2.9"
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = h.badImage })
+	var degraded *metav1.Condition
+	for range 15 {
+		h.reconcileAfterPoll()
+		degraded = meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded)
+		if degraded != nil && degraded.Reason == step.ReasonBrokerPodCannotStart {
+			break
+		}
+	}
+	if degraded == nil || degraded.Reason != step.ReasonBrokerPodCannotStart || !strings.Contains(degraded.Message, testName+"-blue-1") {
+		t.Fatalf("Degraded %+v, want %s naming pod %s-blue-1", degraded, step.ReasonBrokerPodCannotStart, testName)
+	}
+	if got := h.podDeletes(); len(got) != 1 {
+		t.Fatalf("pods deleted %v while the image cannot be pulled, want blue's first alone", got)
+	}
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = good })
+	h.rollOutPools(30)
+	for _, p := range h.pods() {
+		if p.Spec.Containers[0].Image != good {
+			t.Errorf("pod %s runs %s after the fix", p.Name, p.Spec.Containers[0].Image)
+		}
+	}
+	if !strings.Contains(strings.Join(h.events(), "\n"), "ReplaceStuckPod") {
+		t.Error("the stuck pod was not replaced by the operator")
+	}
+	if got := h.podDeletes(); len(got) != 2 || got[1] != testName+"-blue-1" {
+		t.Errorf("pods deleted %v, want blue's first, then its stuck replacement", got)
 	}
 }

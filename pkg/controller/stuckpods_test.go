@@ -23,7 +23,6 @@ func (h *harness) failPulls() {
 		if p.Spec.Containers[0].Image != h.badImage || !brokerpod.IsReady(&p) {
 			continue
 		}
-		ordinal, _ := brokerpod.Ordinal(&p, testName)
 		p.Status = corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: p.Spec.Containers[0].Name, Image: h.badImage,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}},
@@ -31,8 +30,24 @@ func (h *harness) failPulls() {
 		if _, err := h.kube.CoreV1().Pods(testNamespace).UpdateStatus(h.ctx, &p, metav1.UpdateOptions{}); err != nil {
 			h.t.Fatal(err)
 		}
-		h.cluster.Down(ordinal)
+		h.podDown(&p)
 	}
+}
+
+// podDown tells the simulator that the broker of pod p, of any pool, is down.
+func (h *harness) podDown(p *corev1.Pod) {
+	h.t.Helper()
+	if ordinal, ok := brokerpod.Ordinal(p, testName); ok {
+		h.cluster.Down(ordinal)
+		return
+	}
+	for _, pool := range h.cluster.Pools() {
+		if ordinal, ok := brokerpod.Ordinal(p, testName+"-"+pool); ok {
+			h.cluster.Pool(pool).Down(ordinal)
+			return
+		}
+	}
+	h.t.Fatalf("pod %s is of no pool the simulator serves", p.Name)
 }
 
 // An image that cannot be pulled stops the rollout at its first broker, with a condition and one
