@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -20,18 +19,6 @@ import (
 // The day-two features of a cluster with pools (docs/pools.md): a rollout of one pool's fields,
 // a pool's volumes growing alone, a move that waits for its maintenance window, and a paused
 // cluster with a move pending.
-
-// patchSpec applies a merge patch of the spec, as kubectl patch --type=merge does.
-func patchSpec(t *testing.T, ns, name string, spec map[string]any) {
-	t.Helper()
-	body, err := json.Marshal(map[string]any{"spec": spec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Patch(t.Context(), name, types.MergePatchType, body, metav1.PatchOptions{}); err != nil {
-		t.Fatalf("patch %s/%s: %v", ns, name, err)
-	}
-}
 
 // changedPods names the pods whose UID differs from before, or that are new.
 func changedPods(t *testing.T, ns, name string, before map[string]types.UID) []string {
