@@ -63,20 +63,7 @@ func TestCRDsPassTheAPIServersValidation(t *testing.T) {
 // The BrokerTopic CRD's rules refuse what docs/topics.md says they refuse, with its messages,
 // on create and on update, evaluated by kube-apiserver's CEL validator.
 func TestBrokerTopicRules(t *testing.T) {
-	crd := loadCRD(t, "broker-operator.dev_brokertopics.yaml")
-	props := crd.Spec.Validation
-	if props == nil {
-		props = crd.Spec.Versions[0].Schema
-	}
-	s, err := schema.NewStructural(props.OpenAPIV3Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := cel.NewValidator(s, true, celconfig.PerCallLimit)
-	object := func(name string, spec map[string]any) map[string]any {
-		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": "BrokerTopic",
-			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
-	}
+	check := celChecker(t, "broker-operator.dev_brokertopics.yaml", "BrokerTopic")
 	spec := func(change func(map[string]any)) map[string]any {
 		s := map[string]any{"clusterRef": map[string]any{"name": "kafka"}, "partitions": int64(3), "deletionPolicy": "Retain"}
 		if change != nil {
@@ -107,17 +94,42 @@ func TestBrokerTopicRules(t *testing.T) {
 		{"clusterRef changed", "x", spec(func(s map[string]any) { s["clusterRef"] = map[string]any{"name": "other"} }), spec(nil), "spec.clusterRef is immutable"},
 		{"deletionPolicy changed", "x", spec(func(s map[string]any) { s["deletionPolicy"] = "Delete" }), spec(nil), ""},
 	} {
+		check(tc.name, tc.metaName, tc.spec, tc.old, tc.want)
+	}
+}
+
+// celChecker evaluates a CRD's CEL rules with kube-apiserver's validator. The check it returns
+// validates an object named metaName with spec (an update from old, nil for a create) and
+// fails the test unless it is refused with a message holding want ("": accepted).
+func celChecker(t *testing.T, file, kind string) func(name, metaName string, spec, old map[string]any, want string) {
+	t.Helper()
+	crd := loadCRD(t, file)
+	props := crd.Spec.Validation
+	if props == nil {
+		props = crd.Spec.Versions[0].Schema
+	}
+	s, err := schema.NewStructural(props.OpenAPIV3Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cel.NewValidator(s, true, celconfig.PerCallLimit)
+	object := func(name string, spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
+	}
+	return func(name, metaName string, spec, oldSpec map[string]any, want string) {
+		t.Helper()
 		var old any
-		if tc.old != nil {
-			old = object(tc.metaName, tc.old)
+		if oldSpec != nil {
+			old = object(metaName, oldSpec)
 		}
-		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(tc.metaName, tc.spec), old, celconfig.RuntimeCELCostBudget)
+		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(metaName, spec), old, celconfig.RuntimeCELCostBudget)
 		got := errs.ToAggregate()
 		switch {
-		case tc.want == "" && got != nil:
-			t.Errorf("%s: refused: %v", tc.name, got)
-		case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)):
-			t.Errorf("%s: want a refusal with %q, got %v", tc.name, tc.want, got)
+		case want == "" && got != nil:
+			t.Errorf("%s: refused: %v", name, got)
+		case want != "" && (got == nil || !strings.Contains(got.Error(), want)):
+			t.Errorf("%s: want a refusal with %q, got %v", name, want, got)
 		}
 	}
 }
