@@ -7,17 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
@@ -95,7 +93,7 @@ func (cfg Config) withDefaults() (Config, error) {
 type Controller struct {
 	cfg     Config
 	caches  map[string]*namespaceCache
-	queue   workqueue.TypedRateLimitingInterface[string]
+	queue   keyqueue.Queue
 	clients *clients
 }
 
@@ -106,15 +104,9 @@ func NewController(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{
-		cfg:    cfg,
-		caches: map[string]*namespaceCache{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, cfg.MaxRetryDelay),
-				&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
-			),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "brokertopics", Clock: cfg.Clock},
-		),
+		cfg:     cfg,
+		caches:  map[string]*namespaceCache{},
+		queue:   keyqueue.New("brokertopics", cfg.Clock, cfg.MaxRetryDelay),
 		clients: newClients(cfg.Connect),
 	}
 	namespaces := cfg.Namespaces
@@ -138,7 +130,7 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 	topicEvents := cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
 		UpdateFunc: func(old, cur any) {
-			if changed(old, cur) {
+			if keyqueue.Changed(old, cur) {
 				c.enqueue(cur)
 			}
 		},
@@ -173,13 +165,6 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 	return errors.Join(nc.addHandler(nc.topicInformer, topicEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
 }
 
-// changed filters out the periodic resync, which repeats an unchanged object.
-func changed(old, cur any) bool {
-	o, ok1 := old.(metav1.Object)
-	n, ok2 := cur.(metav1.Object)
-	return !ok1 || !ok2 || o.GetResourceVersion() != n.GetResourceVersion()
-}
-
 func topicOf(obj any) (*v1alpha1.BrokerTopic, bool) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
@@ -188,14 +173,7 @@ func topicOf(obj any) (*v1alpha1.BrokerTopic, bool) {
 	return bt, ok
 }
 
-func (c *Controller) enqueue(obj any) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	c.queue.Add(key)
-}
+func (c *Controller) enqueue(obj any) { keyqueue.Add(c.queue, obj) }
 
 func (c *Controller) enqueueClusterTopics(nc *namespaceCache, obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -263,14 +241,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	if c.cfg.SweepInterval > 0 {
 		wg.Go(func() { c.runSweeps(ctx) })
 	}
-	for range workers {
-		wg.Go(func() {
-			wait.UntilWithContext(ctx, func(ctx context.Context) {
-				for c.processNextWorkItem(ctx) {
-				}
-			}, time.Second)
-		})
-	}
+	keyqueue.Work(ctx, &wg, c.queue, workers, "BrokerTopic", c.sync)
 	<-ctx.Done()
 	c.queue.ShutDown()
 	wg.Wait()
@@ -286,24 +257,4 @@ func (c *Controller) start(ctx context.Context) error {
 		return errors.New("topics: informer caches did not sync")
 	}
 	return nil
-}
-
-// processNextWorkItem reconciles one key: an error requeues it with backoff, success forgets
-// its failures.
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(key)
-	if ctx.Err() != nil {
-		return false
-	}
-	if err := c.sync(ctx, key); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "BrokerTopic reconcile failed; will retry with backoff", "key", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
