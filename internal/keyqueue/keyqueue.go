@@ -1,6 +1,8 @@
-// Package keyqueue is the workqueue plumbing the BrokerTopic and BrokerUser controllers share:
-// one rate-limited queue of namespace/name keys, and the workers that drain it into a sync
-// function, as the BrokerCluster controller (pkg/controller/controller.go) drains its own.
+// Package keyqueue is the plumbing the BrokerTopic and BrokerUser controllers share: one
+// rate-limited queue of namespace/name keys and the workers that drain it into a reconcile, as
+// the BrokerCluster controller (pkg/controller/controller.go) drains its own (keyqueue.go); the
+// informers that must sync first (informers.go); the events that queue the resources of a
+// cluster (events.go); and the finalizer update (finalizer.go).
 package keyqueue
 
 import (
@@ -49,21 +51,21 @@ func Changed(old, cur any) bool {
 	return !ok1 || !ok2 || o.GetResourceVersion() != n.GetResourceVersion()
 }
 
-// Work starts n workers in wg that reconcile keys of q with sync until q shuts down. A sync
-// error requeues its key with backoff, logged as a failed reconcile of kind; success forgets
-// the key's failures.
-func Work(ctx context.Context, wg *sync.WaitGroup, q Queue, n int, kind string, sync func(context.Context, string) error) {
+// Work starts n workers in wg that reconcile keys of q until q shuts down. An error requeues
+// its key with backoff, logged as a failed reconcile of kind; success forgets the key's
+// failures.
+func Work(ctx context.Context, wg *sync.WaitGroup, q Queue, n int, kind string, reconcile func(context.Context, string) error) {
 	for range n {
 		wg.Go(func() {
 			wait.UntilWithContext(ctx, func(ctx context.Context) {
-				for processNext(ctx, q, kind, sync) {
+				for processNext(ctx, q, kind, reconcile) {
 				}
 			}, time.Second)
 		})
 	}
 }
 
-func processNext(ctx context.Context, q Queue, kind string, sync func(context.Context, string) error) bool {
+func processNext(ctx context.Context, q Queue, kind string, reconcile func(context.Context, string) error) bool {
 	key, shutdown := q.Get()
 	if shutdown {
 		return false
@@ -72,7 +74,7 @@ func processNext(ctx context.Context, q Queue, kind string, sync func(context.Co
 	if ctx.Err() != nil {
 		return false
 	}
-	if err := sync(ctx, key); err != nil {
+	if err := reconcile(ctx, key); err != nil {
 		utilruntime.HandleErrorWithContext(ctx, err, kind+" reconcile failed; will retry with backoff", "key", key)
 		q.AddRateLimited(key)
 		return true

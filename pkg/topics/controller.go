@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -91,10 +89,11 @@ func (cfg Config) withDefaults() (Config, error) {
 // Controller reconciles BrokerTopics: one workqueue of namespace/name keys, N workers, as the
 // BrokerCluster controller (pkg/controller/controller.go) does.
 type Controller struct {
-	cfg     Config
-	caches  map[string]*namespaceCache
-	queue   keyqueue.Queue
-	clients *clients
+	cfg       Config
+	caches    map[string]*namespaceCache
+	informers keyqueue.Informers
+	queue     keyqueue.Queue
+	clients   *clients
 }
 
 // NewController builds the informers, overlays and queue. Nothing runs until Run.
@@ -109,11 +108,7 @@ func NewController(cfg Config) (*Controller, error) {
 		queue:   keyqueue.New("brokertopics", cfg.Clock, cfg.MaxRetryDelay),
 		clients: newClients(cfg.Connect),
 	}
-	namespaces := cfg.Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
-	}
-	for _, ns := range namespaces {
+	for _, ns := range keyqueue.Namespaces(cfg.Namespaces) {
 		nc, err := newNamespaceCache(cfg, ns)
 		if err != nil {
 			return nil, fmt.Errorf("topics: namespace %q: %w", ns, err)
@@ -122,6 +117,7 @@ func NewController(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("topics: namespace %q: %w", ns, err)
 		}
 		c.caches[ns] = nc
+		c.informers.Add(nc.factory, nc.synced...)
 	}
 	return c, nil
 }
@@ -142,26 +138,7 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 			}
 		},
 	}
-	clusterEvents := cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { c.enqueueClusterTopics(nc, obj) },
-		// Only what changes a topic's reconcile: not the cluster's frequent status writes.
-		UpdateFunc: func(old, cur any) {
-			o, ok1 := old.(*v1alpha1.BrokerCluster)
-			n, ok2 := cur.(*v1alpha1.BrokerCluster)
-			if !ok1 || !ok2 || o.UID != n.UID || o.Generation != n.Generation || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) {
-				c.enqueueClusterTopics(nc, cur)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			c.enqueueClusterTopics(nc, obj)
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if m, ok := obj.(metav1.Object); ok {
-				c.clients.drop(m.GetNamespace(), m.GetName())
-			}
-		},
-	}
+	clusterEvents := keyqueue.ClusterEvents(func(key string) { c.enqueueIndexed(nc, indexByCluster, key) }, c.clients.drop)
 	return errors.Join(nc.addHandler(nc.topicInformer, topicEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
 }
 
@@ -175,26 +152,8 @@ func topicOf(obj any) (*v1alpha1.BrokerTopic, bool) {
 
 func (c *Controller) enqueue(obj any) { keyqueue.Add(c.queue, obj) }
 
-func (c *Controller) enqueueClusterTopics(nc *namespaceCache, obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return
-	}
-	c.enqueueIndexed(nc, indexByCluster, m.GetNamespace()+"/"+m.GetName())
-}
-
 func (c *Controller) enqueueIndexed(nc *namespaceCache, index, value string) {
-	objs, err := nc.topicOverlay.ByIndex(index, value)
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	for _, obj := range objs {
-		c.enqueue(obj)
-	}
+	keyqueue.AddIndexed(c.queue, nc.topicOverlay, index, value)
 }
 
 func (c *Controller) cacheFor(ns string) *namespaceCache {
@@ -205,56 +164,18 @@ func (c *Controller) cacheFor(ns string) *namespaceCache {
 }
 
 // HasSynced reports whether every informer and handler has synced.
-func (c *Controller) HasSynced() bool {
-	for _, nc := range c.caches {
-		for _, s := range nc.synced {
-			if !s() {
-				return false
-			}
-		}
-	}
-	return true
-}
+func (c *Controller) HasSynced() bool { return c.informers.HasSynced() }
 
 // Run starts the informers, waits for their caches and runs workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	if workers < 1 {
-		return fmt.Errorf("topics: %d workers; want at least 1", workers)
-	}
-	logger := klog.FromContext(ctx)
-	defer func() {
-		for _, nc := range c.caches {
-			nc.factory.Shutdown()
-		}
-		c.clients.closeAll()
-	}()
-	if err := c.start(ctx); err != nil {
-		c.queue.ShutDown()
-		if ctx.Err() != nil {
-			return nil // stopped before the caches synced: nothing ran
-		}
-		return err
-	}
-	logger.Info("Starting BrokerTopic workers", "workers", workers, "sweepInterval", c.cfg.SweepInterval)
-	var wg sync.WaitGroup
+	defer c.clients.closeAll()
+	var also []func(context.Context)
 	if c.cfg.SweepInterval > 0 {
-		wg.Go(func() { c.runSweeps(ctx) })
+		klog.FromContext(ctx).Info("BrokerTopic drift sweeps", "sweepInterval", c.cfg.SweepInterval)
+		also = append(also, c.runSweeps)
 	}
-	keyqueue.Work(ctx, &wg, c.queue, workers, "BrokerTopic", c.sync)
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-	return nil
+	return c.informers.Run(ctx, c.queue, workers, "BrokerTopic", c.sync, also...)
 }
 
 // start starts the informers and waits until every cache and handler has synced.
-func (c *Controller) start(ctx context.Context) error {
-	for _, nc := range c.caches {
-		nc.factory.Start(ctx.Done())
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
-		return errors.New("topics: informer caches did not sync")
-	}
-	return nil
-}
+func (c *Controller) start(ctx context.Context) error { return c.informers.Start(ctx) }

@@ -4,20 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/admin"
-	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
@@ -107,9 +103,10 @@ func (cfg Config) withDefaults() (Config, error) {
 // Controller reconciles BrokerUsers: one workqueue of namespace/name keys, N workers, as the
 // BrokerTopic controller (pkg/topics) does.
 type Controller struct {
-	cfg    Config
-	caches map[string]*namespaceCache
-	queue  keyqueue.Queue
+	cfg       Config
+	caches    map[string]*namespaceCache
+	informers keyqueue.Informers
+	queue     keyqueue.Queue
 }
 
 // NewController builds the informers, overlays and queue. Nothing runs until Run.
@@ -119,11 +116,7 @@ func NewController(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{cfg: cfg, caches: map[string]*namespaceCache{}, queue: keyqueue.New("brokerusers", cfg.Clock, cfg.MaxRetryDelay)}
-	namespaces := cfg.Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
-	}
-	for _, ns := range namespaces {
+	for _, ns := range keyqueue.Namespaces(cfg.Namespaces) {
 		nc, err := newNamespaceCache(cfg, ns)
 		if err != nil {
 			return nil, fmt.Errorf("users: namespace %q: %w", ns, err)
@@ -132,6 +125,7 @@ func NewController(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("users: namespace %q: %w", ns, err)
 		}
 		c.caches[ns] = nc
+		c.informers.Add(nc.factory, nc.synced...)
 	}
 	return c, nil
 }
@@ -140,37 +134,8 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 	enqueue := func(obj any) { keyqueue.Add(c.queue, obj) }
 	// Every update, the periodic resync included: it is how a rotated Secret is found.
 	userEvents := cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, cur any) { enqueue(cur) }, DeleteFunc: enqueue}
-	clusterEvents := cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { c.enqueueClusterUsers(nc, obj) },
-		// Only what changes a user's reconcile: not the cluster's frequent status writes.
-		UpdateFunc: func(old, cur any) {
-			o, ok1 := old.(*v1alpha1.BrokerCluster)
-			n, ok2 := cur.(*v1alpha1.BrokerCluster)
-			if !ok1 || !ok2 || o.UID != n.UID || o.Generation != n.Generation || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) {
-				c.enqueueClusterUsers(nc, cur)
-			}
-		},
-		DeleteFunc: func(obj any) { c.enqueueClusterUsers(nc, obj) },
-	}
+	clusterEvents := keyqueue.ClusterEvents(func(key string) { keyqueue.AddIndexed(c.queue, nc.userOverlay, indexByCluster, key) }, nil)
 	return errors.Join(nc.addHandler(nc.userInformer, userEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
-}
-
-func (c *Controller) enqueueClusterUsers(nc *namespaceCache, obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return
-	}
-	objs, err := nc.userOverlay.ByIndex(indexByCluster, m.GetNamespace()+"/"+m.GetName())
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	for _, obj := range objs {
-		keyqueue.Add(c.queue, obj)
-	}
 }
 
 func (c *Controller) cacheFor(ns string) *namespaceCache {
@@ -181,51 +146,12 @@ func (c *Controller) cacheFor(ns string) *namespaceCache {
 }
 
 // HasSynced reports whether every informer and handler has synced.
-func (c *Controller) HasSynced() bool {
-	for _, nc := range c.caches {
-		for _, s := range nc.synced {
-			if !s() {
-				return false
-			}
-		}
-	}
-	return true
-}
+func (c *Controller) HasSynced() bool { return c.informers.HasSynced() }
 
 // Run starts the informers, waits for their caches and runs workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	if workers < 1 {
-		return fmt.Errorf("users: %d workers; want at least 1", workers)
-	}
-	defer func() {
-		for _, nc := range c.caches {
-			nc.factory.Shutdown()
-		}
-	}()
-	if err := c.start(ctx); err != nil {
-		c.queue.ShutDown()
-		if ctx.Err() != nil {
-			return nil // stopped before the caches synced: nothing ran
-		}
-		return err
-	}
-	klog.FromContext(ctx).Info("Starting BrokerUser workers", "workers", workers, "resyncInterval", c.cfg.ResyncInterval)
-	var wg sync.WaitGroup
-	keyqueue.Work(ctx, &wg, c.queue, workers, "BrokerUser", c.sync)
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-	return nil
+	return c.informers.Run(ctx, c.queue, workers, "BrokerUser", c.sync)
 }
 
 // start starts the informers and waits until every cache and handler has synced.
-func (c *Controller) start(ctx context.Context) error {
-	for _, nc := range c.caches {
-		nc.factory.Start(ctx.Done())
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
-		return errors.New("users: informer caches did not sync")
-	}
-	return nil
-}
+func (c *Controller) start(ctx context.Context) error { return c.informers.Start(ctx) }

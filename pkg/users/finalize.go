@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -16,16 +16,7 @@ import (
 // to: an adopted or foreign user is never deleted, so its resource never waits on the operator.
 func (r *reconcile) keepFinalizer(ctx context.Context) error {
 	want := r.status.Origin == v1alpha1.UserCreating || r.status.Origin == v1alpha1.UserCreated
-	if want == slices.Contains(r.bu.Finalizers, Finalizer) {
-		return nil
-	}
-	cp := r.bu.DeepCopy()
-	if want {
-		cp.Finalizers = append(cp.Finalizers, Finalizer)
-	} else {
-		cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == Finalizer })
-	}
-	updated, err := r.nc.brokerUsers(cp.Namespace).Update(ctx, cp, metav1.UpdateOptions{})
+	updated, err := keyqueue.SetFinalizer(ctx, r.bu, Finalizer, want, r.nc.brokerUsers(r.bu.Namespace).Update)
 	if err != nil {
 		return err
 	}
@@ -55,9 +46,7 @@ func (r *reconcile) finalize(ctx context.Context) error {
 		}
 		r.event(corev1.EventTypeNormal, EventUserDeleted, "Deleted user %s", r.bu.Name)
 	}
-	cp := r.bu.DeepCopy()
-	cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == Finalizer })
-	_, err := r.nc.brokerUsers(cp.Namespace).Update(ctx, cp, metav1.UpdateOptions{})
+	_, err := keyqueue.SetFinalizer(ctx, r.bu, Finalizer, false, r.nc.brokerUsers(r.bu.Namespace).Update)
 	return err
 }
 
