@@ -15,20 +15,24 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/topics"
 )
 
-// Without --enable-topics no BrokerTopic controller runs; with it, the leader reconciles
-// BrokerTopics beside the BrokerClusters.
-func TestEnableTopicsRunsTheTopicController(t *testing.T) {
+// Without --enable-topics and --enable-users neither the BrokerTopic nor the BrokerUser
+// controller is built.
+func TestOptionalControllersAreOffByDefault(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
-
 	off, err := newOperator(testOptions(sim), clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off.topics != nil {
-		t.Fatal("the BrokerTopic controller is built without --enable-topics")
+	if off.topics != nil || off.users != nil {
+		t.Fatal("a BrokerTopic or BrokerUser controller is built without its flag")
 	}
+}
 
+// With --enable-topics the leader reconciles BrokerTopics beside the BrokerClusters.
+func TestEnableTopicsRunsTheTopicController(t *testing.T) {
+	sim := admintest.NewServer(admintest.Options{})
+	defer sim.Close()
 	opts := testOptions(sim)
 	opts.enableTopics = true
 	runUntil(t, opts, "the BrokerTopic's Ready condition to say its cluster is missing", func(ctx context.Context, brokers *brokerfake.Clientset) func() bool {

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -14,20 +13,10 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/users"
 )
 
-// Without --enable-users no BrokerUser controller runs; with it, the leader reconciles
-// BrokerUsers beside the BrokerClusters.
+// With --enable-users the leader reconciles BrokerUsers beside the BrokerClusters.
 func TestEnableUsersRunsTheUserController(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
-
-	off, err := newOperator(testOptions(sim), clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if off.users != nil {
-		t.Fatal("the BrokerUser controller is built without --enable-users")
-	}
-
 	opts := testOptions(sim)
 	opts.enableUsers = true
 	runUntil(t, opts, "the BrokerUser's Ready condition to say its cluster is missing", func(ctx context.Context, brokers *brokerfake.Clientset) func() bool {

@@ -2,7 +2,6 @@ package users
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,11 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
@@ -134,20 +133,16 @@ func (h *harness) createCluster(name string, mechanism v1alpha1.SASLMechanism) {
 	spec := v1alpha1.BrokerClusterSpec{Replicas: 3, Image: "redpanda",
 		Kafka:    &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{Mechanism: mechanism}},
 		AdminAPI: v1alpha1.AdminAPISpec{Auth: &v1alpha1.AdminAPIAuth{SecretName: "kafka-superuser"}}}
-	bc, err := h.client.BrokersV1alpha1().BrokerClusters(ns).Create(h.ctx, &v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: spec}, metav1.CreateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitInformer(h.c.caches[""].clusterInformer.GetIndexer().GetByKey, ns+"/"+name, bc.ResourceVersion)
+	h.clusters().Create(&v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: spec})
 }
 
-func (h *harness) deleteCluster(name string) {
-	h.t.Helper()
-	if err := h.client.BrokersV1alpha1().BrokerClusters(ns).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitGone(h.c.caches[""].clusterInformer.GetIndexer().GetByKey, ns+"/"+name)
+// clusters writes BrokerClusters and waits for the controller's cluster informer.
+func (h *harness) clusters() controllertest.Kubectl[*v1alpha1.BrokerCluster] {
+	return controllertest.Kubectl[*v1alpha1.BrokerCluster]{T: h.t, Ctx: h.ctx, Holder: h.holder, Client: h.client.BrokersV1alpha1().BrokerClusters(ns),
+		Store: h.c.caches[""].clusterInformer.GetIndexer().GetByKey, Now: h.clock.Now}
 }
+
+func (h *harness) deleteCluster(name string) { h.t.Helper(); h.clusters().Delete(name) }
 
 // user is a BrokerUser of cluster "kafka" with a generated password and no ACLs managed.
 func user(name string) *v1alpha1.BrokerUser {
@@ -157,80 +152,22 @@ func user(name string) *v1alpha1.BrokerUser {
 	}
 }
 
-func (h *harness) create(bu *v1alpha1.BrokerUser) {
-	h.t.Helper()
-	created, err := h.client.BrokersV1alpha1().BrokerUsers(ns).Create(h.ctx, bu, metav1.CreateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitUserInformer(created)
+// users writes BrokerUsers as a user with kubectl would; update marks its writes for the RBAC
+// test, delete sets deletionTimestamp where a finalizer holds the resource.
+func (h *harness) users() controllertest.Kubectl[*v1alpha1.BrokerUser] {
+	return controllertest.Kubectl[*v1alpha1.BrokerUser]{T: h.t, Ctx: h.ctx, Holder: h.holder, Client: h.client.BrokersV1alpha1().BrokerUsers(ns),
+		Store: h.c.caches[""].userInformer.GetIndexer().GetByKey, Now: h.clock.Now}
 }
 
-// update changes a BrokerUser as a user would (kubectl edit) and waits for the informer.
+func (h *harness) create(bu *v1alpha1.BrokerUser) { h.t.Helper(); h.users().Create(bu) }
+func (h *harness) delete(name string)             { h.t.Helper(); h.users().Delete(name) }
+func (h *harness) get(name string) *v1alpha1.BrokerUser {
+	h.t.Helper()
+	return h.users().Get(name)
+}
 func (h *harness) update(name string, mutate func(*v1alpha1.BrokerUser)) {
 	h.t.Helper()
-	bu := h.get(name)
-	mutate(bu)
-	if bu.Annotations == nil {
-		bu.Annotations = map[string]string{}
-	}
-	bu.Annotations["test"] = "user" // tells the RBAC test the user's writes from the controller's
-	updated, err := h.client.BrokersV1alpha1().BrokerUsers(ns).Update(h.ctx, bu, metav1.UpdateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitUserInformer(updated)
-}
-
-// delete does what the apiserver does on a delete: with finalizers it sets deletionTimestamp,
-// without it removes the object. The fake clientset knows nothing of finalizers.
-func (h *harness) delete(name string) {
-	h.t.Helper()
-	bu := h.get(name)
-	if len(bu.Finalizers) == 0 {
-		if err := h.client.BrokersV1alpha1().BrokerUsers(ns).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-			h.t.Fatal(err)
-		}
-		h.awaitGone(h.c.caches[""].userInformer.GetIndexer().GetByKey, ns+"/"+name)
-		return
-	}
-	h.update(name, func(bu *v1alpha1.BrokerUser) { bu.DeletionTimestamp = &metav1.Time{Time: h.clock.Now()} })
-}
-
-func (h *harness) awaitUserInformer(bu *v1alpha1.BrokerUser) {
-	h.t.Helper()
-	h.awaitInformer(h.c.caches[""].userInformer.GetIndexer().GetByKey, ns+"/"+bu.Name, bu.ResourceVersion)
-}
-
-// awaitInformer waits until an informer holds key at resourceVersion rv or later: a condition
-// polled, not a sleep.
-func (h *harness) awaitInformer(get func(string) (any, bool, error), key, rv string) {
-	h.t.Helper()
-	want, _ := strconv.ParseUint(rv, 10, 64)
-	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		h.holder.ReleaseAll()
-		obj, ok, _ := get(key)
-		if !ok {
-			return false, nil
-		}
-		got, _ := strconv.ParseUint(obj.(metav1.Object).GetResourceVersion(), 10, 64)
-		return got >= want, nil
-	})
-	if err != nil {
-		h.t.Fatalf("the informer never showed %s at resourceVersion %s: %v", key, rv, err)
-	}
-}
-
-func (h *harness) awaitGone(get func(string) (any, bool, error), key string) {
-	h.t.Helper()
-	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		h.holder.ReleaseAll()
-		_, ok, _ := get(key)
-		return !ok, nil
-	})
-	if err != nil {
-		h.t.Fatalf("the informer still shows %s: %v", key, err)
-	}
+	h.users().Update(name, mutate)
 }
 
 func (h *harness) sync(name string) error {
@@ -242,16 +179,6 @@ func (h *harness) mustSync(name string) {
 	if err := h.sync(name); err != nil {
 		h.t.Fatalf("sync %s: %v", name, err)
 	}
-}
-
-// get reads the resource from the fake apiserver: the truth, not a cache.
-func (h *harness) get(name string) *v1alpha1.BrokerUser {
-	h.t.Helper()
-	bu, err := h.client.BrokersV1alpha1().BrokerUsers(ns).Get(h.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return bu
 }
 
 func (h *harness) wantReady(name string, status metav1.ConditionStatus, reason string) {
@@ -266,17 +193,7 @@ func (h *harness) wantReady(name string, status metav1.ConditionStatus, reason s
 }
 
 // drainEvents returns the events recorded since the last call.
-func (h *harness) drainEvents() []string {
-	var out []string
-	for {
-		select {
-		case e := <-h.events.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+func (h *harness) drainEvents() []string { return controllertest.DrainEvents(h.events) }
 
 // secret reads a Secret from the fake apiserver.
 func (h *harness) secret(name string) *corev1.Secret {

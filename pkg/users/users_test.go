@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -14,21 +13,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
-func wantEvents(t *testing.T, got []string, reasons ...string) {
-	t.Helper()
-	if len(got) != len(reasons) {
-		t.Fatalf("events %q, want reasons %q", got, reasons)
-	}
-	for i, r := range reasons {
-		if !strings.Contains(got[i], " "+r+" ") {
-			t.Fatalf("event %d is %q, want reason %s", i, got[i], r)
-		}
-	}
-}
+var wantEvents = controllertest.WantEvents
 
 // readOrders allows reading topic orders and consuming as any group prefixed app-.
 func readOrders() *v1alpha1.UserAuthorization {
@@ -237,14 +227,10 @@ func TestTheClustersSuperuserIsRefused(t *testing.T) {
 
 func TestClusterWithoutSASLIsACondition(t *testing.T) {
 	h := newHarness(t)
-	if _, err := h.client.BrokersV1alpha1().BrokerClusters(ns).Create(h.ctx, &v1alpha1.BrokerCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Spec: v1alpha1.BrokerClusterSpec{Replicas: 1, Image: "redpanda"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	h.clusters().Create(&v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Spec: v1alpha1.BrokerClusterSpec{Replicas: 1, Image: "redpanda"}})
 	bu := user("app")
 	bu.Spec.ClusterRef.Name = "plain"
 	h.create(bu)
-	h.awaitInformer(h.c.caches[""].clusterInformer.GetIndexer().GetByKey, ns+"/plain", "0")
 	h.mustSync("app")
 	h.wantReady("app", metav1.ConditionFalse, ReasonSASLNotEnabled)
 }
