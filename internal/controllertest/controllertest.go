@@ -12,6 +12,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	k8stesting "k8s.io/client-go/testing"
@@ -117,4 +118,24 @@ func Used(a k8stesting.Action) string {
 		resource += "/" + sub
 	}
 	return Permission(a.GetResource().Group, resource, a.GetVerb())
+}
+
+// AwaitReason waits until the condition of type cond, as conditions reads it from the fake
+// apiserver, has reason.
+func AwaitReason(t testing.TB, ctx context.Context, conditions func(context.Context) ([]metav1.Condition, error), cond, reason string) {
+	t.Helper()
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		cs, err := conditions(ctx)
+		if err != nil {
+			return false, nil
+		}
+		if c := meta.FindStatusCondition(cs, cond); c != nil {
+			last = c.Reason
+		}
+		return last == reason, nil
+	})
+	if err != nil {
+		t.Fatalf("%s reason %q, want %q: %v", cond, last, reason, err)
+	}
 }
