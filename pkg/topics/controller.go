@@ -176,6 +176,3 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	return c.informers.Run(ctx, c.queue, workers, "BrokerTopic", c.sync, also...)
 }
-
-// start starts the informers and waits until every cache and handler has synced.
-func (c *Controller) start(ctx context.Context) error { return c.informers.Start(ctx) }

@@ -3,6 +3,8 @@ package users
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -22,21 +24,50 @@ type AdminFunc func(ctx context.Context, bc *v1alpha1.BrokerCluster) (admin.User
 // name. The users calls need a superuser (security.cc, register_route<superuser>). Each
 // request is bounded by timeout (zero: admin.DefaultTimeout).
 func ClusterAdmin(kube kubernetes.Interface, t *admin.AddressTemplate, timeout time.Duration) AdminFunc {
+	cache := &adminClients{byCluster: map[string]cachedAdmin{}}
 	return func(ctx context.Context, bc *v1alpha1.BrokerCluster) (admin.UsersClient, error) {
 		urls, err := adminURLs(t, bc)
 		if err != nil {
 			return nil, err
 		}
 		cfg := admin.Config{URLs: urls, Timeout: timeout}
+		version := strings.Join(urls, ",")
 		for _, name := range adminSecrets(bc) {
 			s, err := secretread.Get(ctx, kube.CoreV1(), bc.Namespace, name)
 			if err != nil {
 				return nil, fmt.Errorf("read the admin API Secret %s: %w", name, err)
 			}
 			cfg.SetSecretData(s.Data)
+			version += "|" + string(s.UID) + "/" + s.ResourceVersion
 		}
-		return admin.NewUsersClient(cfg)
+		return cache.get(bc.Namespace+"/"+bc.Name, version, cfg)
 	}
+}
+
+// adminClients keeps one client per cluster while its URLs and Secrets stay the same, so that
+// reconciles reuse its connections; a TLS client has a transport of its own.
+type adminClients struct {
+	mu        sync.Mutex
+	byCluster map[string]cachedAdmin
+}
+
+type cachedAdmin struct {
+	version string // the URLs and the Secrets' UIDs and resourceVersions it was made from
+	client  admin.UsersClient
+}
+
+func (c *adminClients) get(cluster, version string, cfg admin.Config) (admin.UsersClient, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cached, ok := c.byCluster[cluster]; ok && cached.version == version {
+		return cached.client, nil
+	}
+	client, err := admin.NewUsersClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.byCluster[cluster] = cachedAdmin{version: version, client: client}
+	return client, nil
 }
 
 // adminSecrets are the Secrets spec.adminAPI names: TLS material first, then the superuser,
@@ -60,20 +91,35 @@ func adminURLs(t *admin.AddressTemplate, bc *v1alpha1.BrokerCluster) ([]string, 
 	if bc.Spec.AdminAPI.Port > 0 {
 		port = int(bc.Spec.AdminAPI.Port)
 	}
-	if len(bc.Status.Pools) == 0 {
-		return t.URLs(bc.Namespace, bc.Name, int(max(bc.Status.CurrentReplicas, 1)), port)
+	type set struct {
+		name     string
+		replicas int32
+	}
+	sets := []set{{bc.Name, max(bc.Status.CurrentReplicas, 1)}}
+	if len(bc.Status.Pools) > 0 {
+		sets = nil
+		for _, p := range bc.Status.Pools {
+			name := bc.Name
+			if p.Name != v1alpha1.DefaultPoolName {
+				name = bc.Name + "-" + p.Name
+			}
+			sets = append(sets, set{name, p.Replicas})
+		}
 	}
 	var urls []string
-	for _, p := range bc.Status.Pools {
-		set := bc.Name
-		if p.Name != v1alpha1.DefaultPoolName {
-			set = bc.Name + "-" + p.Name
-		}
-		more, err := t.URLs(bc.Namespace, set, int(p.Replicas), port)
+	for _, s := range sets {
+		more, err := t.URLs(bc.Namespace, s.name, int(s.replicas), port)
 		if err != nil {
 			return nil, err
 		}
 		urls = append(urls, more...)
+	}
+	// With TLS the URLs are https whatever scheme the template renders, as the BrokerCluster
+	// controller reaches them (pkg/controller/internal/brokers/identity.go).
+	for i, u := range urls {
+		if rest, ok := strings.CutPrefix(u, "http://"); ok && bc.Spec.AdminAPI.TLS != nil {
+			urls[i] = "https://" + rest
+		}
 	}
 	return urls, nil
 }

@@ -152,6 +152,3 @@ func (c *Controller) HasSynced() bool { return c.informers.HasSynced() }
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	return c.informers.Run(ctx, c.queue, workers, "BrokerUser", c.sync)
 }
-
-// start starts the informers and waits until every cache and handler has synced.
-func (c *Controller) start(ctx context.Context) error { return c.informers.Start(ctx) }

@@ -116,7 +116,7 @@ func newHarness(t testing.TB) *harness {
 		}
 		h.c.queue.ShutDown()
 	})
-	if err := h.c.start(ctx); err != nil {
+	if err := h.c.informers.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	gv := v1alpha1.SchemeGroupVersion
