@@ -9,6 +9,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
 
 // Factory is an informer factory: generated SharedInformerFactories are.
@@ -80,5 +82,27 @@ func (i *Informers) Run(ctx context.Context, q Queue, workers int, kind string, 
 	<-ctx.Done()
 	q.ShutDown()
 	wg.Wait()
+	return nil
+}
+
+// Overlay lays pkg/writeback's overlay, named name, over informer's store, and adds what must
+// sync before it is read (the informer and the overlay's observer) to synced.
+func Overlay(name string, informer cache.SharedIndexInformer, opts writeback.Options, synced *[]cache.InformerSynced) (*writeback.Overlay, error) {
+	o := writeback.NewOverlay(name, informer.GetIndexer(), opts)
+	reg, err := o.Observe(informer)
+	if err != nil {
+		return nil, fmt.Errorf("observe %s: %w", name, err)
+	}
+	*synced = append(*synced, informer.HasSynced, reg.HasSynced)
+	return o, nil
+}
+
+// Handle adds h to informer, and its registration to synced.
+func Handle(informer cache.SharedIndexInformer, h cache.ResourceEventHandler, synced *[]cache.InformerSynced) error {
+	reg, err := informer.AddEventHandler(h)
+	if err != nil {
+		return err
+	}
+	*synced = append(*synced, reg.HasSynced)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	applybrokers "github.com/broker-operator/broker-operator/pkg/generated/applyconfiguration/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
@@ -55,25 +56,19 @@ func newNamespaceCache(cfg Config, namespace string) (*namespaceCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index BrokerUsers: %w", err)
 	}
-	n.userOverlay = writeback.NewOverlay("brokerusers", n.userInformer.GetIndexer(),
-		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics})
-	reg, err := n.userOverlay.Observe(n.userInformer)
+	n.userOverlay, err = keyqueue.Overlay("brokerusers", n.userInformer,
+		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics}, &n.synced)
 	if err != nil {
-		return nil, fmt.Errorf("observe brokerusers: %w", err)
+		return nil, err
 	}
-	n.synced = append(n.synced, n.userInformer.HasSynced, reg.HasSynced, n.clusterInformer.HasSynced)
+	n.synced = append(n.synced, n.clusterInformer.HasSynced)
 	n.users = brokerlisters.NewBrokerUserLister(n.userOverlay)
 	n.clusters = brokerlisters.NewBrokerClusterLister(n.clusterInformer.GetIndexer())
 	return n, nil
 }
 
 func (n *namespaceCache) addHandler(informer cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
-	reg, err := informer.AddEventHandler(h)
-	if err != nil {
-		return err
-	}
-	n.synced = append(n.synced, reg.HasSynced)
-	return nil
+	return keyqueue.Handle(informer, h, &n.synced)
 }
 
 // brokerUsers is the write-back client: every write's result enters the overlay.
