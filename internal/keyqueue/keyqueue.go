@@ -1,8 +1,9 @@
 // Package keyqueue is the plumbing the BrokerTopic and BrokerUser controllers share: one
 // rate-limited queue of namespace/name keys and the workers that drain it into a reconcile, as
 // the BrokerCluster controller (pkg/controller/controller.go) drains its own (keyqueue.go); the
-// informers that must sync first (informers.go); the events that queue the resources of a
-// cluster (events.go); and the finalizer update (finalizer.go).
+// informers that must sync first and the write-back overlay over them (informers.go); the
+// events that queue the resources of a cluster (events.go); and the finalizer update
+// (finalizer.go).
 package keyqueue
 
 import (
