@@ -2,6 +2,7 @@ package chartcheck
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -45,6 +46,39 @@ func podMonitor(t *testing.T, vals map[string]any) (map[string]any, map[string]a
 		t.Fatalf("want one endpoint, got %v", endpoints)
 	}
 	return spec, endpoints[0].(map[string]any)
+}
+
+// relabel applies the endpoint's relabelings to a target's labels as Prometheus does for the
+// replace action: join the source labels, match the anchored regex, expand the replacement
+// into the target label. Defaults: separator ";", regex "(.*)", replacement "$1".
+func relabel(t *testing.T, endpoint map[string]any, labels map[string]string) map[string]string {
+	t.Helper()
+	out := maps.Clone(labels)
+	for _, raw := range endpoint["relabelings"].([]any) {
+		r := raw.(map[string]any)
+		sep, regex, replacement := ";", "(.*)", "$1"
+		if v, ok := r["separator"].(string); ok {
+			sep = v
+		}
+		if v, ok := r["regex"].(string); ok {
+			regex = v
+		}
+		if v, ok := r["replacement"].(string); ok {
+			replacement = v
+		}
+		var values []string
+		sources, _ := r["sourceLabels"].([]any)
+		for _, l := range sources {
+			values = append(values, out[l.(string)])
+		}
+		re := regexp.MustCompile("^(?:" + regex + ")$")
+		joined := strings.Join(values, sep)
+		if !re.MatchString(joined) {
+			continue
+		}
+		out[r["targetLabel"].(string)] = re.ReplaceAllString(joined, replacement)
+	}
+	return out
 }
 
 // relabeling returns the endpoint's relabeling that writes target.
@@ -148,29 +182,20 @@ func TestBrokerPodMonitorTLS(t *testing.T) {
 		t.Errorf("basicAuth %v, want %v", ep["basicAuth"], wantAuth)
 	}
 
-	r := relabeling(t, ep, "__address__")
-	if r == nil {
-		t.Fatal("no relabeling sets the address")
-	}
-	// Apply it as Prometheus does: join the source labels, match the anchored regex, expand.
-	var values []string
-	meta := map[string]string{
-		"__meta_kubernetes_pod_name":                             "orders-2",
-		"__meta_kubernetes_pod_label_app_kubernetes_io_instance": "orders",
-		"__meta_kubernetes_namespace":                            "team-a",
-		"__meta_kubernetes_pod_container_port_number":            "9644",
-	}
-	for _, l := range r["sourceLabels"].([]any) {
-		values = append(values, meta[l.(string)])
-	}
-	re := regexp.MustCompile("^(?:" + r["regex"].(string) + ")$")
-	joined := strings.Join(values, r["separator"].(string))
-	if !re.MatchString(joined) {
-		t.Fatalf("regex %q does not match %q", r["regex"], joined)
-	}
-	got := re.ReplaceAllString(joined, r["replacement"].(string))
-	if want := "orders-2.orders.team-a.svc.cluster.local:9644"; got != want {
-		t.Errorf("address %q, want %q", got, want)
+	for _, tc := range []struct{ pod, pool, address, poolLabel string }{
+		{"orders-2", "", "orders-2.orders.team-a.svc.cluster.local:9644", "default"},
+		{"orders-blue-1", "blue", "orders-blue-1.orders-blue.team-a.svc.cluster.local:9644", "blue"},
+	} {
+		got := relabel(t, ep, map[string]string{
+			"__meta_kubernetes_pod_name":                             tc.pod,
+			"__meta_kubernetes_pod_label_app_kubernetes_io_instance": "orders",
+			"__meta_kubernetes_pod_label_broker_operator_dev_pool":   tc.pool,
+			"__meta_kubernetes_namespace":                            "team-a",
+			"__meta_kubernetes_pod_container_port_number":            "9644",
+		})
+		if got["__address__"] != tc.address || got["pool"] != tc.poolLabel || got["brokercluster"] != "orders" {
+			t.Errorf("pod %s: address %q, pool %q, brokercluster %q; want %q, %q, orders", tc.pod, got["__address__"], got["pool"], got["brokercluster"], tc.address, tc.poolLabel)
+		}
 	}
 
 	if _, err := renderChart(map[string]any{"brokerMonitoring": map[string]any{"enabled": true, "tls": map[string]any{"enabled": true}}}); err == nil || !strings.Contains(err.Error(), "brokerMonitoring.tls.enabled needs brokerMonitoring.tls.caSecret.name") {

@@ -18,15 +18,22 @@ import (
 // rules, Deployment settings, Service and CRD. Only Helm's bookkeeping labels differ, and the
 // Namespace, which a Helm release does not own (README.md says how to create it).
 func TestChartRendersDeploy(t *testing.T) {
-	chart, err := renderChart(nil)
+	assertChartRenders(t, nil, deployDir)
+}
+
+// assertChartRenders checks that the chart with vals renders what the kustomization in dir
+// builds, object for object, the Namespace and Helm's labels aside.
+func assertChartRenders(t *testing.T, vals map[string]any, dir string) {
+	t.Helper()
+	chart, err := renderChart(vals)
 	if err != nil {
 		t.Fatalf("render the chart: %v", err)
 	}
-	deploy := renderKustomize(t)
+	deploy := renderKustomizeDir(t, dir)
 
 	namespaceKey := "v1 Namespace /" + releaseNamespace
 	if _, ok := deploy[namespaceKey]; !ok {
-		t.Fatalf("deploy/ no longer creates %s; update this test and the chart's README", namespaceKey)
+		t.Fatalf("%s no longer creates %s; update this test and the chart's README", dir, namespaceKey)
 	}
 	for _, key := range sortedKeys(deploy) {
 		if key == namespaceKey {
@@ -34,23 +41,23 @@ func TestChartRendersDeploy(t *testing.T) {
 		}
 		got, ok := chart[key]
 		if !ok {
-			t.Errorf("deploy/ has %s, which the chart does not render", key)
+			t.Errorf("%s has %s, which the chart does not render", dir, key)
 			continue
 		}
 		if got.kind() != "CustomResourceDefinition" { // crds/ is not templated
 			assertHelmLabels(t, key, got)
 		}
 		if want, got := deploy[key], withoutHelmLabels(got); !reflect.DeepEqual(want, got) {
-			t.Errorf("%s differs between deploy/ and the chart.\ndeploy/:\n%s\nchart:\n%s", key, toYAML(want), toYAML(got))
+			t.Errorf("%s differs between %s and the chart.\nkustomize:\n%s\nchart:\n%s", key, dir, toYAML(want), toYAML(got))
 		}
 	}
 	for _, key := range sortedKeys(chart) {
 		if _, ok := deploy[key]; !ok {
-			t.Errorf("the chart renders %s, which deploy/ does not have", key)
+			t.Errorf("the chart renders %s, which %s does not have", key, dir)
 		}
 	}
 	if t.Failed() {
-		t.Logf("deploy/ renders:\n  %s\nthe chart renders:\n  %s", describe(deploy), describe(chart))
+		t.Logf("%s renders:\n  %s\nthe chart renders:\n  %s", dir, describe(deploy), describe(chart))
 	}
 }
 

@@ -22,8 +22,8 @@ func TestClusterDomainReachesEveryName(t *testing.T) {
 		t.Errorf("args %v, want --cluster-domain=corp.example", args(c))
 	}
 	_, ep := podMonitor(t, map[string]any{"clusterDomain": "corp.example", "brokerMonitoring": brokerMonitoringTLS})
-	if r := relabeling(t, ep, "__address__"); r == nil || r["replacement"] != "$1.$2.$3.svc.corp.example:$4" {
-		t.Errorf("address relabeling %v, want the replacement $1.$2.$3.svc.corp.example:$4", r)
+	if r := relabeling(t, ep, "__address__"); r == nil || r["replacement"] != "$1-$2.$1.$3.svc.corp.example:$4" {
+		t.Errorf("address relabeling %v, want the replacement $1-$2.$1.$3.svc.corp.example:$4", r)
 	}
 	cert := one(t, objs, "Certificate")
 	want := []any{webhookService + "." + releaseNamespace + ".svc", webhookService + "." + releaseNamespace + ".svc.corp.example"}

@@ -44,6 +44,48 @@ func loadCRD(t *testing.T, name string) *apiextensions.CustomResourceDefinition 
 	return &crd
 }
 
+// celValidator is kube-apiserver's CEL validator of a generated CRD, with its schema.
+func celValidator(t *testing.T, name string) (*schema.Structural, *cel.Validator) {
+	t.Helper()
+	crd := loadCRD(t, name)
+	props := crd.Spec.Validation
+	if props == nil {
+		props = crd.Spec.Versions[0].Schema
+	}
+	s, err := schema.NewStructural(props.OpenAPIV3Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cel.NewValidator(s, true, celconfig.PerCallLimit)
+}
+
+// celChecker evaluates the CEL rules of a CRD of kind. The check it returns validates an
+// object named metaName with spec (an update from old, nil for a create) and fails the test
+// unless it is refused with a message holding want ("": accepted).
+func celChecker(t *testing.T, file, kind string) func(name, metaName string, spec, old map[string]any, want string) {
+	t.Helper()
+	s, v := celValidator(t, file)
+	object := func(name string, spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
+	}
+	return func(name, metaName string, spec, oldSpec map[string]any, want string) {
+		t.Helper()
+		var old any
+		if oldSpec != nil {
+			old = object(metaName, oldSpec)
+		}
+		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(metaName, spec), old, celconfig.RuntimeCELCostBudget)
+		got := errs.ToAggregate()
+		switch {
+		case want == "" && got != nil:
+			t.Errorf("%s: refused: %v", name, got)
+		case want != "" && (got == nil || !strings.Contains(got.Error(), want)):
+			t.Errorf("%s: want a refusal with %q, got %v", name, want, got)
+		}
+	}
+}
+
 // kube-apiserver refuses a CRD whose CEL rules it estimates too costly, and the refusal shows
 // only when the CRD is applied. This runs its own validation of a CRD create, cost estimate
 // included (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation), on every
@@ -95,41 +137,5 @@ func TestBrokerTopicRules(t *testing.T) {
 		{"deletionPolicy changed", "x", spec(func(s map[string]any) { s["deletionPolicy"] = "Delete" }), spec(nil), ""},
 	} {
 		check(tc.name, tc.metaName, tc.spec, tc.old, tc.want)
-	}
-}
-
-// celChecker evaluates a CRD's CEL rules with kube-apiserver's validator. The check it returns
-// validates an object named metaName with spec (an update from old, nil for a create) and
-// fails the test unless it is refused with a message holding want ("": accepted).
-func celChecker(t *testing.T, file, kind string) func(name, metaName string, spec, old map[string]any, want string) {
-	t.Helper()
-	crd := loadCRD(t, file)
-	props := crd.Spec.Validation
-	if props == nil {
-		props = crd.Spec.Versions[0].Schema
-	}
-	s, err := schema.NewStructural(props.OpenAPIV3Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := cel.NewValidator(s, true, celconfig.PerCallLimit)
-	object := func(name string, spec map[string]any) map[string]any {
-		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": kind,
-			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
-	}
-	return func(name, metaName string, spec, oldSpec map[string]any, want string) {
-		t.Helper()
-		var old any
-		if oldSpec != nil {
-			old = object(metaName, oldSpec)
-		}
-		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(metaName, spec), old, celconfig.RuntimeCELCostBudget)
-		got := errs.ToAggregate()
-		switch {
-		case want == "" && got != nil:
-			t.Errorf("%s: refused: %v", name, got)
-		case want != "" && (got == nil || !strings.Contains(got.Error(), want)):
-			t.Errorf("%s: want a refusal with %q, got %v", name, want, got)
-		}
 	}
 }

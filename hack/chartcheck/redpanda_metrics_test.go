@@ -45,8 +45,8 @@ var redpandaMetrics = map[string]redpandaMetric{
 
 // targetLabels are the labels every scraped broker series carries besides its own:
 // prometheus-operator's for a PodMonitor target (namespace, pod, container, endpoint, job),
-// Prometheus' instance, and the brokercluster the chart's PodMonitor adds.
-var targetLabels = []string{"namespace", "pod", "container", "endpoint", "job", "instance", "brokercluster"}
+// Prometheus' instance, and the brokercluster and pool the chart's PodMonitor adds.
+var targetLabels = []string{"namespace", "pod", "container", "endpoint", "job", "instance", "brokercluster", "pool"}
 
 // redpandaQuery is what a broker alert or panel expression selects.
 type redpandaQuery struct {

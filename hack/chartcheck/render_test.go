@@ -68,11 +68,14 @@ func render(chrt *chart.Chart, vals map[string]any) (map[string]object, error) {
 }
 
 // renderKustomize renders deploy/ as `kubectl kustomize deploy/` does.
-func renderKustomize(t *testing.T) map[string]object {
+func renderKustomize(t *testing.T) map[string]object { return renderKustomizeDir(t, deployDir) }
+
+// renderKustomizeDir renders the kustomization in dir.
+func renderKustomizeDir(t *testing.T, dir string) map[string]object {
 	t.Helper()
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), deployDir)
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		t.Fatalf("kustomize build %s: %v", deployDir, err)
+		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
 	var docs []string
 	for _, r := range resources.Resources() {

@@ -122,3 +122,12 @@ func Desired(bc *v1alpha1.BrokerCluster) map[string]string {
 	}
 	return out
 }
+
+// DesiredNames are the names of every property the operator brings the brokers to: Desired's
+// and the cloud storage keys bc's Secret sets (CredentialProperties), sorted.
+func DesiredNames(bc *v1alpha1.BrokerCluster) []string {
+	names := slices.Collect(maps.Keys(Desired(bc)))
+	names = append(names, CredentialProperties(bc)...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}

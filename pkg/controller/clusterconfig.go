@@ -18,18 +18,33 @@ import (
 // keeps bc as written, and returns the brokers the rollout should restart for a pending property, and
 // when to look again. An admin API that does not answer is reported in the ConfigApplied
 // condition and does not stop the reconcile: scaling and rollouts decide on their own reads.
+// Nor does a cloud storage credentials' Secret that cannot be used: nothing is written until it
+// can, and the condition says why.
 func (r *reconcile) syncClusterConfig(ctx context.Context) (map[int32]bool, time.Duration, error) {
 	c, bc, pods := r.c, r.bc, r.pods
-	if !brokers.ClusterConfigDue(bc) || brokerpod.ReadyBelow(pods, bc.Status.CurrentReplicas) == 0 {
-		return nil, 0, nil // no broker to ask yet: a pod becoming Ready brings a reconcile
+	creds, credsErr := c.brokers.ReadCloudCredentials(ctx, bc)
+	if credsErr != nil && !brokers.IsSecretProblem(credsErr) {
+		return nil, 0, credsErr
+	}
+	// A Secret rotated or made later brings no event: look again now and then.
+	recheck := credentialsRecheck(bc)
+	if credsErr == nil && (!brokers.ClusterConfigDue(bc, creds.Version) || brokerpod.ReadyBelow(pods, bc.Status.CurrentReplicas) == 0) {
+		return nil, recheck, nil // no broker to ask yet: a pod becoming Ready brings a reconcile
 	}
 	next := bc.Status.ClusterConfig
-	out, err := c.brokers.CheckClusterConfig(ctx, bc)
+	var out brokers.ConfigOutcome
 	var cond metav1.Condition
+	err := credsErr
+	if err == nil {
+		out, err = c.brokers.CheckClusterConfig(ctx, bc, creds)
+	}
 	if err != nil {
 		reason, message := brokers.Problem(err)
 		cond = metav1.Condition{Type: v1alpha1.ConditionConfigApplied, Status: metav1.ConditionUnknown,
 			Reason: reason, Message: "cannot read or write the cluster properties: " + message, ObservedGeneration: bc.Generation}
+		if credsErr != nil {
+			cond.Status, cond.Message = metav1.ConditionFalse, "cloud storage keys cannot be read, so no cluster property is written: "+message
+		}
 	} else {
 		st := brokers.NextConfigStatus(bc, out)
 		next, cond = &st, brokers.ConfigCondition(bc, st, out.Statuses)
@@ -38,9 +53,8 @@ func (r *reconcile) syncClusterConfig(ctx context.Context) (map[int32]bool, time
 	if err != nil {
 		return nil, 0, err
 	}
-	var recheck time.Duration
 	if cond.Status != metav1.ConditionTrue && cond.Reason != ReasonConfigRejected {
-		recheck = c.cfg.DrainPollInterval
+		recheck = sooner(recheck, c.cfg.DrainPollInterval)
 	}
 	r.bc = updated
 	return brokers.RestartNeeded(out.Statuses), recheck, nil
@@ -89,5 +103,6 @@ func configStatusFields(st *v1alpha1.ClusterConfigStatus) map[string]any {
 		"managed":               st.Managed,
 		"brokersPendingRestart": st.BrokersPendingRestart,
 		"rejected":              st.Rejected,
+		"credentialsVersion":    st.CredentialsVersion,
 	}
 }

@@ -204,9 +204,9 @@
 // seeds ConfigMap <cluster>-seeds and a removed pool's deletion follow it (poolobjects.go).
 // Rollouts restart each pool's pods onto that pool's template once no move is under way, one
 // broker at a time across the cluster (status.restart is the cluster's one; the pool whose pod
-// it names is looked at first), the controller leader's pool last (poolrollout.go). Volume
-// growth and node-loss recovery are not done for a cluster with pools; StorageResized says so
-// (NotWithPools).
+// it names is looked at first), the controller leader's pool last (poolrollout.go). Volumes
+// grow pool by pool, a named pool's recorded in its status.pools entry (poolvolumes.go); a
+// pool with a pod the scheduler cannot place is looked at for a lost node before any restart.
 //
 // # A broker whose node is gone
 //

@@ -34,14 +34,20 @@ func volumeName(ordinal int) string { return fmt.Sprintf("local-pv-%d", ordinal)
 // local volume pinned to node by its node affinity.
 func (h *harness) pinVolume(ordinal int, node string) {
 	h.t.Helper()
+	h.pinVolumeOf(claimName(ordinal), volumeName(ordinal), node)
+}
+
+// pinVolumeOf is pinVolume for the claim named claimName, bound to the volume named volume.
+func (h *harness) pinVolumeOf(claimName, volume, node string) {
+	h.t.Helper()
 	claim := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: claimName(ordinal), Namespace: testNamespace},
-		Spec:       corev1.PersistentVolumeClaimSpec{VolumeName: volumeName(ordinal)},
+		ObjectMeta: metav1.ObjectMeta{Name: claimName, Namespace: testNamespace},
+		Spec:       corev1.PersistentVolumeClaimSpec{VolumeName: volume},
 		Status:     corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound},
 	}
 	if existing, err := h.kube.CoreV1().PersistentVolumeClaims(testNamespace).Get(h.ctx, claim.Name, metav1.GetOptions{}); err == nil {
 		claim = existing
-		claim.Spec.VolumeName = volumeName(ordinal)
+		claim.Spec.VolumeName = volume
 		err = h.kubeTrack.Update(claimsGVR, claim, testNamespace)
 		if err != nil {
 			h.t.Fatal(err)
@@ -54,7 +60,7 @@ func (h *harness) pinVolume(ordinal int, node string) {
 		h.t.Fatal(err)
 	}
 	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: volumeName(ordinal)},
+		ObjectMeta: metav1.ObjectMeta{Name: volume},
 		Spec: corev1.PersistentVolumeSpec{
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
 			ClaimRef:                      &corev1.ObjectReference{Namespace: testNamespace, Name: claim.Name, UID: stored.UID},
@@ -75,7 +81,12 @@ func (h *harness) pinVolume(ordinal int, node string) {
 // it (none: gone).
 func (h *harness) loseNode(ordinal int) {
 	h.t.Helper()
-	name := fmt.Sprintf("%s-%d", testName, ordinal)
+	h.loseNodeOf(fmt.Sprintf("%s-%d", testName, ordinal), func() { h.cluster.Down(ordinal) })
+}
+
+// loseNodeOf is loseNode for the pod named name, whose broker down does.
+func (h *harness) loseNodeOf(name string, down func()) {
+	h.t.Helper()
 	old, err := h.kube.CoreV1().Pods(testNamespace).Get(h.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		h.t.Fatal(err)
@@ -98,7 +109,7 @@ func (h *harness) loseNode(ordinal int) {
 	if err := h.kubeTrack.Create(podsGVR, pod, testNamespace); err != nil {
 		h.t.Fatal(err)
 	}
-	h.cluster.Down(ordinal)
+	down()
 	h.syncInformers()
 }
 
@@ -389,5 +400,41 @@ func TestNodeLossRecoveryHoldsItsFactsUnderAnAdversary(t *testing.T) {
 	}
 	if judged == 0 {
 		t.Error("no delete was judged")
+	}
+}
+
+// A pool's broker whose volume's node is gone is found and, with spec.nodeLossRecovery, brought
+// back as a cluster's own is: its claim and pod deleted once the grace has passed, every other
+// broker, of any pool, up; the other pools' pods untouched.
+func TestNodeLossRecoveryOfAPoolsBroker(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	bc := lostNodeCluster(&v1alpha1.NodeLossRecoverySpec{GracePeriod: &metav1.Duration{Duration: 5 * time.Minute}})
+	bc.Spec.Replicas = 2
+	bc.Spec.Pools = []v1alpha1.BrokerPool{bluePool(2)}
+	h.create(bc)
+	for range 15 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("bring up: %v", err)
+		}
+	}
+	blue := h.cluster.Pool("blue")
+	set, claim := testName+"-blue", "datadir-"+testName+"-blue-1"
+	h.pinVolumeOf(claim, "local-pv-blue-1", "node-blue-1")
+	h.loseNodeOf(set+"-1", func() { blue.Down(1) })
+	h.reconcileAfterPoll()
+	st := h.stored().Status
+	if w := h.volumeWrites(); len(w) > 0 || len(st.BrokersOnLostNodes) != 1 || st.BrokersOnLostNodes[0].Pod != set+"-1" {
+		t.Fatalf("within the grace period: writes %v, brokersOnLostNodes %+v; want none, and blue's pod 1 named", w, st.BrokersOnLostNodes)
+	}
+	h.clock.Step(5 * time.Minute)
+	blue.SetPodVolume(1, "a new volume")
+	h.reconcileAfterPoll()
+	want := []string{
+		`patch persistentvolumes/local-pv-blue-1 {"spec":{"persistentVolumeReclaimPolicy":"Retain"}}`,
+		"delete persistentvolumeclaims/" + claim,
+		"delete pods/" + set + "-1",
+	}
+	if w := h.volumeWrites(); !slices.Equal(w, want) {
+		t.Fatalf("writes %v, want %v", w, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,7 +72,7 @@ func (r *reconcile) ensurePools(ctx context.Context, _ int32) error {
 func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replicas int32) error {
 	whole, ns := r.whole, r.whole.Namespace
 	if !seedsInConfigMap(p, replicas) {
-		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods}
+		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods, templateMayGrow: p.templateMayGrow}
 		return view.ensureStatefulSet(ctx, replicas)
 	}
 	sts, _ := objects.NewPoolStatefulSet(whole, p.name, replicas, r.c.cfg.ClusterDomain)
@@ -86,6 +87,9 @@ func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replic
 	}
 	if err := r.checkOwned(p.sts); err != nil || p.sts.DeletionTimestamp != nil {
 		return err
+	}
+	if r.poolClaimTemplateDue(p, sts) {
+		return r.remakePoolStatefulSet(ctx, p, sts)
 	}
 	if update := objects.UpdatedStatefulSet(p.sts, sts); update != nil {
 		klog.FromContext(ctx).V(4).Info("Updating a pool's StatefulSet", "pool", p.name, "replicas", replicas)
@@ -211,4 +215,19 @@ func (r *reconcile) foundingHosts() []string {
 		}
 	}
 	return nil
+}
+
+// resyncStalledPools touches each pool's StatefulSet whose pod has been missing for
+// stalledPodGrace, as resyncStalledStatefulSet does for a cluster's one.
+func (r *reconcile) resyncStalledPools(ctx context.Context) (time.Duration, error) {
+	var recheck time.Duration
+	for _, p := range r.pools {
+		view := r.poolView(p)
+		again, err := view.resyncStalledStatefulSet(ctx)
+		if err != nil {
+			return 0, err
+		}
+		recheck = sooner(recheck, again)
+	}
+	return recheck, nil
 }

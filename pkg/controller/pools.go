@@ -8,8 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
@@ -26,9 +24,9 @@ import (
 // (step.MergeFocusStatus), and every pool's objects follow their C (poolobjects.go).
 //
 // Rollouts restart each pool's brokers onto its own template, one broker at a time across the
-// cluster, once no move is under way (poolrollout.go). What does not handle pools yet is not
-// done for a cluster with pools rather than done for one pool: volume growth, node loss
-// recovery and stuck pods; the CRD refuses an external listener with pools.
+// cluster, once no move is under way (poolrollout.go), and volumes grow pool by pool
+// (poolvolumes.go); a broker whose node is gone is looked for in the pool PlanPools picks for
+// it (lostnodes.go). The CRD refuses an external listener with pools.
 
 // poolSet is one pool of a cluster with pools, as a reconcile reads it.
 type poolSet struct {
@@ -38,6 +36,9 @@ type poolSet struct {
 	sts *appsv1.StatefulSet
 	// pods are the pool's pods by ordinal: those named exactly <set>-<ordinal>.
 	pods map[int]*corev1.Pod
+	// templateMayGrow: growPoolVolumes found that every claim's StorageClass allows the
+	// pool's growth, so its claim template may be made with its storage.size (poolvolumes.go).
+	templateMayGrow bool
 }
 
 // readPools reads every pool of r.whole: its StatefulSet and its pods.
@@ -74,6 +75,9 @@ func (r *reconcile) poolStates(configRestarts map[int32]bool) []step.PoolState {
 	for _, p := range r.pools {
 		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner,
 			Restarting: p.name == restarting, Outdated: r.poolRollout(p, configRestarts).Outdated}
+		for ordinal := range int(p.current) {
+			s.Unschedulable = s.Unschedulable || unschedulable(p.pods[ordinal])
+		}
 		for ordinal := range int(p.current) {
 			pod, name := p.pods[ordinal], fmt.Sprintf("%s-%d", p.set, ordinal)
 			switch {
@@ -134,6 +138,9 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	// Volumes before the decision, as for a cluster without pools: a pod whose file system
+	// waits for a restart is one the rollout restarts; an error comes back after the step.
+	volumesRecheck, volumesErr := r.growPoolVolumes(ctx)
 	configRestarts, configRecheck, err := r.syncPoolsClusterConfig(ctx)
 	if err != nil {
 		return result{}, err
@@ -150,16 +157,24 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err := r.readRestartingPod(ctx); err != nil {
 		return result{}, err
 	}
-	r.observeFocus(ctx, plan, configRestarts)
+	lostRecheck := r.observeFocus(ctx, plan, configRestarts)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
 	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
 	}
 	res, err := r.act(ctx, brokers.ExplainWait(s, r.adminErr))
+	// A missing pod of any pool is looked after even when the step failed (stalledpods.go).
+	stalled, stallErr := r.resyncStalledPools(ctx)
+	if err == nil {
+		err = stallErr
+	}
+	if err == nil {
+		err = volumesErr
+	}
 	if err != nil {
 		return res, err
 	}
-	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, configRecheck))
+	res.RequeueAfter = sooner(res.RequeueAfter, sooner(recheck, sooner(configRecheck, sooner(volumesRecheck, sooner(stalled, lostRecheck)))))
 	return res, nil
 }
 
@@ -206,9 +221,10 @@ func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
 }
 
 // observeFocus gathers the observation of the focus pool: its D, C, B and next broker to go,
-// its rollout when the plan looks at it (no move under way, or a restart to go on with), the
-// other pools in sight, and the brokers' view.
-func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) {
+// its rollout when the plan looks at it (no move under way, or a restart to go on with), its
+// brokers whose node is gone when the plan looks for them, the other pools in sight, and the
+// brokers' view. It returns when to look at a lost broker again.
+func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) time.Duration {
 	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         objects.FocusSet(bc),
@@ -230,7 +246,25 @@ func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, config
 	if r.obs.Leftovers == 0 && st.DecommissioningBroker == nil && st.CurrentReplicas < bc.Spec.Replicas {
 		r.obs.Leftovers = r.condemnedClaims(ctx, st.CurrentReplicas, bc.Spec.Replicas)
 	}
+	var recheck time.Duration
+	if plan.LostNodes {
+		recheck = r.findLostNodes(ctx)
+		r.obs.LostNodes.OthersReady = r.obs.LostNodes.OthersReady && r.otherPoolsReady()
+	}
 	r.view, r.adminErr = r.c.brokers.Observe(ctx, bc, r.pods, &r.obs)
+	r.nameLostBrokers()
+	return recheck
+}
+
+// otherPoolsReady reports whether every pod below C of the pools the reconcile does not look
+// at is there and Ready: a lost broker is brought back only while every other broker is.
+func (r *reconcile) otherPoolsReady() bool {
+	for _, p := range r.pools {
+		if p.name != r.focus && brokerpod.ReadyBelow(p.pods, p.current) < p.current {
+			return false
+		}
+	}
+	return true
 }
 
 // holdForJoining keeps a pool's brokers from leaving while another pool's broker has not
@@ -285,25 +319,5 @@ func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, 
 	after := *r.whole
 	after.Status = merged
 	merged.DisruptionPreview = r.poolsPreview(&after, next.DisruptionPreview, r.configRestarts)
-	if pool := r.storageGrown(); pool != "" {
-		meta.SetStatusCondition(&merged.Conditions, metav1.Condition{Type: v1alpha1.ConditionStorageResized, Status: metav1.ConditionFalse,
-			Reason: step.ReasonNotWithPools, ObservedGeneration: r.whole.Generation, LastTransitionTime: metav1.NewTime(now),
-			Message: fmt.Sprintf("pool %s's storage size grew, but volumes of a cluster with pools are not grown yet: its claims keep their size (docs/pools.md)", pool)})
-	}
 	return merged
-}
-
-// storageGrown names a pool whose storage size is larger than its StatefulSet's claim
-// template: a growth the operator does not make for a cluster with pools yet.
-func (r *reconcile) storageGrown() string {
-	for _, p := range r.pools {
-		spec, named := objects.WithPool(r.whole, p.name)
-		if !named || p.sts == nil {
-			continue
-		}
-		if size := objects.ClaimTemplateSize(p.sts); !size.IsZero() && spec.Spec.Storage.Size.Cmp(size) > 0 {
-			return p.name
-		}
-	}
-	return ""
 }

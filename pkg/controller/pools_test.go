@@ -373,30 +373,6 @@ func TestClusterBornInAPool(t *testing.T) {
 	}
 }
 
-// A pool's storage that grows is not grown yet for a cluster with pools: StorageResized says so
-// rather than nothing happening in silence.
-func TestPoolStorageGrowthSaysItWaits(t *testing.T) {
-	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
-	bc := newBrokerCluster(0)
-	bc.Spec.Pools = []v1alpha1.BrokerPool{bluePool(3)}
-	h.create(bc)
-	for range 8 {
-		if _, err := h.reconcile(); err != nil {
-			t.Logf("reconcile: %v", err)
-		}
-	}
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Pools[0].Storage.Size = resource.MustParse("40Gi") })
-	for range 3 {
-		if _, err := h.reconcile(); err != nil {
-			t.Logf("reconcile: %v", err)
-		}
-	}
-	c := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionStorageResized)
-	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "NotWithPools" || !strings.Contains(c.Message, "pool blue") {
-		t.Errorf("StorageResized %+v, want False NotWithPools naming pool blue", c)
-	}
-}
-
 // Cluster properties are the whole cluster's: set in the same patch as a move, they are applied
 // through a pool that has brokers, and the move goes on as it would, each old broker once.
 func TestClusterConfigDuringAMove(t *testing.T) {

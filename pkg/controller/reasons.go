@@ -41,6 +41,10 @@ const (
 	ReasonConfigApplying       = brokers.ReasonConfigApplying
 	ReasonConfigRestartPending = brokers.ReasonConfigRestartPending
 	ReasonConfigRejected       = brokers.ReasonConfigRejected
+	// The cloud storage keys' Secret (spec.tieredStorage.credentialsSecretRef) cannot be used.
+	ReasonConfigCredentialsMissing   = brokers.ReasonConfigCredentialsMissing
+	ReasonConfigCredentialsForbidden = brokers.ReasonConfigCredentialsForbidden
+	ReasonConfigCredentialsInvalid   = brokers.ReasonConfigCredentialsInvalid
 )
 
 // Reasons of the StorageResized condition (internal/step/volumes.go).

@@ -190,7 +190,7 @@ func (c *Controller) forget(key, ns, name string) {
 	c.brokers.Forget(key)
 	c.metrics.ghostBrokers.DeleteLabelValues(ns, name)
 	c.metrics.certExpiry.forget(ns, name)
-	c.stalled.forget(key)
+	c.stalled.forgetCluster(key)
 	c.templates.Forget(key)
 }
 

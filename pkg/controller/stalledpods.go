@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // stalledPodGrace is how long a pod the StatefulSet asks for may be missing before the operator
@@ -48,10 +51,31 @@ type stalledPodTracker struct {
 	missing map[string]stalledPod
 }
 
+// forget drops what is remembered of one StatefulSet (stalledKey).
 func (t *stalledPodTracker) forget(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.missing, key)
+}
+
+// forgetCluster drops what is remembered of a cluster's StatefulSets: its own and its pools'.
+func (t *stalledPodTracker) forgetCluster(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range t.missing {
+		if k == key || strings.HasPrefix(k, key+"/") {
+			delete(t.missing, k)
+		}
+	}
+}
+
+// stalledKey is the tracker's key of a StatefulSet of bc: the cluster's key for its own, and
+// <namespace>/<cluster>/<set> for a pool's.
+func stalledKey(bc *v1alpha1.BrokerCluster, sts *appsv1.StatefulSet) string {
+	if sts == nil || sts.Name == bc.Name {
+		return clusterKey(bc)
+	}
+	return clusterKey(bc) + "/" + sts.Name
 }
 
 // missingOrdinal returns the lowest ordinal below the StatefulSet's replicas with no pod, or -1.
@@ -99,7 +123,7 @@ func (t *stalledPodTracker) due(key string, sts *appsv1.StatefulSet, ordinal int
 // missing, are logged. The tracker lives in memory, so a new leader tells it once more.
 func (r *reconcile) resyncStalledStatefulSet(ctx context.Context) (time.Duration, error) {
 	c, nc, bc, sts, pods := r.c, r.nc, r.bc, r.sts, r.pods
-	key := clusterKey(bc)
+	key := stalledKey(bc, sts)
 	ordinal := missingOrdinal(sts, pods)
 	if ordinal < 0 {
 		c.stalled.forget(key)

@@ -85,3 +85,39 @@ func TestAPodTheStatefulSetDoesNotMakeGetsTheStatefulSetTouchedAfterItsGrace(t *
 		t.Errorf("StatefulSet touched at %s with every pod there", got)
 	}
 }
+
+// A pool's pod the StatefulSet does not make gets the pool's StatefulSet touched after the
+// grace, and no other pool's.
+func TestAPoolsMissingPodGetsItsStatefulSetTouched(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
+	h.bringUpWithBlue()
+	name := testName + "-blue-1"
+	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncInformers()
+	h.await("the pod's delete in the informer", func() bool {
+		_, ok, _ := h.nc.raw.pods.GetByKey(testNamespace + "/" + name)
+		return !ok
+	})
+	touched := func(set string) string {
+		sts, err := h.kube.AppsV1().StatefulSets(testNamespace).Get(h.ctx, set, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sts.Annotations[AnnotationResyncedAt]
+	}
+	for range 2 {
+		if _, err := h.c.sync(h.ctx, testKey); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+		h.syncInformers()
+		h.clock.Step(stalledPodGrace)
+	}
+	if touched(testName+"-blue") == "" {
+		t.Errorf("pool blue's StatefulSet was not touched while its pod %s was missing", name)
+	}
+	if touched(testName) != "" {
+		t.Error("the default pool's StatefulSet was touched, though none of its pods is missing")
+	}
+}

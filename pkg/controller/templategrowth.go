@@ -35,6 +35,15 @@ func (r *reconcile) claimTemplateDue(existing *appsv1.StatefulSet) bool {
 // remakeStatefulSet deletes existing, orphaning its pods and claims, by its UID, and creates it
 // again with the same founding seeds and spec.storage.size in its claim template.
 func (r *reconcile) remakeStatefulSet(ctx context.Context, existing *appsv1.StatefulSet, replicas int32) error {
+	if err := r.deleteOrphaning(ctx, existing, r.bc.Spec.Storage.Size.String()); err != nil {
+		return err
+	}
+	return r.createStatefulSetWith(ctx, replicas, objects.FoundingSeeds(existing, replicas))
+}
+
+// deleteOrphaning deletes existing, a StatefulSet of the cluster, by its UID, orphaning its pods
+// and claims, so that it can be made again with its claim template at size.
+func (r *reconcile) deleteOrphaning(ctx context.Context, existing *appsv1.StatefulSet, size string) error {
 	nc, bc := r.nc, r.bc
 	uid := existing.UID
 	err := nc.statefulSets(bc.Namespace).Delete(ctx, existing.Name, metav1.DeleteOptions{
@@ -44,14 +53,14 @@ func (r *reconcile) remakeStatefulSet(ctx context.Context, existing *appsv1.Stat
 	// NotFound or Conflict (another UID): the one read is gone already; a cache that has not seen
 	// it go can bring this reconcile here.
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("delete StatefulSet %s to make its claim template anew: %w", clusterKey(bc), err)
+		return fmt.Errorf("delete StatefulSet %s/%s to make its claim template anew: %w", bc.Namespace, existing.Name, err)
 	}
 	old := objects.ClaimTemplateSize(existing)
-	klog.FromContext(ctx).V(2).Info("Deleted the StatefulSet, orphaning its pods, to make its claim template anew", "from", old.String(), "to", bc.Spec.Storage.Size.String())
+	klog.FromContext(ctx).V(2).Info("Deleted a StatefulSet, orphaning its pods, to make its claim template anew", "statefulSet", existing.Name, "from", old.String(), "to", size)
 	r.c.cfg.Recorder.Eventf(bc, corev1.EventTypeNormal, "RemakeStatefulSet",
-		"the StatefulSet's claim template asks for %s and spec.storage.size for %s; a claim template cannot change, so the StatefulSet was deleted with its pods and claims orphaned and is made again; no pod restarts",
-		old.String(), bc.Spec.Storage.Size.String())
-	return r.createStatefulSetWith(ctx, replicas, objects.FoundingSeeds(existing, replicas))
+		"the claim template of StatefulSet %s asks for %s and the storage size is %s; a claim template cannot change, so the StatefulSet was deleted with its pods and claims orphaned and is made again; no pod restarts",
+		existing.Name, old.String(), size)
+	return nil
 }
 
 // createStatefulSet creates bc's StatefulSet. Its founding seeds are what its pods were made

@@ -207,6 +207,9 @@ func (r *reconcile) writeStorageStatus(ctx context.Context, plan step.VolumePlan
 	conds := append([]metav1.Condition(nil), bc.Status.Conditions...)
 	old := meta.FindStatusCondition(conds, v1alpha1.ConditionStorageResized)
 	cond := plan.Condition
+	if r.whole != nil {
+		cond.Message = "pool " + r.focus + ": " + cond.Message
+	}
 	announce := old == nil || old.Status != cond.Status || old.Reason != cond.Reason
 	cond.ObservedGeneration, cond.LastTransitionTime = bc.Generation, metav1.NewTime(c.cfg.Clock.Now())
 	changed := meta.SetStatusCondition(&conds, cond)
@@ -214,11 +217,9 @@ func (r *reconcile) writeStorageStatus(ctx context.Context, plan step.VolumePlan
 	if !changed && same {
 		return nil
 	}
-	updated, err := patchStatusFields(ctx, r.nc, bc, "storage status", map[string]any{"conditions": conds, "storage": plan.Status})
-	if err != nil {
+	if err := r.patchStorageStatus(ctx, conds, plan.Status); err != nil {
 		return err
 	}
-	r.bc = updated
 	if announce {
 		kind := corev1.EventTypeNormal
 		if cond.Reason == step.ReasonStorageExpansionNotAllowed || cond.Reason == step.ReasonStorageExpansionRefused {

@@ -89,8 +89,8 @@ func (c *Clusters) Converged(name string, target int32) (bool, string) {
 
 // Await waits until the cluster converges at target, and reports false with the last reason it
 // had not if the cluster makes no progress for timeout. Progress is a change of what status
-// says the operator is doing (brokers current, updated and ready, the broker decommissioning
-// or restarting and its phase): a rollout of seven brokers is seven restarts, each of which
+// says the operator is doing (brokers current, updated and ready, in each pool too, the broker
+// decommissioning or restarting and its phase): a rollout of seven brokers is seven restarts, each of which
 // may take its own while, and it is stuck only when none of them moves. It looks again on
 // every BrokerCluster event, every change of the broker pods, and every recheckEvery. A value
 // from nudges (nil: none) ends the wait at once and is returned.
@@ -138,6 +138,9 @@ func (c *Clusters) progress(name string) string {
 	}
 	if r := st.Restart; r != nil {
 		p += fmt.Sprintf(", restarting %+v", *r)
+	}
+	for _, pool := range st.Pools {
+		p += fmt.Sprintf(", pool %s current %d, ready %d", pool.Name, pool.Replicas, pool.ReadyReplicas)
 	}
 	return p
 }

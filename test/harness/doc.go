@@ -16,8 +16,8 @@
 //   - Rule, Tally, HistoryTally, DecommissionTally and MaintenanceCalls: a safety rule judged
 //     twice, from the histories and from the broker simulator's call log, side by side; Problems
 //     names judges that disagree or judged nothing (safety.go).
-//   - Mark, Ordinals and Untargeted: the judge of untargeted decommissions over the broker
-//     simulator's call log; Quantile, nearest rank (judge.go).
+//   - Mark, Pod, Ordinals, KnownBrokers and Untargeted: the judge of untargeted decommissions
+//     over the broker simulator's call log, pool by pool; Quantile, nearest rank (judge.go).
 //   - Clusters: the harness's own informer on a namespace's BrokerClusters, which says whether a
 //     cluster has converged (brokersim.PodSync.Converged) and waits for it (clusters.go).
 //   - NewBrokerCluster: a BrokerCluster on the control plane's fake nodes, wired to its

@@ -16,8 +16,8 @@ import (
 func TestUntargeted(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	marks := []Mark{{at(0), 3}, {at(10), 2}, {at(20), 4}, {at(30), 3}}
-	ordinals := map[int]int{100: 0, 101: 1, 102: 2, 103: 3}
+	marks := []Mark{{At: at(0), Target: 3}, {At: at(10), Target: 2}, {At: at(20), Target: 4}, {At: at(30), Target: 3}}
+	ordinals := map[int]Pod{100: {Ordinal: 0}, 101: {Ordinal: 1}, 102: {Ordinal: 2}, 103: {Ordinal: 3}}
 	decommission := func(s, node, status int) admintest.Call {
 		return admintest.Call{At: at(s), Method: http.MethodPut, NodeID: node, Status: status, Path: "/v1/brokers/" + strconv.Itoa(node) + "/decommission"}
 	}
@@ -54,7 +54,7 @@ func TestUntargetedJudgesTheSimulatorsCallLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := clock.Now()
-	marks := []Mark{{start, 4}, {start.Add(time.Second), 3}, {start.Add(2 * time.Second), 2}}
+	marks := []Mark{{At: start, Target: 4}, {At: start.Add(time.Second), Target: 3}, {At: start.Add(2 * time.Second), Target: 2}}
 	decommission := func(ordinal int) {
 		t.Helper()
 		if err := client.Decommission(context.Background(), ids[ordinal]); err != nil {
@@ -74,6 +74,55 @@ func TestUntargetedJudgesTheSimulatorsCallLog(t *testing.T) {
 		fmt.Sprintf("bc: decommission of node %d (ordinal 1) while scaling to 3", ids[1]),
 		fmt.Sprintf("bc: decommission of node %d (ordinal 0) while scaling to 2", ids[0]),
 	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestUntargetedJudgesPoolMoves moves three brokers from the default pool to pool blue and back:
+// during each move the pool being emptied may lose any broker, the pool being filled none.
+func TestUntargetedJudgesPoolMoves(t *testing.T) {
+	clock := admintest.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	sim := admintest.NewServer(admintest.Options{Clock: clock, DrainTime: time.Hour})
+	defer sim.Close()
+	c := sim.Cluster("ns", "bc")
+	blue := c.Pool("blue")
+	old := map[int]int{}
+	for o := range 3 {
+		old[o] = c.Join(o)
+	}
+	before := KnownBrokers(c)
+	moved := map[int]int{}
+	for o := range 3 {
+		moved[o] = blue.Join(o) // blue's brokers join during the move
+	}
+	client, err := admin.NewClient(c.Config(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := clock.Now()
+	marks := []Mark{
+		{At: start, Target: 3},
+		{At: start.Add(time.Second), Target: 0, Pools: map[string]int32{"blue": 3}, Known: before},
+		{At: start.Add(2 * time.Second), Target: 3, Pools: map[string]int32{"blue": 0}, Known: KnownBrokers(c)},
+	}
+	decommission := func(id int) {
+		t.Helper()
+		if err := client.Decommission(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	clock.Advance(1500 * time.Millisecond) // default to blue: the default pool's brokers may go
+	decommission(old[2])
+	decommission(old[0])
+	decommission(moved[1])     // not targeted: blue is filling
+	clock.Advance(time.Second) // blue back to default: blue's may go, and so may a default
+	decommission(moved[0])     // pool's broker still left over from the move before
+	decommission(old[1])
+
+	got := Untargeted("bc", c.Calls(), Ordinals(c), marks)
+	want := []string{fmt.Sprintf("bc: decommission of node %d (pool blue ordinal 1) while scaling pool blue to 3", moved[1])}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}

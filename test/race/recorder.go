@@ -36,6 +36,8 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	requests map[string]int
+	// byResource counts requests by verb and resource, "get configmaps", for the log.
+	byResource map[string]int
 }
 
 // NewRecorder returns a Recorder.
@@ -44,10 +46,11 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 		opts.Clock = clock.RealClock{}
 	}
 	return &Recorder{
-		lag:      harness.NewLagSource(opts.Lag, opts.Seed),
-		clock:    opts.Clock,
-		history:  opts.History,
-		requests: map[string]int{},
+		lag:        harness.NewLagSource(opts.Lag, opts.Seed),
+		clock:      opts.Clock,
+		history:    opts.History,
+		requests:   map[string]int{},
+		byResource: map[string]int{},
 	}
 }
 
@@ -60,6 +63,7 @@ func (r *Recorder) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Res
 	info := harness.Classify(req)
 	r.mu.Lock()
 	r.requests[info.Verb]++
+	r.byResource[info.Verb+" "+info.Resource]++
 	r.mu.Unlock()
 
 	var hw *historyWrite
@@ -94,6 +98,14 @@ func (s Stats) TotalRequests() int {
 // TotalStaleReads sums StaleReads.
 func (s Stats) TotalStaleReads() int {
 	return harness.Total(s.StaleReads)
+}
+
+// RequestsByResource returns a copy of the request counts so far by verb and resource, such
+// as "get configmaps".
+func (r *Recorder) RequestsByResource() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.byResource)
 }
 
 // Requests returns a copy of the request counts so far.

@@ -13,7 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,15 +31,10 @@ import (
 // crdPath is the BrokerCluster CRD, relative to the repository root.
 const crdPath = "deploy/crd/bases/broker-operator.dev_brokerclusters.yaml"
 
-// volumeSize is what each broker's PersistentVolume offers and each BrokerCluster asks for.
-var volumeSize = resource.MustParse("1Gi")
-
-// newBrokerCluster is a BrokerCluster of the experiment. It keeps its claims on a scale-down:
-// the experiment binds a volume to each ordinal's claim in advance (createVolumes), and a claim
-// deleted on a scale-down would come back unbound.
+// newBrokerCluster is a BrokerCluster of the experiment, its brokers in the default pool, its
+// claims kept when a broker leaves (keptStorage).
 func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.BrokerCluster {
-	return harness.NewBrokerCluster(ns, name, "registry.invalid/broker:race", replicas, adminPort,
-		v1alpha1.StorageSpec{Size: volumeSize, WhenScaledDown: v1alpha1.VolumeRetain})
+	return harness.NewBrokerCluster(ns, name, "registry.invalid/broker:race", replicas, adminPort, keptStorage())
 }
 
 // rowLabel marks the PersistentVolumes made for one row, so they can go with it.
@@ -79,49 +73,66 @@ func installCRD(ctx context.Context, cfg *rest.Config, brokers versioned.Interfa
 	return nil
 }
 
-// createVolumes makes, for each broker pod a row can run, the claim its StatefulSet will ask
-// for (datadir-CLUSTER-ORDINAL) and a PersistentVolume, bound to each other in advance: the
-// control plane has no volume provisioner, the scheduler keeps a pod with an unbound claim
-// Pending, and the PersistentVolume controller, when it has to do the binding, falls behind
-// under the full run's load and retries only every 15 s.
-func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, schedules []harness.Schedule) error {
+// createVolumes makes, for each broker pod a row can run, in every pool of its plan, the claim
+// its StatefulSet will ask for (datadir-<StatefulSet>-<ordinal>) and a PersistentVolume, bound to
+// each other in advance: the control plane has no volume provisioner, the scheduler keeps a pod
+// with an unbound claim Pending, and the PersistentVolume controller, when it has to do the
+// binding, falls behind under the full run's load and retries only every 15 s. It returns how
+// many volumes it made.
+func createVolumes(ctx context.Context, client kubernetes.Interface, ns string, clusters []string, plans []plan) (int, error) {
+	made := 0
 	for i, name := range clusters {
-		for ordinal := range int(schedules[i].Max()) {
-			claimName := "datadir-" + name + "-" + strconv.Itoa(ordinal)
-			volumeName := ns + "-" + name + "-" + strconv.Itoa(ordinal)
-			claim := &corev1.PersistentVolumeClaim{
-				ObjectMeta: metav1.ObjectMeta{Name: claimName, Annotations: map[string]string{
-					// What the PersistentVolume controller writes once it has bound a claim.
-					"pv.kubernetes.io/bind-completed": "yes",
-				}},
-				Spec: corev1.PersistentVolumeClaimSpec{
-					AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: volumeSize}},
-					VolumeName:       volumeName,
-					StorageClassName: new(string),
-				},
+		for pool, most := range plans[i].volumes {
+			set := name
+			if pool != "" {
+				set += "-" + pool
 			}
-			claim, err := client.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{})
-			if err != nil {
-				return fmt.Errorf("create PersistentVolumeClaim %s/%s: %w", ns, claimName, err)
-			}
-			pv := &corev1.PersistentVolume{
-				ObjectMeta: metav1.ObjectMeta{Name: volumeName, Labels: map[string]string{rowLabel: ns}},
-				Spec: corev1.PersistentVolumeSpec{
-					Capacity:                      corev1.ResourceList{corev1.ResourceStorage: volumeSize},
-					AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-					PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-					ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
-						Namespace: ns, Name: claimName, UID: claim.UID},
-					PersistentVolumeSource: corev1.PersistentVolumeSource{
-						HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/race/" + ns + "/" + claimName},
-					},
-				},
-			}
-			if _, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("create PersistentVolume %s: %w", pv.Name, err)
+			for ordinal := range int(most) {
+				if err := createVolume(ctx, client, ns, set+"-"+strconv.Itoa(ordinal)); err != nil {
+					return made, err
+				}
+				made++
 			}
 		}
+	}
+	return made, nil
+}
+
+// createVolume makes the claim of pod and a PersistentVolume bound to it.
+func createVolume(ctx context.Context, client kubernetes.Interface, ns, pod string) error {
+	claimName := "datadir-" + pod
+	volumeName := ns + "-" + pod
+	claim := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: claimName, Annotations: map[string]string{
+			// What the PersistentVolume controller writes once it has bound a claim.
+			"pv.kubernetes.io/bind-completed": "yes",
+		}},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: volumeSize}},
+			VolumeName:       volumeName,
+			StorageClassName: new(string),
+		},
+	}
+	claim, err := client.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create PersistentVolumeClaim %s/%s: %w", ns, claimName, err)
+	}
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: volumeName, Labels: map[string]string{rowLabel: ns}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: volumeSize},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+				Namespace: ns, Name: claimName, UID: claim.UID},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{
+				HostPath: &corev1.HostPathVolumeSource{Path: "/nonexistent/race/" + ns + "/" + claimName},
+			},
+		},
+	}
+	if _, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create PersistentVolume %s: %w", pv.Name, err)
 	}
 	return nil
 }

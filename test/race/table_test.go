@@ -58,3 +58,27 @@ func TestWriteTableHasTheCommandAndOneLinePerRow(t *testing.T) {
 		}
 	}
 }
+
+func TestWritePoolTableGivesCostsPerMove(t *testing.T) {
+	rule := harness.Rule{Name: "double decommissions", History: harness.Tally{Judged: 61, Violations: 1}, Simulator: harness.Tally{Judged: 61, Violations: 1}}
+	cache := Result{Row: Row{Strategy: "cache"}, Clusters: 10, Steps: 20, StepRequests: 1000, StepAdminCalls: 1300, StepCPU: 4 * time.Second,
+		StepP50: 8 * time.Second, StepP99: 12 * time.Second, DoubleDecommissions: 1, Safety: []harness.Rule{rule},
+		Stats: Stats{StaleReads: map[string]int{"brokerclusters": 2, "statefulsets": 1}}}
+	wb := Result{Row: Row{Strategy: "writeback"}, Clusters: 10, Steps: 20, StepRequests: 900, StepAdminCalls: 1200, StepCPU: 4 * time.Second, Stuck: 1}
+	var b strings.Builder
+	h := Header{Command: "go test -tags e2e ./test/race -args -workload=pools", Workload: WorkloadPools, Moves: 2, Decommissions: 6, Clusters: 10, Seed: 9}
+	if err := WriteTable(&b, h, []Result{cache, wb}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"-workload=pools", "10 clusters of 3 brokers, each moved 2 times between the default pool and pool blue (6 decommissions per cluster)",
+		"| API requests per move | vs cache | vs uncached | admin requests per move | CPU per move | move p50 / p99 |",
+		"| cache | 3 (2 / 1) | 0 / 0 | 1 (1 / 0 / 0 / 0) | double decommissions: history 1 of 61, simulator 1 of 61 | 0 | 0 of 10 | 50.0 | 1.00× | - | 65.0 | 200ms | 8s / 12s |",
+		"| writeback | 0 (0 / 0) | 0 / 0 | 0 (0 / 0 / 0 / 0) |  | 0 | 1 of 10 | 45.0 | 0.90× | - | 60.0 | 200ms |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

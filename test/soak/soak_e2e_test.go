@@ -322,11 +322,7 @@ func TestSoak(t *testing.T) {
 			wrong = append(wrong, "stuck: "+run.name+": "+run.stuck)
 		}
 		c := h.sim.Cluster(h.ns, run.name)
-		ordinals := map[int]int{}
-		for _, b := range c.Brokers() {
-			ordinals[b.NodeID] = b.Ordinal
-		}
-		u := harness.Untargeted(run.name, c.Calls(), ordinals, run.marks)
+		u := harness.Untargeted(run.name, c.Calls(), harness.Ordinals(c), run.marks)
 		res.Untargeted += len(u)
 		wrong = append(wrong, u...)
 		wrong = append(wrong, h.judgeRestarts(&res, run.name, c)...)

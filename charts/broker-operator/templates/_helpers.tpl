@@ -40,6 +40,26 @@ chart copied without the deploy/rbac its links point to) fails the render. */}}
 {{- toYaml $role.rules -}}
 {{- end -}}
 
+{{/* The rules of a role file whose resources are all cluster-scoped, for the ClusterRole that
+is bound cluster-wide when watchNamespaces binds the rest per namespace. */}}
+{{- define "broker-operator.clusterScopedRules" -}}
+{{- $rules := include "broker-operator.rules" . | fromYamlArray -}}
+{{- $clusterScoped := list "nodes" "persistentvolumes" "storageclasses" -}}
+{{- $out := list -}}
+{{- range $rules -}}
+{{- $all := true -}}
+{{- range .resources -}}
+{{- if not (has . $clusterScoped) -}}
+{{- $all = false -}}
+{{- end -}}
+{{- end -}}
+{{- if $all -}}
+{{- $out = append $out . -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
 {{/* The eviction webhook's Service; its DNS names are the serving certificate's. */}}
 {{- define "broker-operator.evictionWebhook.service" -}}
 {{- printf "%s-eviction-webhook" (include "broker-operator.fullname" .) | trunc 63 | trimSuffix "-" -}}

@@ -66,6 +66,9 @@ func (c *Cluster) getClusterConfig(req request) reply {
 	cc := c.cfg()
 	current := func(name string) any {
 		if v, ok := cc.values[name]; ok {
+			if knownProperties[name].secret && !reflect.DeepEqual(v, knownProperties[name].def) {
+				return secretPlaceholder
+			}
 			return v
 		}
 		return knownProperties[name].def
@@ -140,6 +143,9 @@ func (c *Cluster) patchClusterConfig(req request) reply {
 		if _, known := knownProperties[name]; !known {
 			errs[name] = "Unknown property"
 		}
+	}
+	if len(errs) == 0 {
+		c.checkCloudStorage(parsed, p.Remove, errs)
 	}
 	if len(errs) > 0 && !force {
 		return reply{status: http.StatusBadRequest, body: errs}
@@ -248,6 +254,9 @@ func sortedKeys(m map[string]bool) []string {
 func boolParam(v string) bool {
 	return strings.EqualFold(v, "true") || v == "1"
 }
+
+// secretPlaceholder is what GET answers for a secret property's value (config/base_property.h).
+const secretPlaceholder = "[secret]"
 
 // maxConfigBody bounds the PUT /v1/cluster_config body the simulator reads.
 const maxConfigBody = 1 << 20

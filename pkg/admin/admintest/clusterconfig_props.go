@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,6 +21,11 @@ type property struct {
 	min, align   int64  // integer bounds; 0 for none
 	odd          bool
 	validate     func([]string) string // for string lists; "" means valid
+	// secret: is_secret::yes. GET /v1/cluster_config answers "[secret]" for its value unless
+	// it is at its default (config/property.h to_json, redact_secrets::yes;
+	// config/base_property.h secret_placeholder).
+	secret bool
+	enum   []string // accepted values of an enum property (kindEnum)
 }
 
 type propertyKind int
@@ -29,6 +35,11 @@ const (
 	kindInt
 	kindOptionalInt
 	kindStringList
+	// kindOptionalString is std::optional<ss::sstring> with validate_non_empty_string_opt
+	// (config/validators.cc): null or a string that is not empty.
+	kindOptionalString
+	// kindEnum is enum_property: one of enum, as a string.
+	kindEnum
 )
 
 // typeName is config/property.h property_type_name: what "expected type ..." names.
@@ -38,6 +49,8 @@ func (k propertyKind) typeName() string {
 		return "boolean"
 	case kindInt, kindOptionalInt:
 		return "integer"
+	case kindEnum:
+		return "string"
 	default:
 		return "string"
 	}
@@ -65,6 +78,21 @@ var knownProperties = map[string]property{
 	// is not modelled). The scale-down pre-flight reads both.
 	"storage_min_free_bytes":                     {kind: kindInt, def: int64(5 << 30), min: 10 << 20},
 	"storage_space_alert_free_threshold_percent": {kind: kindInt, def: int64(5)},
+	// Tiered storage, as configuration.cc declares them: cloud_storage_enabled needs_restart::yes,
+	// default false; the keys, region and bucket have no needs_restart in their metadata (so
+	// yes), default null, validate_non_empty_string_opt; cloud_storage_secret_key and
+	// cloud_storage_azure_shared_key are is_secret::yes, the shared key needs_restart::no;
+	// cloud_storage_credentials_source needs_restart::yes, default config_file.
+	"cloud_storage_enabled":               {kind: kindBool, needsRestart: true, def: false},
+	"cloud_storage_access_key":            {kind: kindOptionalString, needsRestart: true},
+	"cloud_storage_secret_key":            {kind: kindOptionalString, needsRestart: true, secret: true},
+	"cloud_storage_region":                {kind: kindOptionalString, needsRestart: true},
+	"cloud_storage_bucket":                {kind: kindOptionalString, needsRestart: true},
+	"cloud_storage_azure_storage_account": {kind: kindOptionalString, needsRestart: true},
+	"cloud_storage_azure_container":       {kind: kindOptionalString, needsRestart: true},
+	"cloud_storage_azure_shared_key":      {kind: kindOptionalString, secret: true},
+	"cloud_storage_credentials_source": {kind: kindEnum, needsRestart: true, def: "config_file", example: "config_file",
+		enum: []string{"config_file", "aws_instance_metadata", "sts", "gcp_instance_metadata", "azure_aks_oidc_federation", "azure_vm_instance_metadata"}},
 }
 
 // validateSASLMechanisms is config/validators.cc validate_sasl_mechanisms.
@@ -101,6 +129,24 @@ func (p property) parse(raw json.RawMessage) (any, string) {
 			return nil, ""
 		}
 		return p.parseInt(v)
+	case kindOptionalString:
+		s := scalarText(v)
+		switch {
+		case v == nil:
+			return nil, ""
+		case s == "" && v != "":
+			return nil, p.typeError() // a list or an object
+		case s == "":
+			return nil, "Empty string is not valid"
+		}
+		return s, ""
+	case kindEnum:
+		// An unknown value fails the conversion; the message is the simulator's own.
+		s := scalarText(v)
+		if !slices.Contains(p.enum, s) {
+			return nil, p.typeError()
+		}
+		return s, ""
 	default:
 		list, ok := v.([]any)
 		if !ok {

@@ -70,6 +70,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerUserStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
 		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("CloudCredentialsSecretRef"):
+		return &brokersv1alpha1.CloudCredentialsSecretRefApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConfigStatus"):
 		return &brokersv1alpha1.ClusterConfigStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterReference"):
@@ -112,6 +114,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
 		return &brokersv1alpha1.StorageStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("TieredStorageSpec"):
+		return &brokersv1alpha1.TieredStorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("UserAuthentication"):
 		return &brokersv1alpha1.UserAuthenticationApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("UserAuthorization"):

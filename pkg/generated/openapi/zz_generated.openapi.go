@@ -33,53 +33,55 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLResource":          schema_pkg_apis_brokers_v1alpha1_ACLResource(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLRule":              schema_pkg_apis_brokers_v1alpha1_ACLRule(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":         schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":         schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":          schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerCluster":        schema_pkg_apis_brokers_v1alpha1_BrokerCluster(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":    schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":  schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":     schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool":           schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":        schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount": schema_pkg_apis_brokers_v1alpha1_BrokerServiceAccount(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic":          schema_pkg_apis_brokers_v1alpha1_BrokerTopic(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicList":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec":      schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus":    schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUser":           schema_pkg_apis_brokers_v1alpha1_BrokerUser(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserList":       schema_pkg_apis_brokers_v1alpha1_BrokerUserList(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserSpec":       schema_pkg_apis_brokers_v1alpha1_BrokerUserSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserStatus":     schema_pkg_apis_brokers_v1alpha1_BrokerUserStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":          schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":  schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference":     schema_pkg_apis_brokers_v1alpha1_ClusterReference(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview":    schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":     schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":      schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL":            schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec":            schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS":          schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener": schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":    schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec": schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":     schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PasswordSource":       schema_pkg_apis_brokers_v1alpha1_PasswordSource(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":    schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus":           schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":    schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":     schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":          schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference":   schema_pkg_apis_brokers_v1alpha1_SecretKeyReference(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":          schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus":        schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthentication":   schema_pkg_apis_brokers_v1alpha1_UserAuthentication(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthorization":    schema_pkg_apis_brokers_v1alpha1_UserAuthorization(ref),
-		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserPassword":         schema_pkg_apis_brokers_v1alpha1_UserPassword(ref),
-		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                    schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLResource":               schema_pkg_apis_brokers_v1alpha1_ACLResource(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLRule":                   schema_pkg_apis_brokers_v1alpha1_ACLRule(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":              schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":              schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":               schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerCluster":             schema_pkg_apis_brokers_v1alpha1_BrokerCluster(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterList":         schema_pkg_apis_brokers_v1alpha1_BrokerClusterList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterSpec":         schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerClusterStatus":       schema_pkg_apis_brokers_v1alpha1_BrokerClusterStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerOnLostNode":          schema_pkg_apis_brokers_v1alpha1_BrokerOnLostNode(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool":                schema_pkg_apis_brokers_v1alpha1_BrokerPool(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerRestart":             schema_pkg_apis_brokers_v1alpha1_BrokerRestart(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount":      schema_pkg_apis_brokers_v1alpha1_BrokerServiceAccount(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopic":               schema_pkg_apis_brokers_v1alpha1_BrokerTopic(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicList":           schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec":           schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus":         schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUser":                schema_pkg_apis_brokers_v1alpha1_BrokerUser(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserList":            schema_pkg_apis_brokers_v1alpha1_BrokerUserList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserSpec":            schema_pkg_apis_brokers_v1alpha1_BrokerUserSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserStatus":          schema_pkg_apis_brokers_v1alpha1_BrokerUserStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":               schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.CloudCredentialsSecretRef": schema_pkg_apis_brokers_v1alpha1_CloudCredentialsSecretRef(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":       schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference":          schema_pkg_apis_brokers_v1alpha1_ClusterReference(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview":         schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":          schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":           schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL":                 schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec":                 schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS":               schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.LoadBalancerListener":      schema_pkg_apis_brokers_v1alpha1_LoadBalancerListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":         schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec":      schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":          schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PasswordSource":            schema_pkg_apis_brokers_v1alpha1_PasswordSource(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":         schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus":                schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":         schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":          schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":               schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference":        schema_pkg_apis_brokers_v1alpha1_SecretKeyReference(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":               schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus":             schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec":         schema_pkg_apis_brokers_v1alpha1_TieredStorageSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthentication":        schema_pkg_apis_brokers_v1alpha1_UserAuthentication(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthorization":         schema_pkg_apis_brokers_v1alpha1_UserAuthorization(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserPassword":              schema_pkg_apis_brokers_v1alpha1_UserPassword(ref),
+		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_AppArmorProfile(ref),
 		v1.AttachedVolume{}.OpenAPIModelName():                     schema_k8sio_api_core_v1_AttachedVolume(ref),
@@ -855,7 +857,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 					},
 					"clusterConfig": {
 						SchemaProps: spec.SchemaProps{
-							Description: "ClusterConfig are Redpanda cluster properties (for example log_segment_size, auto_create_topics_enabled), applied through the admin API. Each value is the property's JSON value written as a string: \"true\", \"134217728\", \"[\\\"SCRAM\\\"]\", \"\\\"text\\\"\". A value that is not valid JSON is sent as a JSON string, so text needs no inner quotes. Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms, enable_rack_awareness) cannot be set here.",
+							Description: "ClusterConfig are Redpanda cluster properties (for example log_segment_size, auto_create_topics_enabled), applied through the admin API. Each value is the property's JSON value written as a string: \"true\", \"134217728\", \"[\\\"SCRAM\\\"]\", \"\\\"text\\\"\". A value that is not valid JSON is sent as a JSON string, so text needs no inner quotes. Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms, enable_rack_awareness) cannot be set here, nor can cloud storage keys (spec.tieredStorage.credentialsSecretRef).",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
@@ -866,6 +868,12 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 									},
 								},
 							},
+						},
+					},
+					"tieredStorage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TieredStorage takes the cloud storage keys from a Secret; the other tiered storage properties go in spec.clusterConfig.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec"),
 						},
 					},
 					"rackAwareness": {
@@ -900,7 +908,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -1919,6 +1927,43 @@ func schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref common.ReferenceCallback) 
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_CloudCredentialsSecretRef(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CloudCredentialsSecretRef is a Secret holding cloud storage keys, and the keys to read.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the Secret, in the BrokerCluster's namespace.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"accessKeyKey": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AccessKeyKey is the key of the Secret holding the access key (cloud_storage_access_key). Leave it out when there is none, as with an Azure shared key.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"secretKeyKey": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretKeyKey is the key of the Secret holding the secret key (cloud_storage_secret_key, or cloud_storage_azure_shared_key for Azure).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "secretKeyKey"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2035,6 +2080,13 @@ func schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref common.ReferenceCa
 									},
 								},
 							},
+						},
+					},
+					"credentialsVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CredentialsVersion identifies the version of the spec.tieredStorage.credentialsSecretRef Secret whose keys the brokers have: a hash of its name, UID, resourceVersion and the keys read, never of a value. Redpanda never shows a secret key back, so a Secret whose version differs is written again; that is how a rotation reaches the brokers.",
+							Type:        []string{"string"},
+							Format:      "",
 						},
 					},
 				},
@@ -2607,10 +2659,18 @@ func schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref common.ReferenceCallback) c
 							Format:      "int32",
 						},
 					},
+					"storage": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Storage is how a growth of a named pool's storage.size goes, as status.storage is for the default pool: the size its claims are grown to and each claim's state.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"),
+						},
+					},
 				},
 				Required: []string{"name"},
 			},
 		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus"},
 	}
 }
 
@@ -2804,6 +2864,27 @@ func schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref common.ReferenceCallback
 		},
 		Dependencies: []string{
 			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth", resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_TieredStorageSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TieredStorageSpec holds what tiered storage needs beyond its cluster properties (cloud_storage_enabled, cloud_storage_region, cloud_storage_bucket and the rest, which go in spec.clusterConfig): the keys, which never go there.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"credentialsSecretRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CredentialsSecretRef names a Secret of this namespace whose keys the operator writes into cloud_storage_access_key and cloud_storage_secret_key through the admin API, as Redpanda's chart's storage.tiered.credentialsSecretRef does. When spec.clusterConfig sets cloud_storage_azure_storage_account and cloud_storage_azure_container, the secret key goes into cloud_storage_azure_shared_key instead. The values are copied nowhere else. Leave it out to take credentials from the broker pods' service account (spec.serviceAccount) with cloud_storage_credentials_source in spec.clusterConfig.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.CloudCredentialsSecretRef"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.CloudCredentialsSecretRef"},
 	}
 }
 

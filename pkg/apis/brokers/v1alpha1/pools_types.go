@@ -103,4 +103,9 @@ type PoolStatus struct {
 	// Never more than one across all pools.
 	// +optional
 	DecommissioningBroker *int32 `json:"decommissioningBroker,omitempty"`
+
+	// Storage is how a growth of a named pool's storage.size goes, as status.storage is for the
+	// default pool: the size its claims are grown to and each claim's state.
+	// +optional
+	Storage *StorageStatus `json:"storage,omitempty"`
 }

@@ -176,11 +176,18 @@ type BrokerClusterSpec struct {
 	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
 	// value that is not valid JSON is sent as a JSON string, so text needs no inner quotes.
 	// Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl,
-	// sasl_mechanisms, enable_rack_awareness) cannot be set here.
+	// sasl_mechanisms, enable_rack_awareness) cannot be set here, nor can cloud storage keys
+	// (spec.tieredStorage.credentialsSecretRef).
 	// +optional
 	// +kubebuilder:validation:MaxProperties=256
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['superusers', 'admin_api_require_auth', 'enable_sasl', 'sasl_mechanisms', 'enable_rack_awareness']))",message="superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms and enable_rack_awareness are set by the operator from spec.adminAPI.auth, spec.kafka.sasl and spec.rackAwareness"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['cloud_storage_access_key', 'cloud_storage_secret_key', 'cloud_storage_azure_shared_key']))",message="cloud storage keys never go in spec.clusterConfig, where anyone who reads the BrokerCluster sees them: put them in a Secret named by spec.tieredStorage.credentialsSecretRef, or give the broker pods a service account (spec.serviceAccount) and set cloud_storage_credentials_source"
 	ClusterConfig map[string]string `json:"clusterConfig,omitempty"`
+
+	// TieredStorage takes the cloud storage keys from a Secret; the other tiered storage
+	// properties go in spec.clusterConfig.
+	// +optional
+	TieredStorage *TieredStorageSpec `json:"tieredStorage,omitempty"`
 
 	// RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on
 	// Redpanda's rack-aware replica placement.
@@ -673,6 +680,14 @@ type ClusterConfigStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	Rejected []RejectedProperty `json:"rejected,omitempty"`
+
+	// CredentialsVersion identifies the version of the spec.tieredStorage.credentialsSecretRef
+	// Secret whose keys the brokers have: a hash of its name, UID, resourceVersion and the keys
+	// read, never of a value. Redpanda never shows a secret key back, so a Secret whose version
+	// differs is written again; that is how a rotation reaches the brokers.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	CredentialsVersion string `json:"credentialsVersion,omitempty"`
 }
 
 // RejectedProperty is a cluster property Redpanda refused.

@@ -44,13 +44,21 @@ import (
 // managed yet (a status written before the operator derived it from the spec). A refused write
 // is tried again only when the spec changes. A cluster whose properties are all in effect makes
 // no calls for them.
-func ClusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
+//
+// credentials is the version of the cloud storage keys' Secret as read this reconcile
+// (CloudCredentials.Version, "" for none): a Secret rotated since the keys were written makes
+// the check due too, since Redpanda never shows a secret key back to compare.
+func ClusterConfigDue(bc *v1alpha1.BrokerCluster, credentials string) bool {
 	st := bc.Status.ClusterConfig
-	desired := brokerconfig.Desired(bc)
-	if len(desired) == 0 && (st == nil || len(st.Managed) == 0) {
+	desired := brokerconfig.DesiredNames(bc)
+	// Properties reset to their defaults may still wait for a restart: followed until done.
+	if len(desired) == 0 && (st == nil || len(st.Managed) == 0 && len(st.PendingRestart) == 0 && len(st.BrokersPendingRestart) == 0) {
 		return false
 	}
 	if st == nil || st.ObservedGeneration != bc.Generation {
+		return true
+	}
+	if st.CredentialsVersion != credentials && len(st.Rejected) == 0 {
 		return true
 	}
 	c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionConfigApplied)
@@ -62,7 +70,7 @@ func ClusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 	case c.Status != metav1.ConditionTrue:
 		return true
 	}
-	for name := range desired {
+	for _, name := range desired {
 		if !slices.Contains(st.Managed, name) {
 			return true
 		}
@@ -72,8 +80,13 @@ func ClusterConfigDue(bc *v1alpha1.BrokerCluster) bool {
 
 // CheckClusterConfig makes the calls: read, write if needed, read the brokers' status. A 400
 // from the write is an outcome, not an error.
-func (a *Admin) CheckClusterConfig(ctx context.Context, bc *v1alpha1.BrokerCluster) (ConfigOutcome, error) {
-	var out ConfigOutcome
+//
+// creds are the cloud storage keys read from the Secret the spec names: they are written with
+// the other properties, in the same PUT (Redpanda checks cloud_storage_enabled against the keys
+// of the configuration that write leaves, server.cc config_multi_property_validation), and
+// appear in no log, event or status.
+func (a *Admin) CheckClusterConfig(ctx context.Context, bc *v1alpha1.BrokerCluster, creds brokerconfig.CloudCredentials) (ConfigOutcome, error) {
+	out := ConfigOutcome{credentials: creds.Version}
 	client, err := a.Client(ctx, bc)
 	if err != nil {
 		return out, err
@@ -87,10 +100,14 @@ func (a *Admin) CheckClusterConfig(ctx context.Context, bc *v1alpha1.BrokerClust
 		return out, err
 	}
 	var managed []string
+	var applied string
 	if st := bc.Status.ClusterConfig; st != nil {
-		managed = st.Managed
+		managed, applied = st.Managed, st.CredentialsVersion
 	}
-	out.diff = brokerconfig.Diff(brokerconfig.Desired(bc), current, managed)
+	desired := brokerconfig.Desired(bc)
+	creds.AddTo(desired)
+	out.diff = brokerconfig.Diff(desired, current, managed)
+	creds.KeepApplied(&out.diff, current, applied)
 	if !out.diff.Empty() {
 		if err := a.writeClusterConfig(ctx, cc, &out); err != nil {
 			return out, err

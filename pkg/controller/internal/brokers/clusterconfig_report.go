@@ -38,7 +38,9 @@ type ConfigOutcome struct {
 	// rejected is Redpanda's 400 answer, property to reason; nil when the write was accepted or
 	// not needed.
 	rejected map[string]string
-	Statuses []admin.ConfigStatus
+	// credentials is the version of the cloud storage keys' Secret the check wrote from.
+	credentials string
+	Statuses    []admin.ConfigStatus
 }
 
 // nextConfigStatus is status.clusterConfig after a check of bc that the brokers answered.
@@ -48,13 +50,14 @@ func NextConfigStatus(bc *v1alpha1.BrokerCluster, out ConfigOutcome) v1alpha1.Cl
 		next = *prev.DeepCopy()
 	}
 	next.ObservedGeneration = bc.Generation
-	desired := slices.Sorted(maps.Keys(brokerconfig.Desired(bc)))
+	desired := brokerconfig.DesiredNames(bc)
 	if out.rejected != nil {
 		// Nothing was changed: what the brokers had at the desired value is still applied.
 		next.Applied = nilIfEmpty(out.diff.Unchanged)
 		next.Rejected = rejectedList(out.rejected)
 	} else {
 		next.Applied, next.Managed, next.Rejected = nilIfEmpty(desired), nilIfEmpty(desired), nil
+		next.CredentialsVersion = out.credentials
 	}
 	if out.wrote {
 		next.ConfigVersion = out.version

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
@@ -115,17 +116,33 @@ func (a *Admin) ReadSecurity(ctx context.Context, bc *v1alpha1.BrokerCluster) (a
 // getSecret reads one Secret's data through secretread, so that client-go logs nothing of the
 // call (it logs response bodies from -v=8 up through the context's logger).
 func (a *Admin) getSecret(ctx context.Context, ns, name, field string) (map[string][]byte, error) {
+	secret, err := a.readSecret(ctx, ns, name, field, adminSecretReasons)
+	if err != nil {
+		return nil, err
+	}
+	return secret.Data, nil
+}
+
+// secretReasons are the condition reasons of a Secret that is missing, or that the operator may
+// not read.
+type secretReasons struct{ missing, forbidden string }
+
+var adminSecretReasons = secretReasons{missing: step.ReasonAdminSecretMissing, forbidden: step.ReasonAdminSecretForbidden}
+
+// readSecret reads one Secret through secretread; a missing or forbidden one is a *secretError
+// with reasons'.
+func (a *Admin) readSecret(ctx context.Context, ns, name, field string, reasons secretReasons) (*corev1.Secret, error) {
 	secret, err := secretread.Get(ctx, a.cfg.Kube.CoreV1(), ns, name)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, &secretError{Reason: step.ReasonAdminSecretMissing, Field: field, Secret: ns + "/" + name, Detail: "not found", cause: err}
+		return nil, &secretError{Reason: reasons.missing, Field: field, Secret: ns + "/" + name, Detail: "not found", cause: err}
 	case apierrors.IsForbidden(err):
-		return nil, &secretError{Reason: step.ReasonAdminSecretForbidden, Field: field, Secret: ns + "/" + name,
+		return nil, &secretError{Reason: reasons.forbidden, Field: field, Secret: ns + "/" + name,
 			Detail: "the operator may not read it (see deploy/rbac)", cause: err}
 	case err != nil:
 		return nil, fmt.Errorf("read Secret %s/%s (%s): %w", ns, name, field, err)
 	}
-	return secret.Data, nil
+	return secret, nil
 }
 
 // checkTLSMaterial checks what admin.NewClient would refuse, so that the condition says which

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
+	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
 // The Helm chart's PodMonitor for the brokers' /public_metrics names the pods' labels, the
@@ -50,11 +51,17 @@ func TestChartPodMonitorSelectsBrokerPods(t *testing.T) {
 	}
 
 	// Over TLS it scrapes each pod at the name its admin certificate must hold.
-	// $1 is the pod's name (<cluster>-<ordinal>), $2 the cluster's, $3 the namespace.
-	// The chart's clusterDomain is the operator's --cluster-domain (hack/chartcheck), and its
-	// default the operator's.
-	if want := "$1.$2.$3.svc.{{ .Values.clusterDomain }}:$4"; !strings.Contains(tmpl, want) {
+	// $1-$2 is the pod's name (<set>-<ordinal>), $1 its StatefulSet's and headless Service's
+	// (<cluster>, or <cluster>-<pool> for a pool's pod), $3 the namespace. The chart's
+	// clusterDomain is the operator's --cluster-domain (hack/chartcheck), and its default the
+	// operator's.
+	if want := "$1-$2.$1.$3.svc.{{ .Values.clusterDomain }}:$4"; !strings.Contains(tmpl, want) {
 		t.Errorf("%s does not scrape %s, the pods' stable names (admin.StableHostName)", brokerPodMonitor, want)
+	}
+	bc.Spec.Pools = []v1alpha1.BrokerPool{{Name: "blue", Replicas: 1}}
+	pool, _ := NewPoolStatefulSet(bc, "blue", 1, testDomain)
+	if pool.Spec.ServiceName != pool.Name || !strings.HasPrefix(pool.Name, bc.Name+"-") {
+		t.Errorf("a pool's pods' subdomain is %q, not their StatefulSet's name %q the PodMonitor takes from the pod's", pool.Spec.ServiceName, pool.Name)
 	}
 	values, err := os.ReadFile(chartValues)
 	if err != nil {

@@ -2,6 +2,7 @@ package step
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
@@ -29,7 +30,11 @@ func ComposePoolsPreview(bc *v1alpha1.BrokerCluster, pools []PoolPreview) *v1alp
 		}
 		for _, d := range p.Preview.Disruptions {
 			if keep(d) {
-				d.Reason = "pool " + p.Pool + ": " + d.Reason
+				// A restart under way keeps the reason the last preview gave it, which says its
+				// pool already (restartUnderWay).
+				if prefix := "pool " + p.Pool + ": "; !strings.HasPrefix(d.Reason, prefix) {
+					d.Reason = prefix + d.Reason
+				}
 				out.Disruptions = append(out.Disruptions, d)
 			}
 		}

@@ -27,12 +27,15 @@ import (
 //     looks at the pool still joining, so that its brokers are asked who they are, and takes
 //     no step that takes a broker away (Hold);
 //  4. otherwise that pool shrinks, one broker at a time, highest ordinal first;
-//  5. once no move is under way, the first pool with a pod to restart (its template changed,
+//  5. once no move is under way, the first pool with a pod the scheduler cannot place: its
+//     broker may be on a node that is gone (lostnodes.go), whose recovery comes before any
+//     restart, as for a cluster without pools;
+//  6. once no move is under way, the first pool with a pod to restart (its template changed,
 //     a cluster property needs it, or someone asked): a rollout waits for a move, whose new
 //     pods are made from the current template anyway, and then restarts each pool's brokers
 //     in turn. The pool of the controller leader goes last, so that, with the leader last
 //     within its pool (brokers/observe.go), the leader restarts last across the cluster;
-//  6. a cluster with nothing to do is looked at through the default pool.
+//  7. a cluster with nothing to do is looked at through the default pool.
 //
 // With one pool, PlanPools always picks it and never holds: a cluster without spec.pools
 // decides exactly as before.
@@ -59,6 +62,8 @@ type PoolState struct {
 	Outdated int
 	// Leader: one of the pool's pods runs the controller leader, as far as it is known.
 	Leader bool
+	// Unschedulable: a pod of the pool below Current is one the scheduler cannot place.
+	Unschedulable bool
 }
 
 // DefaultPool names the pool made of the cluster's own fields.
@@ -76,6 +81,10 @@ type PoolPlan struct {
 	// move is under way and no broker is being restarted: the pool's pods are then not
 	// restarted.
 	Rollout bool
+	// LostNodes: the pool's brokers whose node may be gone are looked for. True for the pool
+	// picked for a pod the scheduler cannot place, and, when no pool has one, for the pool
+	// picked with nothing under way (so that status forgets what it recorded).
+	LostNodes bool
 }
 
 // Moving reports whether a move between pools is under way: a pool's C differs from its D,
@@ -120,15 +129,22 @@ func PlanPools(pools []PoolState) PoolPlan {
 		}
 		return PoolPlan{Pool: p.Name}
 	}
+	// From here no pool has a pod the scheduler cannot place, or the first that has is picked:
+	// the lost brokers looked for are all the cluster's.
+	for _, p := range pools {
+		if p.Unschedulable {
+			return PoolPlan{Pool: p.Name, Rollout: true, LostNodes: true}
+		}
+	}
 	if p, ok := nextToRoll(pools); ok {
-		return PoolPlan{Pool: p.Name, Rollout: true}
+		return PoolPlan{Pool: p.Name, Rollout: true, LostNodes: true}
 	}
 	for _, p := range pools {
 		if p.Name == DefaultPool {
-			return PoolPlan{Pool: p.Name, Rollout: true}
+			return PoolPlan{Pool: p.Name, Rollout: true, LostNodes: true}
 		}
 	}
-	return PoolPlan{Pool: pools[0].Name, Rollout: true}
+	return PoolPlan{Pool: pools[0].Name, Rollout: true, LostNodes: true}
 }
 
 // nextToRoll is the first pool with a pod to restart, the controller leader's pool last.

@@ -123,6 +123,12 @@ func FocusStatus(bc *v1alpha1.BrokerCluster, pool string) v1alpha1.BrokerCluster
 	if RestartPool(bc) != pool {
 		st.Restart = nil
 	}
+	if pool != DefaultPool {
+		st.Storage = nil // a named pool's growth is its status.pools entry's
+		if e := poolEntry(bc.Status.Pools, pool); e != nil && e.Storage != nil {
+			st.Storage = e.Storage.DeepCopy()
+		}
+	}
 	return st
 }
 
@@ -146,6 +152,7 @@ func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.Bro
 		out.ReadyReplicas = counts[DefaultPool].Ready
 		out.UpdatedReplicas = counts[DefaultPool].Updated
 		out.UpdateRevision = bc.Status.UpdateRevision
+		out.Storage = bc.Status.Storage
 	}
 	owner := DecommissioningPool(bc)
 	if owner != "" && owner != pool {
@@ -164,6 +171,9 @@ func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.Bro
 		}
 		if name == DefaultPool {
 			e.Replicas = out.CurrentReplicas
+		}
+		if old := poolEntry(bc.Status.Pools, name); old != nil && name != DefaultPool {
+			e.Storage = old.Storage
 		}
 		if name == owner && out.DecommissioningBroker != nil {
 			b := *out.DecommissioningBroker
@@ -192,10 +202,6 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 	}
 	return nil
 }
-
-// ReasonNotWithPools: a feature does not handle a cluster with pools yet, and does nothing
-// for it rather than act on one pool alone.
-const ReasonNotWithPools = "NotWithPools"
 
 // PoolConditions sets the Ready, Scaling and Restarting conditions of st, the whole status of bc, a cluster with pools, after step s: they speak of every pool,
 // where NextStatus spoke of the one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker

@@ -631,6 +631,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
       default: {}
+    - name: tieredStorage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.TieredStorageSpec
     - name: tolerations
       type:
         list:
@@ -1004,6 +1007,20 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.CloudCredentialsSecretRef
+  map:
+    fields:
+    - name: accessKeyKey
+      type:
+        scalar: string
+    - name: name
+      type:
+        scalar: string
+      default: ""
+    - name: secretKeyKey
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterConfigStatus
   map:
     fields:
@@ -1022,6 +1039,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: configVersion
       type:
         scalar: numeric
+    - name: credentialsVersion
+      type:
+        scalar: string
     - name: managed
       type:
         list:
@@ -1240,6 +1260,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+    - name: storage
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageStatus
     - name: updatedReplicas
       type:
         scalar: numeric
@@ -1309,6 +1332,12 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: size
       type:
         namedType: Quantity.resource.api.pkg.apimachinery.k8s.io
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.TieredStorageSpec
+  map:
+    fields:
+    - name: credentialsSecretRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.CloudCredentialsSecretRef
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserAuthentication
   map:
     fields:

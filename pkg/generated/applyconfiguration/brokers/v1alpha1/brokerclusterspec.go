@@ -109,8 +109,12 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
 	// value that is not valid JSON is sent as a JSON string, so text needs no inner quotes.
 	// Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl,
-	// sasl_mechanisms, enable_rack_awareness) cannot be set here.
+	// sasl_mechanisms, enable_rack_awareness) cannot be set here, nor can cloud storage keys
+	// (spec.tieredStorage.credentialsSecretRef).
 	ClusterConfig map[string]string `json:"clusterConfig,omitempty"`
+	// TieredStorage takes the cloud storage keys from a Secret; the other tiered storage
+	// properties go in spec.clusterConfig.
+	TieredStorage *TieredStorageSpecApplyConfiguration `json:"tieredStorage,omitempty"`
 	// RackAwareness makes each broker's rack the zone of the node its pod runs on, and turns on
 	// Redpanda's rack-aware replica placement.
 	RackAwareness *RackAwarenessSpecApplyConfiguration `json:"rackAwareness,omitempty"`
@@ -322,6 +326,14 @@ func (b *BrokerClusterSpecApplyConfiguration) WithClusterConfig(entries map[stri
 	for k, v := range entries {
 		b.ClusterConfig[k] = v
 	}
+	return b
+}
+
+// WithTieredStorage sets the TieredStorage field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TieredStorage field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithTieredStorage(value *TieredStorageSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.TieredStorage = value
 	return b
 }
 

@@ -47,6 +47,11 @@ type ClusterConfigStatusApplyConfiguration struct {
 	BrokersPendingRestart []int32 `json:"brokersPendingRestart,omitempty"`
 	// Rejected are the properties Redpanda refused, with its reason.
 	Rejected []RejectedPropertyApplyConfiguration `json:"rejected,omitempty"`
+	// CredentialsVersion identifies the version of the spec.tieredStorage.credentialsSecretRef
+	// Secret whose keys the brokers have: a hash of its name, UID, resourceVersion and the keys
+	// read, never of a value. Redpanda never shows a secret key back, so a Secret whose version
+	// differs is written again; that is how a rotation reaches the brokers.
+	CredentialsVersion *string `json:"credentialsVersion,omitempty"`
 }
 
 // ClusterConfigStatusApplyConfiguration constructs a declarative configuration of the ClusterConfigStatus type for use with
@@ -121,5 +126,13 @@ func (b *ClusterConfigStatusApplyConfiguration) WithRejected(values ...*Rejected
 		}
 		b.Rejected = append(b.Rejected, *values[i])
 	}
+	return b
+}
+
+// WithCredentialsVersion sets the CredentialsVersion field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the CredentialsVersion field is set to the value of the last call.
+func (b *ClusterConfigStatusApplyConfiguration) WithCredentialsVersion(value string) *ClusterConfigStatusApplyConfiguration {
+	b.CredentialsVersion = &value
 	return b
 }

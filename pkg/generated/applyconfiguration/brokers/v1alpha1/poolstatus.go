@@ -37,6 +37,9 @@ type PoolStatusApplyConfiguration struct {
 	// DecommissioningBroker is the broker (node) ID of this pool being decommissioned, if any.
 	// Never more than one across all pools.
 	DecommissioningBroker *int32 `json:"decommissioningBroker,omitempty"`
+	// Storage is how a growth of a named pool's storage.size goes, as status.storage is for the
+	// default pool: the size its claims are grown to and each claim's state.
+	Storage *StorageStatusApplyConfiguration `json:"storage,omitempty"`
 }
 
 // PoolStatusApplyConfiguration constructs a declarative configuration of the PoolStatus type for use with
@@ -82,5 +85,13 @@ func (b *PoolStatusApplyConfiguration) WithUpdatedReplicas(value int32) *PoolSta
 // If called multiple times, the DecommissioningBroker field is set to the value of the last call.
 func (b *PoolStatusApplyConfiguration) WithDecommissioningBroker(value int32) *PoolStatusApplyConfiguration {
 	b.DecommissioningBroker = &value
+	return b
+}
+
+// WithStorage sets the Storage field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Storage field is set to the value of the last call.
+func (b *PoolStatusApplyConfiguration) WithStorage(value *StorageStatusApplyConfiguration) *PoolStatusApplyConfiguration {
+	b.Storage = value
 	return b
 }
