@@ -13,6 +13,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/controller"
 	"github.com/broker-operator/broker-operator/pkg/topics"
+	"github.com/broker-operator/broker-operator/pkg/users"
 )
 
 // options are the operator's command-line settings.
@@ -48,6 +49,10 @@ type options struct {
 	enableTopics       bool
 	topicWorkers       int
 	topicSweepInterval time.Duration
+
+	enableUsers        bool
+	userWorkers        int
+	userResyncInterval time.Duration
 }
 
 func defaultOptions() *options {
@@ -75,6 +80,9 @@ func defaultOptions() *options {
 
 		topicWorkers:       2,
 		topicSweepInterval: topics.DefaultSweepInterval,
+
+		userWorkers:        2,
+		userResyncInterval: users.DefaultResyncInterval,
 	}
 }
 
@@ -133,6 +141,12 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Number of BrokerTopics reconciled at once, with --enable-topics.")
 	fs.DurationVar(&o.topicSweepInterval, "topic-sweep-interval", o.topicSweepInterval,
 		"How often, with --enable-topics, each cluster's topics are read at once to find a topic changed or deleted outside the operator.")
+	fs.BoolVar(&o.enableUsers, "enable-users", o.enableUsers,
+		"Run the BrokerUser controller, which manages SCRAM users through each cluster's admin API and their ACLs through its internal Kafka listener. Off by default in this version (docs/users.md).")
+	fs.IntVar(&o.userWorkers, "user-workers", o.userWorkers,
+		"Number of BrokerUsers reconciled at once, with --enable-users.")
+	fs.DurationVar(&o.userResyncInterval, "user-resync-interval", o.userResyncInterval,
+		"How often, with --enable-users, every BrokerUser is reconciled again, to find a rotated password Secret or a user or ACL changed outside the operator.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
@@ -208,6 +222,12 @@ func (o *options) validate() error {
 	}
 	if o.topicWorkers < 1 {
 		errs = append(errs, fmt.Errorf("--topic-workers must be at least 1, got %d", o.topicWorkers))
+	}
+	if o.userResyncInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--user-resync-interval must be positive, got %s", o.userResyncInterval))
+	}
+	if o.userWorkers < 1 {
+		errs = append(errs, fmt.Errorf("--user-workers must be at least 1, got %d", o.userWorkers))
 	}
 	if o.shutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.shutdownTimeout))

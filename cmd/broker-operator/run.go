@@ -28,6 +28,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
 	brokerscheme "github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/scheme"
 	"github.com/broker-operator/broker-operator/pkg/topics"
+	"github.com/broker-operator/broker-operator/pkg/users"
 )
 
 func init() {
@@ -56,7 +57,9 @@ type operator struct {
 
 	ctrl *controller.Controller
 	// topics is the BrokerTopic controller; nil without --enable-topics.
-	topics  *topics.Controller
+	topics *topics.Controller
+	// users is the BrokerUser controller; nil without --enable-users.
+	users   *users.Controller
 	leading atomic.Bool
 
 	// ready is closed once the endpoints listen; tests use it to know where to probe.
@@ -128,6 +131,23 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 			MaxRetryDelay: opts.maxRetryDelay,
 			SweepInterval: opts.topicSweepInterval,
 			WritebackTTL:  opts.writebackTTL,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if opts.enableUsers {
+		o.users, err = users.NewController(users.Config{
+			KubeClient:           c.kube,
+			BrokerClient:         c.broker,
+			Namespaces:           opts.namespaces,
+			AdminAddressTemplate: opts.adminAddressTemplate,
+			AdminTimeout:         opts.adminTimeout,
+			ClusterDomain:        opts.clusterDomain,
+			Recorder:             recorder,
+			MaxRetryDelay:        opts.maxRetryDelay,
+			ResyncInterval:       opts.userResyncInterval,
+			WritebackTTL:         opts.writebackTTL,
 		})
 		if err != nil {
 			return nil, err
@@ -205,7 +225,7 @@ func (o *operator) listenEvictionWebhook(ctx context.Context) (*endpoint, error)
 // readyCheck: a leader is ready once its informers have synced; a standby is ready as it is, so
 // that a rollout does not wait on a replica that is correctly idle.
 func (o *operator) readyCheck(*http.Request) error {
-	if o.leading.Load() && (!o.ctrl.HasSynced() || o.topics != nil && !o.topics.HasSynced()) {
+	if o.leading.Load() && (!o.ctrl.HasSynced() || o.topics != nil && !o.topics.HasSynced() || o.users != nil && !o.users.HasSynced()) {
 		return errors.New("informer caches have not synced yet")
 	}
 	return nil
@@ -219,6 +239,9 @@ func (o *operator) runController(ctx context.Context) error {
 	runs := []func(context.Context) error{func(ctx context.Context) error { return o.ctrl.Run(ctx, o.opts.workers) }}
 	if o.topics != nil {
 		runs = append(runs, func(ctx context.Context) error { return o.topics.Run(ctx, o.opts.topicWorkers) })
+	}
+	if o.users != nil {
+		runs = append(runs, func(ctx context.Context) error { return o.users.Run(ctx, o.opts.userWorkers) })
 	}
 	done := make(chan error, len(runs))
 	for _, run := range runs {

@@ -15,22 +15,49 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/topics"
 )
 
-// Without --enable-topics no BrokerTopic controller runs; with it, the leader reconciles
-// BrokerTopics beside the BrokerClusters.
-func TestEnableTopicsRunsTheTopicController(t *testing.T) {
+// Without --enable-topics and --enable-users neither the BrokerTopic nor the BrokerUser
+// controller is built.
+func TestOptionalControllersAreOffByDefault(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
-
 	off, err := newOperator(testOptions(sim), clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off.topics != nil {
-		t.Fatal("the BrokerTopic controller is built without --enable-topics")
+	if off.topics != nil || off.users != nil {
+		t.Fatal("a BrokerTopic or BrokerUser controller is built without its flag")
 	}
+}
 
+// With --enable-topics the leader reconciles BrokerTopics beside the BrokerClusters.
+func TestEnableTopicsRunsTheTopicController(t *testing.T) {
+	sim := admintest.NewServer(admintest.Options{})
+	defer sim.Close()
 	opts := testOptions(sim)
 	opts.enableTopics = true
+	runUntil(t, opts, "the BrokerTopic's Ready condition to say its cluster is missing", func(ctx context.Context, brokers *brokerfake.Clientset) func() bool {
+		bt := &v1alpha1.BrokerTopic{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "orders"},
+			Spec:       v1alpha1.BrokerTopicSpec{ClusterRef: v1alpha1.ClusterReference{Name: "missing"}, Partitions: 3},
+		}
+		if _, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Create(ctx, bt, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return func() bool {
+			got, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Get(ctx, "orders", metav1.GetOptions{})
+			if err != nil {
+				return false
+			}
+			c := meta.FindStatusCondition(got.Status.Conditions, topics.ConditionReady)
+			return c != nil && c.Reason == topics.ReasonClusterNotFound
+		}
+	})
+}
+
+// runUntil runs an operator with opts over fake clients until the condition start returns
+// holds, then stops it and checks that it returns. start makes the test's objects.
+func runUntil(t *testing.T, opts *options, what string, start func(context.Context, *brokerfake.Clientset) func() bool) {
+	t.Helper()
 	brokers := brokerfake.NewClientset()
 	op, err := newOperator(opts, clients{kube: kubefake.NewClientset(), broker: brokers}, "replica-a")
 	if err != nil {
@@ -40,22 +67,7 @@ func TestEnableTopicsRunsTheTopicController(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- op.run(ctx) }()
-
-	bt := &v1alpha1.BrokerTopic{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "orders"},
-		Spec:       v1alpha1.BrokerTopicSpec{ClusterRef: v1alpha1.ClusterReference{Name: "missing"}, Partitions: 3},
-	}
-	if _, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Create(ctx, bt, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "the BrokerTopic's Ready condition to say its cluster is missing", func() bool {
-		got, err := brokers.BrokersV1alpha1().BrokerTopics("team-a").Get(ctx, "orders", metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		c := meta.FindStatusCondition(got.Status.Conditions, topics.ConditionReady)
-		return c != nil && c.Reason == topics.ReasonClusterNotFound
-	})
+	poll(t, what, start(ctx, brokers))
 	cancel()
 	select {
 	case err := <-done:

@@ -59,6 +59,33 @@ func celValidator(t *testing.T, name string) (*schema.Structural, *cel.Validator
 	return s, cel.NewValidator(s, true, celconfig.PerCallLimit)
 }
 
+// celChecker evaluates the CEL rules of a CRD of kind. The check it returns validates an
+// object named metaName with spec (an update from old, nil for a create) and fails the test
+// unless it is refused with a message holding want ("": accepted).
+func celChecker(t *testing.T, file, kind string) func(name, metaName string, spec, old map[string]any, want string) {
+	t.Helper()
+	s, v := celValidator(t, file)
+	object := func(name string, spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": kind,
+			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
+	}
+	return func(name, metaName string, spec, oldSpec map[string]any, want string) {
+		t.Helper()
+		var old any
+		if oldSpec != nil {
+			old = object(metaName, oldSpec)
+		}
+		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(metaName, spec), old, celconfig.RuntimeCELCostBudget)
+		got := errs.ToAggregate()
+		switch {
+		case want == "" && got != nil:
+			t.Errorf("%s: refused: %v", name, got)
+		case want != "" && (got == nil || !strings.Contains(got.Error(), want)):
+			t.Errorf("%s: want a refusal with %q, got %v", name, want, got)
+		}
+	}
+}
+
 // kube-apiserver refuses a CRD whose CEL rules it estimates too costly, and the refusal shows
 // only when the CRD is applied. This runs its own validation of a CRD create, cost estimate
 // included (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation), on every
@@ -78,11 +105,7 @@ func TestCRDsPassTheAPIServersValidation(t *testing.T) {
 // The BrokerTopic CRD's rules refuse what docs/topics.md says they refuse, with its messages,
 // on create and on update, evaluated by kube-apiserver's CEL validator.
 func TestBrokerTopicRules(t *testing.T) {
-	s, v := celValidator(t, "broker-operator.dev_brokertopics.yaml")
-	object := func(name string, spec map[string]any) map[string]any {
-		return map[string]any{"apiVersion": "broker-operator.dev/v1alpha1", "kind": "BrokerTopic",
-			"metadata": map[string]any{"name": name, "namespace": "team"}, "spec": spec}
-	}
+	check := celChecker(t, "broker-operator.dev_brokertopics.yaml", "BrokerTopic")
 	spec := func(change func(map[string]any)) map[string]any {
 		s := map[string]any{"clusterRef": map[string]any{"name": "kafka"}, "partitions": int64(3), "deletionPolicy": "Retain"}
 		if change != nil {
@@ -113,17 +136,6 @@ func TestBrokerTopicRules(t *testing.T) {
 		{"clusterRef changed", "x", spec(func(s map[string]any) { s["clusterRef"] = map[string]any{"name": "other"} }), spec(nil), "spec.clusterRef is immutable"},
 		{"deletionPolicy changed", "x", spec(func(s map[string]any) { s["deletionPolicy"] = "Delete" }), spec(nil), ""},
 	} {
-		var old any
-		if tc.old != nil {
-			old = object(tc.metaName, tc.old)
-		}
-		errs, _ := v.Validate(context.Background(), field.NewPath(""), s, object(tc.metaName, tc.spec), old, celconfig.RuntimeCELCostBudget)
-		got := errs.ToAggregate()
-		switch {
-		case tc.want == "" && got != nil:
-			t.Errorf("%s: refused: %v", tc.name, got)
-		case tc.want != "" && (got == nil || !strings.Contains(got.Error(), tc.want)):
-			t.Errorf("%s: want a refusal with %q, got %v", tc.name, tc.want, got)
-		}
+		check(tc.name, tc.metaName, tc.spec, tc.old, tc.want)
 	}
 }

@@ -92,6 +92,7 @@ var crds = []struct {
 }{
 	{"deploy/crd/bases/broker-operator.dev_brokerclusters.yaml", reflect.TypeFor[v1alpha1.BrokerCluster]()},
 	{"deploy/crd/bases/broker-operator.dev_brokertopics.yaml", reflect.TypeFor[v1alpha1.BrokerTopic]()},
+	{"deploy/crd/bases/broker-operator.dev_brokerusers.yaml", reflect.TypeFor[v1alpha1.BrokerUser]()},
 }
 
 // crdFile names the CRDs in messages.
@@ -135,6 +136,8 @@ var dynamicEvents = map[string]dynamicEvent{
 		"pkg/controller/internal/brokers.ReasonConfig*", step + ".ReasonAdminAPI*", step + ".ReasonAdminSecret*"}},
 	// A BrokerTopic's events, each a constant of pkg/topics passed to its event helper.
 	"pkg/topics/sync.go: reason": {from: []string{"pkg/topics.Event*"}},
+	// A BrokerUser's events, the same way.
+	"pkg/users/sync.go: reason": {from: []string{"pkg/users.Event*"}},
 }
 
 // goConst is one constant declaration.

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -105,6 +106,8 @@ type call struct {
 	only *url.URL
 	// query is the request's query string, "" for none.
 	query string
+	// body is the request's JSON body, nil for none.
+	body []byte
 	// decode reads a successful body; nil means the body is ignored.
 	decode func(body io.Reader) error
 }
@@ -381,11 +384,18 @@ func (c *httpClient) send(ctx context.Context, target string, cl call, follow bo
 	fail := func(kind error, status int, msg string, cause error) *Error {
 		return &Error{Op: cl.op, URL: target, StatusCode: status, Message: msg, Kind: kind, Err: cause}
 	}
-	req, err := http.NewRequestWithContext(ctx, cl.method, target, nil)
+	var reqBody io.Reader
+	if cl.body != nil {
+		reqBody = bytes.NewReader(cl.body) // a new reader each request: a redirect sends it again
+	}
+	req, err := http.NewRequestWithContext(ctx, cl.method, target, reqBody)
 	if err != nil {
 		return fail(ErrBadResponse, 0, "", err), ""
 	}
 	req.Header.Set("Accept", "application/json")
+	if cl.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.username != "" {
 		req.SetBasicAuth(c.username, c.password)
 	}
@@ -461,6 +471,10 @@ func classify(cl call, status int, msg string) (kind error, transition bool) {
 		return ErrUnauthorized, false
 	case status == http.StatusForbidden:
 		return ErrForbidden, false
+	case status == http.StatusInternalServerError && msg == userExistsMessage:
+		return ErrUserExists, false
+	case status == http.StatusInternalServerError && msg == userMissingMessage:
+		return ErrUserNotFound, false
 	case status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
 		return ErrUnavailable, false
 	default:

@@ -26,6 +26,17 @@
 // changed nothing. These calls go to any broker and move to the next after ErrUnavailable,
 // writes included: writing the same values again changes nothing.
 //
+// NewUsersClient returns a UsersClient, for the SCRAM user calls of `rpk security user`
+// (rpadmin api_user.go; src/v/redpanda/admin/security.cc), each for a superuser only:
+//
+//	GET    /v1/security/users          UsersClient.Users
+//	POST   /v1/security/users          UsersClient.CreateUser
+//	PUT    /v1/security/users/{user}   UsersClient.UpdateUser
+//	DELETE /v1/security/users/{user}   UsersClient.DeleteUser
+//
+// A create of a user that exists with the same password and a delete of one that does not
+// exist succeed, so these writes may be sent again after a lost answer.
+//
 // NodeConfig tells which node ID runs behind one broker URL, so it asks that broker and no other:
 // no failover, no redirect. A node_config without a node_id is an error, never a guess.
 //
@@ -46,6 +57,9 @@
 //	                           maintenance while another broker is in it); the two above match it too
 //	ErrBadRequest              any other 400: malformed Authorization header, non-integer ID,
 //	                           maintenance on a single-node cluster
+//	ErrUserExists              500 "Unexpected cluster error: User already exists" on a create
+//	                           of a user that has another password
+//	ErrUserNotFound            500 "Unexpected cluster error: User does not exist" on an update
 //	ErrUnauthorized            401
 //	ErrForbidden               403
 //	ErrTLS                     the TLS handshake failed for its certificates: the broker sent a

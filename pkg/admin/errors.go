@@ -46,9 +46,23 @@ var (
 	// ErrForbidden: HTTP 403, the user is authenticated but not allowed the call (a superuser
 	// route asked for by a user who is not a superuser).
 	ErrForbidden = errors.New("admin API forbids the call to this user")
+	// ErrUserExists: a create found the user with another password. Redpanda has no status of
+	// its own for it: throw_on_error's default, 500 "Unexpected cluster error: User already
+	// exists" (server.cc; cluster::errc::user_exists, src/v/cluster/errc.h).
+	ErrUserExists = errors.New("user already exists")
+	// ErrUserNotFound: an update named no user: 500 "Unexpected cluster error: User does not
+	// exist" (cluster::errc::user_does_not_exist), as for ErrUserExists.
+	ErrUserNotFound = errors.New("user does not exist")
 	// ErrBadResponse: the answer could not be understood: malformed or oversized body, missing
 	// fields, or an HTTP status the API does not document for that call.
 	ErrBadResponse = errors.New("bad admin API response")
+)
+
+// The messages of ErrUserExists and ErrUserNotFound: throw_on_error's "Unexpected cluster
+// error: {}" around cluster::errc's message.
+const (
+	userExistsMessage  = "Unexpected cluster error: User already exists"
+	userMissingMessage = "Unexpected cluster error: User does not exist"
 )
 
 // Error describes a failed admin API call.

@@ -36,7 +36,7 @@ const maxSeeds = 3
 // in domain, the Kubernetes cluster's DNS domain.
 func ClusterConnector(kube kubernetes.Interface, domain string) ConnectFunc {
 	return func(ctx context.Context, bc *v1alpha1.BrokerCluster) (Kafka, error) {
-		opts, err := clientOptions(ctx, kube, bc, domain)
+		opts, err := ClientOptions(ctx, kube, bc, domain)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,9 @@ func ClusterConnector(kube kubernetes.Interface, domain string) ConnectFunc {
 	}
 }
 
-func clientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster, domain string) ([]kgo.Opt, error) {
+// ClientOptions are the kgo options ClusterConnector opens a cluster's client with: its seeds,
+// TLS and SASL. pkg/users connects with them too.
+func ClientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster, domain string) ([]kgo.Opt, error) {
 	sec, err := securityOptions(ctx, kube, bc)
 	if err != nil {
 		return nil, err

@@ -4,20 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
@@ -93,10 +89,11 @@ func (cfg Config) withDefaults() (Config, error) {
 // Controller reconciles BrokerTopics: one workqueue of namespace/name keys, N workers, as the
 // BrokerCluster controller (pkg/controller/controller.go) does.
 type Controller struct {
-	cfg     Config
-	caches  map[string]*namespaceCache
-	queue   workqueue.TypedRateLimitingInterface[string]
-	clients *clients
+	cfg       Config
+	caches    map[string]*namespaceCache
+	informers keyqueue.Informers
+	queue     keyqueue.Queue
+	clients   *clients
 }
 
 // NewController builds the informers, overlays and queue. Nothing runs until Run.
@@ -106,22 +103,12 @@ func NewController(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	c := &Controller{
-		cfg:    cfg,
-		caches: map[string]*namespaceCache{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, cfg.MaxRetryDelay),
-				&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
-			),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "brokertopics", Clock: cfg.Clock},
-		),
+		cfg:     cfg,
+		caches:  map[string]*namespaceCache{},
+		queue:   keyqueue.New("brokertopics", cfg.Clock, cfg.MaxRetryDelay),
 		clients: newClients(cfg.Connect),
 	}
-	namespaces := cfg.Namespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
-	}
-	for _, ns := range namespaces {
+	for _, ns := range keyqueue.Namespaces(cfg.Namespaces) {
 		nc, err := newNamespaceCache(cfg, ns)
 		if err != nil {
 			return nil, fmt.Errorf("topics: namespace %q: %w", ns, err)
@@ -130,6 +117,7 @@ func NewController(cfg Config) (*Controller, error) {
 			return nil, fmt.Errorf("topics: namespace %q: %w", ns, err)
 		}
 		c.caches[ns] = nc
+		c.informers.Add(nc.factory, nc.synced...)
 	}
 	return c, nil
 }
@@ -138,7 +126,7 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 	topicEvents := cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
 		UpdateFunc: func(old, cur any) {
-			if changed(old, cur) {
+			if keyqueue.Changed(old, cur) {
 				c.enqueue(cur)
 			}
 		},
@@ -150,34 +138,8 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 			}
 		},
 	}
-	clusterEvents := cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { c.enqueueClusterTopics(nc, obj) },
-		// Only what changes a topic's reconcile: not the cluster's frequent status writes.
-		UpdateFunc: func(old, cur any) {
-			o, ok1 := old.(*v1alpha1.BrokerCluster)
-			n, ok2 := cur.(*v1alpha1.BrokerCluster)
-			if !ok1 || !ok2 || o.UID != n.UID || o.Generation != n.Generation || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil) {
-				c.enqueueClusterTopics(nc, cur)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			c.enqueueClusterTopics(nc, obj)
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if m, ok := obj.(metav1.Object); ok {
-				c.clients.drop(m.GetNamespace(), m.GetName())
-			}
-		},
-	}
+	clusterEvents := keyqueue.ClusterEvents(func(key string) { c.enqueueIndexed(nc, indexByCluster, key) }, c.clients.drop)
 	return errors.Join(nc.addHandler(nc.topicInformer, topicEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
-}
-
-// changed filters out the periodic resync, which repeats an unchanged object.
-func changed(old, cur any) bool {
-	o, ok1 := old.(metav1.Object)
-	n, ok2 := cur.(metav1.Object)
-	return !ok1 || !ok2 || o.GetResourceVersion() != n.GetResourceVersion()
 }
 
 func topicOf(obj any) (*v1alpha1.BrokerTopic, bool) {
@@ -188,35 +150,10 @@ func topicOf(obj any) (*v1alpha1.BrokerTopic, bool) {
 	return bt, ok
 }
 
-func (c *Controller) enqueue(obj any) {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	c.queue.Add(key)
-}
-
-func (c *Controller) enqueueClusterTopics(nc *namespaceCache, obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return
-	}
-	c.enqueueIndexed(nc, indexByCluster, m.GetNamespace()+"/"+m.GetName())
-}
+func (c *Controller) enqueue(obj any) { keyqueue.Add(c.queue, obj) }
 
 func (c *Controller) enqueueIndexed(nc *namespaceCache, index, value string) {
-	objs, err := nc.topicOverlay.ByIndex(index, value)
-	if err != nil {
-		utilruntime.HandleError(err)
-		return
-	}
-	for _, obj := range objs {
-		c.enqueue(obj)
-	}
+	keyqueue.AddIndexed(c.queue, nc.topicOverlay, index, value)
 }
 
 func (c *Controller) cacheFor(ns string) *namespaceCache {
@@ -227,83 +164,15 @@ func (c *Controller) cacheFor(ns string) *namespaceCache {
 }
 
 // HasSynced reports whether every informer and handler has synced.
-func (c *Controller) HasSynced() bool {
-	for _, nc := range c.caches {
-		for _, s := range nc.synced {
-			if !s() {
-				return false
-			}
-		}
-	}
-	return true
-}
+func (c *Controller) HasSynced() bool { return c.informers.HasSynced() }
 
 // Run starts the informers, waits for their caches and runs workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	defer utilruntime.HandleCrashWithContext(ctx)
-	if workers < 1 {
-		return fmt.Errorf("topics: %d workers; want at least 1", workers)
-	}
-	logger := klog.FromContext(ctx)
-	defer func() {
-		for _, nc := range c.caches {
-			nc.factory.Shutdown()
-		}
-		c.clients.closeAll()
-	}()
-	if err := c.start(ctx); err != nil {
-		c.queue.ShutDown()
-		if ctx.Err() != nil {
-			return nil // stopped before the caches synced: nothing ran
-		}
-		return err
-	}
-	logger.Info("Starting BrokerTopic workers", "workers", workers, "sweepInterval", c.cfg.SweepInterval)
-	var wg sync.WaitGroup
+	defer c.clients.closeAll()
+	var also []func(context.Context)
 	if c.cfg.SweepInterval > 0 {
-		wg.Go(func() { c.runSweeps(ctx) })
+		klog.FromContext(ctx).Info("BrokerTopic drift sweeps", "sweepInterval", c.cfg.SweepInterval)
+		also = append(also, c.runSweeps)
 	}
-	for range workers {
-		wg.Go(func() {
-			wait.UntilWithContext(ctx, func(ctx context.Context) {
-				for c.processNextWorkItem(ctx) {
-				}
-			}, time.Second)
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-	return nil
-}
-
-// start starts the informers and waits until every cache and handler has synced.
-func (c *Controller) start(ctx context.Context) error {
-	for _, nc := range c.caches {
-		nc.factory.Start(ctx.Done())
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), c.HasSynced) {
-		return errors.New("topics: informer caches did not sync")
-	}
-	return nil
-}
-
-// processNextWorkItem reconciles one key: an error requeues it with backoff, success forgets
-// its failures.
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(key)
-	if ctx.Err() != nil {
-		return false
-	}
-	if err := c.sync(ctx, key); err != nil {
-		utilruntime.HandleErrorWithContext(ctx, err, "BrokerTopic reconcile failed; will retry with backoff", "key", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
+	return c.informers.Run(ctx, c.queue, workers, "BrokerTopic", c.sync, also...)
 }

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -16,16 +16,7 @@ import (
 // deletion, so a namespace with Retain topics never waits on the operator.
 func (r *reconcile) keepFinalizer(ctx context.Context) error {
 	want := r.bt.Spec.DeletionPolicy == v1alpha1.TopicDelete
-	if want == slices.Contains(r.bt.Finalizers, Finalizer) {
-		return nil
-	}
-	cp := r.bt.DeepCopy()
-	if want {
-		cp.Finalizers = append(cp.Finalizers, Finalizer)
-	} else {
-		cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == Finalizer })
-	}
-	updated, err := r.nc.brokerTopics(cp.Namespace).Update(ctx, cp, metav1.UpdateOptions{})
+	updated, err := keyqueue.SetFinalizer(ctx, r.bt, Finalizer, want, r.nc.brokerTopics(r.bt.Namespace).Update)
 	if err != nil {
 		return err
 	}
@@ -59,9 +50,7 @@ func (r *reconcile) finalize(ctx context.Context) error {
 			return err
 		}
 	}
-	cp := r.bt.DeepCopy()
-	cp.Finalizers = slices.DeleteFunc(cp.Finalizers, func(f string) bool { return f == Finalizer })
-	_, err = r.nc.brokerTopics(cp.Namespace).Update(ctx, cp, metav1.UpdateOptions{})
+	_, err = keyqueue.SetFinalizer(ctx, r.bt, Finalizer, false, r.nc.brokerTopics(r.bt.Namespace).Update)
 	return err
 }
 

@@ -3,7 +3,6 @@ package topics
 import (
 	"context"
 	"errors"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,11 +12,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned/fake"
 	"github.com/broker-operator/broker-operator/pkg/writeback/writebacktest"
@@ -86,7 +85,7 @@ func newHarness(t testing.TB) *harness {
 		h.c.clients.closeAll()
 		h.c.queue.ShutDown()
 	})
-	if err := h.c.start(ctx); err != nil {
+	if err := h.c.informers.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	gv := v1alpha1.SchemeGroupVersion
@@ -99,23 +98,19 @@ func newHarness(t testing.TB) *harness {
 
 func (h *harness) createCluster(name string) {
 	h.t.Helper()
-	bc, err := h.client.BrokersV1alpha1().BrokerClusters(ns).Create(h.ctx, &v1alpha1.BrokerCluster{
+	h.clusters().Create(&v1alpha1.BrokerCluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec:       v1alpha1.BrokerClusterSpec{Replicas: 3, Image: "redpanda"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitInformer(h.c.caches[""].clusterInformer.GetIndexer().GetByKey, ns+"/"+name, bc.ResourceVersion)
+	})
 }
 
-func (h *harness) deleteCluster(name string) {
-	h.t.Helper()
-	if err := h.client.BrokersV1alpha1().BrokerClusters(ns).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitGone(h.c.caches[""].clusterInformer.GetIndexer().GetByKey, ns+"/"+name)
+// clusters writes BrokerClusters and waits for the controller's cluster informer.
+func (h *harness) clusters() controllertest.Kubectl[*v1alpha1.BrokerCluster] {
+	return controllertest.Kubectl[*v1alpha1.BrokerCluster]{T: h.t, Ctx: h.ctx, Holder: h.holder, Client: h.client.BrokersV1alpha1().BrokerClusters(ns),
+		Store: h.c.caches[""].clusterInformer.GetIndexer().GetByKey, Now: h.clock.Now}
 }
+
+func (h *harness) deleteCluster(name string) { h.t.Helper(); h.clusters().Delete(name) }
 
 // topic is a BrokerTopic of cluster "kafka"; age orders resources that name one topic.
 func topic(name string, partitions int32, age int) *v1alpha1.BrokerTopic {
@@ -127,80 +122,22 @@ func topic(name string, partitions int32, age int) *v1alpha1.BrokerTopic {
 	}
 }
 
-func (h *harness) create(bt *v1alpha1.BrokerTopic) {
-	h.t.Helper()
-	created, err := h.client.BrokersV1alpha1().BrokerTopics(ns).Create(h.ctx, bt, metav1.CreateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitTopicInformer(created)
+// topics writes BrokerTopics as a user with kubectl would; update marks its writes for the RBAC
+// test, delete sets deletionTimestamp where a finalizer holds the resource.
+func (h *harness) topics() controllertest.Kubectl[*v1alpha1.BrokerTopic] {
+	return controllertest.Kubectl[*v1alpha1.BrokerTopic]{T: h.t, Ctx: h.ctx, Holder: h.holder, Client: h.client.BrokersV1alpha1().BrokerTopics(ns),
+		Store: h.c.caches[""].topicInformer.GetIndexer().GetByKey, Now: h.clock.Now}
 }
 
-// update changes a BrokerTopic as a user would (kubectl edit) and waits for the informer.
+func (h *harness) create(bt *v1alpha1.BrokerTopic) { h.t.Helper(); h.topics().Create(bt) }
+func (h *harness) delete(name string)              { h.t.Helper(); h.topics().Delete(name) }
+func (h *harness) get(name string) *v1alpha1.BrokerTopic {
+	h.t.Helper()
+	return h.topics().Get(name)
+}
 func (h *harness) update(name string, mutate func(*v1alpha1.BrokerTopic)) {
 	h.t.Helper()
-	bt := h.get(name)
-	mutate(bt)
-	if bt.Annotations == nil {
-		bt.Annotations = map[string]string{}
-	}
-	bt.Annotations["test"] = "user" // tells the RBAC test the user's writes from the controller's
-	updated, err := h.client.BrokersV1alpha1().BrokerTopics(ns).Update(h.ctx, bt, metav1.UpdateOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.awaitTopicInformer(updated)
-}
-
-// delete does what the apiserver does on a delete: with finalizers it sets deletionTimestamp,
-// without it removes the object. The fake clientset knows nothing of finalizers.
-func (h *harness) delete(name string) {
-	h.t.Helper()
-	bt := h.get(name)
-	if len(bt.Finalizers) == 0 {
-		if err := h.client.BrokersV1alpha1().BrokerTopics(ns).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-			h.t.Fatal(err)
-		}
-		h.awaitGone(h.c.caches[""].topicInformer.GetIndexer().GetByKey, ns+"/"+name)
-		return
-	}
-	h.update(name, func(bt *v1alpha1.BrokerTopic) { bt.DeletionTimestamp = &metav1.Time{Time: h.clock.Now()} })
-}
-
-func (h *harness) awaitTopicInformer(bt *v1alpha1.BrokerTopic) {
-	h.t.Helper()
-	h.awaitInformer(h.c.caches[""].topicInformer.GetIndexer().GetByKey, ns+"/"+bt.Name, bt.ResourceVersion)
-}
-
-// awaitInformer waits until an informer holds key at resourceVersion rv or later: a condition
-// polled, not a sleep.
-func (h *harness) awaitInformer(get func(string) (any, bool, error), key, rv string) {
-	h.t.Helper()
-	want, _ := strconv.ParseUint(rv, 10, 64)
-	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		h.holder.ReleaseAll()
-		obj, ok, _ := get(key)
-		if !ok {
-			return false, nil
-		}
-		got, _ := strconv.ParseUint(obj.(metav1.Object).GetResourceVersion(), 10, 64)
-		return got >= want, nil
-	})
-	if err != nil {
-		h.t.Fatalf("the informer never showed %s at resourceVersion %s: %v", key, rv, err)
-	}
-}
-
-func (h *harness) awaitGone(get func(string) (any, bool, error), key string) {
-	h.t.Helper()
-	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		h.holder.ReleaseAll()
-		_, ok, _ := get(key)
-		return !ok, nil
-	})
-	if err != nil {
-		h.t.Fatalf("the informer still shows %s: %v", key, err)
-	}
+	h.topics().Update(name, mutate)
 }
 
 func (h *harness) sync(name string) error {
@@ -212,16 +149,6 @@ func (h *harness) mustSync(name string) {
 	if err := h.sync(name); err != nil {
 		h.t.Fatalf("sync %s: %v", name, err)
 	}
-}
-
-// get reads the resource from the fake apiserver: the truth, not a cache.
-func (h *harness) get(name string) *v1alpha1.BrokerTopic {
-	h.t.Helper()
-	bt, err := h.client.BrokersV1alpha1().BrokerTopics(ns).Get(h.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return bt
 }
 
 func (h *harness) ready(name string) *metav1.Condition {
@@ -240,18 +167,8 @@ func (h *harness) wantReady(name string, status metav1.ConditionStatus, reason s
 	}
 }
 
-// drainEvents returns the reasons of the events recorded since the last call.
-func (h *harness) drainEvents() []string {
-	var out []string
-	for {
-		select {
-		case e := <-h.events.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
+// drainEvents returns the events recorded since the last call.
+func (h *harness) drainEvents() []string { return controllertest.DrainEvents(h.events) }
 
 // describe reads the topic from Kafka through the test's own client.
 func (h *harness) describe(topic string) Topic {

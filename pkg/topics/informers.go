@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	applybrokers "github.com/broker-operator/broker-operator/pkg/generated/applyconfiguration/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
@@ -64,25 +65,19 @@ func newNamespaceCache(cfg Config, namespace string) (*namespaceCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index BrokerTopics: %w", err)
 	}
-	n.topicOverlay = writeback.NewOverlay("brokertopics", n.topicInformer.GetIndexer(),
-		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics})
-	reg, err := n.topicOverlay.Observe(n.topicInformer)
+	n.topicOverlay, err = keyqueue.Overlay("brokertopics", n.topicInformer,
+		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics}, &n.synced)
 	if err != nil {
-		return nil, fmt.Errorf("observe brokertopics: %w", err)
+		return nil, err
 	}
-	n.synced = append(n.synced, n.topicInformer.HasSynced, reg.HasSynced, n.clusterInformer.HasSynced)
+	n.synced = append(n.synced, n.clusterInformer.HasSynced)
 	n.topics = brokerlisters.NewBrokerTopicLister(n.topicOverlay)
 	n.clusters = brokerlisters.NewBrokerClusterLister(n.clusterInformer.GetIndexer())
 	return n, nil
 }
 
 func (n *namespaceCache) addHandler(informer cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
-	reg, err := informer.AddEventHandler(h)
-	if err != nil {
-		return err
-	}
-	n.synced = append(n.synced, reg.HasSynced)
-	return nil
+	return keyqueue.Handle(informer, h, &n.synced)
 }
 
 // brokerTopics is the write-back client: every write's result enters the overlay.

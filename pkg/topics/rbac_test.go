@@ -1,14 +1,12 @@
 package topics
 
 import (
-	"os"
 	"strings"
 	"testing"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	k8stesting "k8s.io/client-go/testing"
-	"sigs.k8s.io/yaml"
 
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -29,29 +27,11 @@ func TestClusterRoleGrantsWhatTopicsUse(t *testing.T) {
 
 	used := map[string]bool{}
 	for _, a := range h.client.Actions() {
-		if isTestsOwn(a) {
-			continue
-		}
-		used[permission(a.GetResource().Group, resourceOf(a), a.GetVerb())] = true
-	}
-	granted := map[string]bool{}
-	data, err := os.ReadFile(clusterRolePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var role rbacv1.ClusterRole
-	if err := yaml.UnmarshalStrict(data, &role); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range role.Rules {
-		for _, g := range r.APIGroups {
-			for _, res := range r.Resources {
-				for _, v := range r.Verbs {
-					granted[permission(g, res, v)] = true
-				}
-			}
+		if !isTestsOwn(a) {
+			used[controllertest.Used(a)] = true
 		}
 	}
+	granted := controllertest.Granted(t, clusterRolePath)
 	for p := range used {
 		if !granted[p] {
 			t.Errorf("the controller sends %s, which %s does not grant", p, clusterRolePath)
@@ -62,15 +42,6 @@ func TestClusterRoleGrantsWhatTopicsUse(t *testing.T) {
 			t.Errorf("%s grants %s, which the controller never sends", clusterRolePath, p)
 		}
 	}
-}
-
-func permission(group, resource, verb string) string { return group + "/" + resource + ":" + verb }
-
-func resourceOf(a k8stesting.Action) string {
-	if sub := a.GetSubresource(); sub != "" {
-		return a.GetResource().Resource + "/" + sub
-	}
-	return a.GetResource().Resource
 }
 
 // isTestsOwn tells the harness's writes and reads (the user's kubectl) from the controller's:

@@ -3,11 +3,10 @@ package topics
 import (
 	"context"
 	"testing"
-	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 )
 
 // With its workers running, the controller is driven by events alone: a cluster created after
@@ -44,18 +43,11 @@ func TestEventsDriveTheQueue(t *testing.T) {
 // awaitReason waits until the resource's Ready condition, as stored, has reason.
 func (h *harness) awaitReason(name, reason string) {
 	h.t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+	controllertest.AwaitReason(h.t, h.ctx, func(ctx context.Context) ([]metav1.Condition, error) {
 		bt, err := h.client.BrokersV1alpha1().BrokerTopics(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return false, nil
+			return nil, err
 		}
-		if c := meta.FindStatusCondition(bt.Status.Conditions, ConditionReady); c != nil {
-			last = c.Reason
-		}
-		return last == reason, nil
-	})
-	if err != nil {
-		h.t.Fatalf("%s: Ready reason %q, want %q: %v", name, last, reason, err)
-	}
+		return bt.Status.Conditions, nil
+	}, ConditionReady, reason)
 }

@@ -11,20 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/broker-operator/broker-operator/internal/controllertest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
-func wantEvents(t *testing.T, got []string, reasons ...string) {
-	t.Helper()
-	if len(got) != len(reasons) {
-		t.Fatalf("events %q, want reasons %q", got, reasons)
-	}
-	for i, r := range reasons {
-		if !strings.Contains(got[i], " "+r+" ") {
-			t.Fatalf("event %d is %q, want reason %s", i, got[i], r)
-		}
-	}
-}
+var wantEvents = controllertest.WantEvents
 
 func TestCreateWithPartitionsReplicationAndConfig(t *testing.T) {
 	h := newHarness(t)

@@ -25,7 +25,7 @@ func Install(ctx context.Context, repoRoot, kubeconfig string) error {
 		{"apply", "--server-side", "--field-manager=brokersim", "-k", filepath.Join(deploy, "crd")},
 		{"apply", "--server-side", "--field-manager=brokersim", "-n", OperatorNamespace, "-k", filepath.Join(deploy, "rbac")},
 		{"apply", "--server-side", "--field-manager=brokersim", "-f", filepath.Join(repoRoot, "test", "brokerenv", "certmanager-crds.yaml")},
-		{"wait", "--for=condition=Established", "--timeout=60s", "crd/brokerclusters.broker-operator.dev", "crd/brokertopics.broker-operator.dev", "crd/certificates.cert-manager.io"},
+		{"wait", "--for=condition=Established", "--timeout=60s", "crd/brokerclusters.broker-operator.dev", "crd/brokertopics.broker-operator.dev", "crd/brokerusers.broker-operator.dev", "crd/certificates.cert-manager.io"},
 	}
 	for _, args := range steps {
 		if _, err := Kubectl(ctx, kubeconfig, args...); err != nil {

@@ -109,6 +109,8 @@ func (c *Cluster) handle(req request, method string) reply {
 		return c.controllerPartition()
 	case strings.HasPrefix(req.rest, "/v1/cluster_config"):
 		return c.handleClusterConfig(req, method)
+	case strings.HasPrefix(req.rest, usersPath):
+		return c.handleUsers(req, method)
 	case !strings.HasPrefix(req.rest, "/v1/brokers/"):
 		return errorReply(http.StatusNotFound, "Not found")
 	case req.nodeID < 0:

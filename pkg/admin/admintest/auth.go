@@ -26,6 +26,9 @@ func routeLevel(req request, method string) authLevel {
 		// server.cc: get_cluster_config, get_cluster_config_status and patch_cluster_config
 		// are register_route<superuser>.
 		return superuser
+	case strings.HasPrefix(req.rest, usersPath):
+		// security.cc register_security_routes: the users routes are register_route<superuser>.
+		return superuser
 	case method != http.MethodGet && strings.HasPrefix(req.rest, "/v1/brokers/"):
 		return superuser
 	default:
@@ -71,13 +74,14 @@ func (c *Cluster) authenticate(hr *http.Request, level authLevel) (string, *repl
 	return name, nil
 }
 
-// password returns the password of a known user: the superuser or one of the other users.
+// password returns the password of a user of the credential store (users.go): the superuser,
+// one of the other users, or one made through /v1/security/users, as request_auth.cc checks
+// Basic credentials against that store.
 func (c *Cluster) password(name string) (string, bool) {
-	if name == c.sec.Username {
-		return c.sec.Password, true
-	}
-	p, ok := c.sec.Users[name]
-	return p, ok
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	u, ok := c.credentials()[name]
+	return u.password, ok
 }
 
 func errorReplyPtr(status int, msg string) *reply {

@@ -29,6 +29,8 @@ type Cluster struct {
 	pools map[string]*Pool
 	// sec is how the cluster's admin API is secured; it never changes.
 	sec Security
+	// creds is the credential store (users.go), made on first use from sec.
+	creds map[string]scramUser
 	// adminPort is the first of the cluster's own ports (see AdminPort).
 	adminPort int
 	// rf is the replication factor of the simulated partitions.

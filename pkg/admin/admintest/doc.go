@@ -129,6 +129,15 @@
 //     modelled cluster properties.
 //   - GET /v1/partitions/redpanda/controller/0: leader_id and the replicas, leader first.
 //   - GET /v1/status/ready: {"status":"ready"}, "booting" for a pod whose join was refused.
+//   - GET, POST /v1/security/users, PUT and DELETE /v1/security/users/{user} (users.go), superuser
+//     routes, as security.cc's handlers: the list is a JSON array of names; the writes are
+//     redirected (307) to the controller leader, 503 without one; a body's errors are
+//     parse_scram_credential's 400s ("String algo missing", "Unknown scram algorithm: X", ...)
+//     and "Invalid SCRAM username {X}"; a create of a user that exists with the same password
+//     and mechanism, and a delete of one that does not exist, succeed; a create with another
+//     password is 500 "Unexpected cluster error: User already exists", an update of no user 500
+//     "Unexpected cluster error: User does not exist". The credential store holds the superuser
+//     and Security.Users too, and a user made here authenticates (Cluster.User reads it).
 //   - Authentication (Security.Username, Password and Users: the server's Options for clusters
 //     made by Server.Cluster, or per cluster with Server.NewCluster): a malformed Basic header is 400
 //     "Malformed Authorization header", another scheme 400 "Unsupported Authorization method";

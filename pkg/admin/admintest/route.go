@@ -18,7 +18,7 @@ type request struct {
 	query           url.Values
 	nodeID          int    // -1 unless rest is /v1/brokers/{id}...
 	action          string // what follows /v1/brokers/{id}, e.g. "decommission"
-	// body is the request body, read only for PUT /v1/cluster_config.
+	// body is the request body, read only for PUT /v1/cluster_config and the users writes.
 	body []byte
 }
 
@@ -49,7 +49,7 @@ func (s *Server) brokerHandler(namespace, name string, p pod) http.Handler {
 // serveRequest applies faults, authenticates, then answers as the addressed broker.
 func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req request) {
 	call := Call{Namespace: req.namespace, Name: req.name, Pool: req.pod.pool, Ordinal: req.pod.ordinal, Method: hr.Method, Path: req.rest, NodeID: req.nodeID}
-	if req.rest == "/v1/cluster_config" && hr.Method == http.MethodPut {
+	if (req.rest == "/v1/cluster_config" && hr.Method == http.MethodPut) || leaderOnly(req, hr.Method) {
 		req.body, _ = io.ReadAll(io.LimitReader(hr.Body, maxConfigBody))
 	}
 	c, fault, running := s.route(req, hr.Method)
@@ -68,7 +68,7 @@ func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req reque
 		writeReply(w, *denied)
 		return
 	}
-	if fault.Redirect {
+	if fault.Redirect || leaderOnly(req, hr.Method) {
 		if loc, ok := s.redirectTarget(c, req); ok {
 			s.log(call, http.StatusTemporaryRedirect, fault.String())
 			w.Header().Set("Location", loc)

@@ -32,6 +32,10 @@ import (
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
 	// Group=broker-operator.dev, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("ACLResource"):
+		return &brokersv1alpha1.ACLResourceApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ACLRule"):
+		return &brokersv1alpha1.ACLRuleApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AdminAPIAuth"):
 		return &brokersv1alpha1.AdminAPIAuthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("AdminAPISpec"):
@@ -58,6 +62,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.BrokerTopicSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("BrokerTopicStatus"):
 		return &brokersv1alpha1.BrokerTopicStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerUser"):
+		return &brokersv1alpha1.BrokerUserApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerUserSpec"):
+		return &brokersv1alpha1.BrokerUserSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("BrokerUserStatus"):
+		return &brokersv1alpha1.BrokerUserStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClaimGrowth"):
 		return &brokersv1alpha1.ClaimGrowthApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("CloudCredentialsSecretRef"):
@@ -86,6 +96,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.NodeLossRecoverySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodePortListener"):
 		return &brokersv1alpha1.NodePortListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("PasswordSource"):
+		return &brokersv1alpha1.PasswordSourceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PlannedDisruption"):
 		return &brokersv1alpha1.PlannedDisruptionApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("PoolStatus"):
@@ -96,12 +108,20 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.RejectedPropertyApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RolloutSpec"):
 		return &brokersv1alpha1.RolloutSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SecretKeyReference"):
+		return &brokersv1alpha1.SecretKeyReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):
 		return &brokersv1alpha1.StorageSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageStatus"):
 		return &brokersv1alpha1.StorageStatusApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("TieredStorageSpec"):
 		return &brokersv1alpha1.TieredStorageSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UserAuthentication"):
+		return &brokersv1alpha1.UserAuthenticationApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UserAuthorization"):
+		return &brokersv1alpha1.UserAuthorizationApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UserPassword"):
+		return &brokersv1alpha1.UserPasswordApplyConfiguration{}
 
 	}
 	return nil

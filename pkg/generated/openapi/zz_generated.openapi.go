@@ -33,6 +33,8 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLResource":               schema_pkg_apis_brokers_v1alpha1_ACLResource(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLRule":                   schema_pkg_apis_brokers_v1alpha1_ACLRule(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth":              schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec":              schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPITLS":               schema_pkg_apis_brokers_v1alpha1_AdminAPITLS(ref),
@@ -48,6 +50,10 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicList":           schema_pkg_apis_brokers_v1alpha1_BrokerTopicList(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicSpec":           schema_pkg_apis_brokers_v1alpha1_BrokerTopicSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerTopicStatus":         schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUser":                schema_pkg_apis_brokers_v1alpha1_BrokerUser(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserList":            schema_pkg_apis_brokers_v1alpha1_BrokerUserList(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserSpec":            schema_pkg_apis_brokers_v1alpha1_BrokerUserSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserStatus":          schema_pkg_apis_brokers_v1alpha1_BrokerUserStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClaimGrowth":               schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.CloudCredentialsSecretRef": schema_pkg_apis_brokers_v1alpha1_CloudCredentialsSecretRef(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterConfigStatus":       schema_pkg_apis_brokers_v1alpha1_ClusterConfigStatus(ref),
@@ -62,14 +68,19 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow":         schema_pkg_apis_brokers_v1alpha1_MaintenanceWindow(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec":      schema_pkg_apis_brokers_v1alpha1_NodeLossRecoverySpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodePortListener":          schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PasswordSource":            schema_pkg_apis_brokers_v1alpha1_PasswordSource(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PlannedDisruption":         schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PoolStatus":                schema_pkg_apis_brokers_v1alpha1_PoolStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":         schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":          schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":               schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference":        schema_pkg_apis_brokers_v1alpha1_SecretKeyReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":               schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus":             schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec":         schema_pkg_apis_brokers_v1alpha1_TieredStorageSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthentication":        schema_pkg_apis_brokers_v1alpha1_UserAuthentication(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthorization":         schema_pkg_apis_brokers_v1alpha1_UserAuthorization(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserPassword":              schema_pkg_apis_brokers_v1alpha1_UserPassword(ref),
 		v1.AWSElasticBlockStoreVolumeSource{}.OpenAPIModelName():                                         schema_k8sio_api_core_v1_AWSElasticBlockStoreVolumeSource(ref),
 		v1.Affinity{}.OpenAPIModelName():                           schema_k8sio_api_core_v1_Affinity(ref),
 		v1.AppArmorProfile{}.OpenAPIModelName():                    schema_k8sio_api_core_v1_AppArmorProfile(ref),
@@ -371,6 +382,98 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		runtime.TypeMeta{}.OpenAPIModelName():                      schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
 		runtime.Unknown{}.OpenAPIModelName():                       schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
 		version.Info{}.OpenAPIModelName():                          schema_k8sio_apimachinery_pkg_version_Info(ref),
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ACLResource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ACLResource is what an ACL rule is about.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Type of the resource: topic, group, cluster or transactionalId.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the topic, group or transactional ID, or * for every one; a prefix under patternType prefixed. Unset for the cluster.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"patternType": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PatternType says how name matches: literal (the name itself) or prefixed (every name that starts with it).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"type"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_ACLRule(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ACLRule is one rule: allow or deny operations on a resource from a host. The CRD refuses an operation Kafka does not define for the resource's type.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Type is allow or deny. A deny wins over an allow for the same operation.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resource the rule is about.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLResource"),
+						},
+					},
+					"host": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Host the principal connects from, or * for any.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"operations": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Operations the rule allows or denies.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"resource", "operations"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLResource"},
 	}
 }
 
@@ -1569,6 +1672,215 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerTopicStatus(ref common.ReferenceCall
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_BrokerUser(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerUser is a SCRAM user of a BrokerCluster in the same namespace, named metadata.name, with the ACLs of its principal User:<metadata.name>. The operator creates the user through the brokers' admin API with the mechanism of the cluster's spec.kafka.sasl, sets its password from a Secret, and keeps its ACLs to spec.authorization through the Kafka API. It leaves a user it did not create alone until the resource is annotated broker-operator.dev/adopt=true, and never deletes one it did not create.\n\nThe root rule sees metadata.name, from which the generated Secret's name is made.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserSpec"),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserStatus"),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUserStatus", metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerUserList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerUserList is a list of BrokerUsers.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUser"),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerUser", metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerUserSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerUserSpec is the desired state of one SCRAM user and its ACLs.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterRef names the BrokerCluster, in this namespace, that holds the user. Its spec.kafka.sasl must be set: the user's SCRAM mechanism is the cluster's. Immutable.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference"),
+						},
+					},
+					"authentication": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Authentication says where the user's password comes from. Unset: the operator generates a password into the Secret <metadata.name>-credentials, which it owns.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthentication"),
+						},
+					},
+					"authorization": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Authorization holds the ACLs of the principal User:<metadata.name>. Unset: the operator leaves that principal's ACLs as they are. Set, even with no ACLs: the principal's ACLs are exactly these, and one the list does not hold is deleted.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthorization"),
+						},
+					},
+				},
+				Required: []string{"clusterRef"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthentication", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserAuthorization"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_BrokerUserStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "BrokerUserStatus is the observed state of a user.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the spec generation the status describes.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"origin": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Origin is Created when this resource created the user, Adopted when it adopted an existing one, and Creating while its create request is in flight. Empty: the resource manages no user (yet). Only a Created user is deleted with the resource.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"mechanism": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Mechanism is the SCRAM mechanism of the credentials last set.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretName is the Secret the password was last read from.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"passwordVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PasswordVersion is that Secret's resourceVersion when its password was last set on the cluster; a Secret changed since has its password set again.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ACLs is the number of ACLs of the principal after the last change, when spec.authorization is set.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions: Ready.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_ClaimGrowth(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2218,6 +2530,29 @@ func schema_pkg_apis_brokers_v1alpha1_NodePortListener(ref common.ReferenceCallb
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_PasswordSource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PasswordSource names where a password is read.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretKeyRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SecretKeyRef is a key of a Secret in this namespace. A change of the Secret sets the new password on the cluster.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference"),
+						},
+					},
+				},
+				Required: []string{"secretKeyRef"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference"},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_PlannedDisruption(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2424,6 +2759,35 @@ func schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref common.ReferenceCallback) 
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_SecretKeyReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SecretKeyReference names one key of a Secret in the referring resource's namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name of the Secret.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Key of the Secret's data. Unset: password.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2521,6 +2885,83 @@ func schema_pkg_apis_brokers_v1alpha1_TieredStorageSpec(ref common.ReferenceCall
 		},
 		Dependencies: []string{
 			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.CloudCredentialsSecretRef"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_UserAuthentication(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UserAuthentication is where a BrokerUser's password comes from.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"password": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Password names a Secret key that holds the password. Unset: generated.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserPassword"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.UserPassword"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_UserAuthorization(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UserAuthorization holds a principal's ACLs.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"acls": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ACLs of the principal User:<metadata.name>. Each rule allows or denies its operations on one resource from one host.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLRule"),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ACLRule"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_UserPassword(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UserPassword is a password taken from a Secret.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"valueFrom": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ValueFrom names the Secret key.",
+							Default:     map[string]interface{}{},
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PasswordSource"),
+						},
+					},
+				},
+				Required: []string{"valueFrom"},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.PasswordSource"},
 	}
 }
 

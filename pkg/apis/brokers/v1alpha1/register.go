@@ -34,6 +34,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&BrokerClusterList{},
 		&BrokerTopic{},
 		&BrokerTopicList{},
+		&BrokerUser{},
+		&BrokerUserList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -467,6 +467,38 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: numeric
       default: 0
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ACLResource
+  map:
+    fields:
+    - name: name
+      type:
+        scalar: string
+    - name: patternType
+      type:
+        scalar: string
+    - name: type
+      type:
+        scalar: string
+      default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ACLRule
+  map:
+    fields:
+    - name: host
+      type:
+        scalar: string
+    - name: operations
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: associative
+    - name: resource
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ACLResource
+      default: {}
+    - name: type
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.AdminAPIAuth
   map:
     fields:
@@ -894,6 +926,69 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: topicName
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerUser
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: ObjectMeta.v1.meta.apis.pkg.apimachinery.k8s.io
+      default: {}
+    - name: spec
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerUserSpec
+      default: {}
+    - name: status
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerUserStatus
+      default: {}
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerUserSpec
+  map:
+    fields:
+    - name: authentication
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserAuthentication
+    - name: authorization
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserAuthorization
+    - name: clusterRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClusterReference
+      default: {}
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerUserStatus
+  map:
+    fields:
+    - name: acls
+      type:
+        scalar: numeric
+    - name: conditions
+      type:
+        list:
+          elementType:
+            namedType: Condition.v1.meta.apis.pkg.apimachinery.k8s.io
+          elementRelationship: associative
+          keys:
+          - type
+    - name: mechanism
+      type:
+        scalar: string
+    - name: observedGeneration
+      type:
+        scalar: numeric
+    - name: origin
+      type:
+        scalar: string
+    - name: passwordVersion
+      type:
+        scalar: string
+    - name: secretName
+      type:
+        scalar: string
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ClaimGrowth
   map:
     fields:
@@ -1115,6 +1210,13 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: hostTemplate
       type:
         scalar: string
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PasswordSource
+  map:
+    fields:
+    - name: secretKeyRef
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.SecretKeyReference
+      default: {}
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PlannedDisruption
   map:
     fields:
@@ -1194,6 +1296,16 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: recoveryTimeout
       type:
         namedType: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.SecretKeyReference
+  map:
+    fields:
+    - name: key
+      type:
+        scalar: string
+    - name: name
+      type:
+        scalar: string
+      default: ""
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
   map:
     fields:
@@ -1226,6 +1338,28 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: credentialsSecretRef
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.CloudCredentialsSecretRef
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserAuthentication
+  map:
+    fields:
+    - name: password
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserPassword
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserAuthorization
+  map:
+    fields:
+    - name: acls
+      type:
+        list:
+          elementType:
+            namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ACLRule
+          elementRelationship: atomic
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.UserPassword
+  map:
+    fields:
+    - name: valueFrom
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.PasswordSource
+      default: {}
 - name: __untyped_atomic_
   scalar: untyped
   list:

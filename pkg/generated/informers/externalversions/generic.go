@@ -57,6 +57,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Brokers().V1alpha1().BrokerClusters().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("brokertopics"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Brokers().V1alpha1().BrokerTopics().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("brokerusers"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Brokers().V1alpha1().BrokerUsers().Informer()}, nil
 
 	}
 

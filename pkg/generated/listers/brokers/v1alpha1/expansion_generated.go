@@ -33,3 +33,11 @@ type BrokerTopicListerExpansion interface{}
 // BrokerTopicNamespaceListerExpansion allows custom methods to be added to
 // BrokerTopicNamespaceLister.
 type BrokerTopicNamespaceListerExpansion interface{}
+
+// BrokerUserListerExpansion allows custom methods to be added to
+// BrokerUserLister.
+type BrokerUserListerExpansion interface{}
+
+// BrokerUserNamespaceListerExpansion allows custom methods to be added to
+// BrokerUserNamespaceLister.
+type BrokerUserNamespaceListerExpansion interface{}

@@ -28,6 +28,8 @@ type Interface interface {
 	BrokerClusters() TypedBrokerClusterInformer
 	// BrokerTopics returns a BrokerTopicInformer.
 	BrokerTopics() TypedBrokerTopicInformer
+	// BrokerUsers returns a BrokerUserInformer.
+	BrokerUsers() TypedBrokerUserInformer
 }
 
 type version struct {
@@ -49,4 +51,9 @@ func (v *version) BrokerClusters() TypedBrokerClusterInformer {
 // BrokerTopics returns a TypedBrokerTopicInformer.
 func (v *version) BrokerTopics() TypedBrokerTopicInformer {
 	return &brokerTopicInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// BrokerUsers returns a TypedBrokerUserInformer.
+func (v *version) BrokerUsers() TypedBrokerUserInformer {
+	return &brokerUserInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -30,6 +30,7 @@ type BrokersV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	BrokerClustersGetter
 	BrokerTopicsGetter
+	BrokerUsersGetter
 }
 
 // BrokersV1alpha1Client is used to interact with features provided by the broker-operator.dev group.
@@ -43,6 +44,10 @@ func (c *BrokersV1alpha1Client) BrokerClusters(namespace string) BrokerClusterIn
 
 func (c *BrokersV1alpha1Client) BrokerTopics(namespace string) BrokerTopicInterface {
 	return newBrokerTopics(c, namespace)
+}
+
+func (c *BrokersV1alpha1Client) BrokerUsers(namespace string) BrokerUserInterface {
+	return newBrokerUsers(c, namespace)
 }
 
 // NewForConfig creates a new BrokersV1alpha1Client for the given config.

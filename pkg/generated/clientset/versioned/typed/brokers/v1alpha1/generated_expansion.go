@@ -21,3 +21,5 @@ package v1alpha1
 type BrokerClusterExpansion interface{}
 
 type BrokerTopicExpansion interface{}
+
+type BrokerUserExpansion interface{}

@@ -36,6 +36,10 @@ func (c *FakeBrokersV1alpha1) BrokerTopics(namespace string) v1alpha1.BrokerTopi
 	return newFakeBrokerTopics(c, namespace)
 }
 
+func (c *FakeBrokersV1alpha1) BrokerUsers(namespace string) v1alpha1.BrokerUserInterface {
+	return newFakeBrokerUsers(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeBrokersV1alpha1) RESTClient() rest.Interface {
