@@ -19,14 +19,7 @@ func TestAPodTheStatefulSetDoesNotMakeGetsTheStatefulSetTouchedAfterItsGrace(t *
 	h.bringUp(2)
 	specBefore := h.statefulSet().Spec
 	name := testName + "-1"
-	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.syncInformers()
-	h.await("the pod's delete in the informer", func() bool {
-		_, ok, _ := h.nc.raw.pods.GetByKey(testNamespace + "/" + name)
-		return !ok
-	})
+	h.deletePodUnmade(name)
 	// sync, not h.reconcile: the harness's StatefulSet player would make the pod at once, and
 	// here the StatefulSet controller is the one that does not.
 	sync := func() result {
@@ -92,14 +85,7 @@ func TestAPoolsMissingPodGetsItsStatefulSetTouched(t *testing.T) {
 	h := newHarness(t, harnessOptions{pools: []string{"blue"}, guards: DefaultGuards()})
 	h.bringUpWithBlue()
 	name := testName + "-blue-1"
-	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.syncInformers()
-	h.await("the pod's delete in the informer", func() bool {
-		_, ok, _ := h.nc.raw.pods.GetByKey(testNamespace + "/" + name)
-		return !ok
-	})
+	h.deletePodUnmade(name)
 	touched := func(set string) string {
 		sts, err := h.kube.AppsV1().StatefulSets(testNamespace).Get(h.ctx, set, metav1.GetOptions{})
 		if err != nil {
@@ -120,4 +106,18 @@ func TestAPoolsMissingPodGetsItsStatefulSetTouched(t *testing.T) {
 	if touched(testName) != "" {
 		t.Error("the default pool's StatefulSet was touched, though none of its pods is missing")
 	}
+}
+
+// deletePodUnmade deletes the pod named name and waits until the pod informer has seen it go;
+// nothing makes it again until the harness's StatefulSet player runs.
+func (h *harness) deletePodUnmade(name string) {
+	h.t.Helper()
+	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
+		h.t.Fatal(err)
+	}
+	h.syncInformers()
+	h.await("the pod's delete in the informer", func() bool {
+		_, ok, _ := h.nc.raw.pods.GetByKey(testNamespace + "/" + name)
+		return !ok
+	})
 }

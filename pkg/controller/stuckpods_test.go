@@ -100,24 +100,29 @@ func TestABadImageWaitsNamingThePodAndItsFixHeals(t *testing.T) {
 	}
 }
 
-// A restart whose pod someone else deletes while its leadership drains (kubectl drain, kubectl
-// delete pod) goes on with the pod that replaces it, maintenance mode on until its broker is
-// back, and the rollout finishes.
-func TestARestartWhosePodIsDeletedBySomeoneElseGoesOn(t *testing.T) {
-	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+// drainingRestart brings up three brokers, sets a new image, and reconciles until the first
+// broker's restart drains its leadership, which takes three poll intervals.
+func (h *harness) drainingRestart() *v1alpha1.BrokerRestart {
+	h.t.Helper()
 	h.bringUp(3)
 	h.cluster.SetMaintenanceDrainTime(pollInterval * 3)
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
 	for range 10 {
 		h.reconcileAfterPoll()
 		if r := h.stored().Status.Restart; r != nil && r.Step == v1alpha1.RestartDraining {
-			break
+			return r
 		}
 	}
-	r := h.stored().Status.Restart
-	if r == nil || r.Step != v1alpha1.RestartDraining {
-		t.Fatalf("restart %+v, want one draining its leadership", r)
-	}
+	h.t.Fatalf("restart %+v, want one draining its leadership", h.stored().Status.Restart)
+	return nil
+}
+
+// A restart whose pod someone else deletes while its leadership drains (kubectl drain, kubectl
+// delete pod) goes on with the pod that replaces it, maintenance mode on until its broker is
+// back, and the rollout finishes.
+func TestARestartWhosePodIsDeletedBySomeoneElseGoesOn(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
+	r := h.drainingRestart()
 	// The apiserver has the delete before the broker stops: a pod's deletionTimestamp is set
 	// before its kubelet stops the container.
 	if err := h.kube.CoreV1().Pods(testNamespace).Delete(h.ctx, r.Pod, metav1.DeleteOptions{}); err != nil {
@@ -142,19 +147,7 @@ func TestARestartWhosePodIsDeletedBySomeoneElseGoesOn(t *testing.T) {
 // broker list. Maintenance goes on once and off once.
 func TestARestartWhosePodIsDeletedIsAdoptedBeforeThePodCacheSeesIt(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
-	h.bringUp(3)
-	h.cluster.SetMaintenanceDrainTime(pollInterval * 3)
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Image = "redpanda:v25.2.1" })
-	for range 10 {
-		h.reconcileAfterPoll()
-		if r := h.stored().Status.Restart; r != nil && r.Step == v1alpha1.RestartDraining {
-			break
-		}
-	}
-	r := h.stored().Status.Restart
-	if r == nil || r.Step != v1alpha1.RestartDraining {
-		t.Fatalf("restart %+v, want one draining its leadership", r)
-	}
+	r := h.drainingRestart()
 	indexer := h.nc.podInformer.GetIndexer()
 	obj, exists, err := indexer.GetByKey(testNamespace + "/" + r.Pod)
 	if err != nil || !exists {
