@@ -34,7 +34,8 @@ func (r *reconcile) holdPaused(ctx context.Context) (result, error) {
 		if err := r.readPools(ctx); err != nil {
 			return result{}, err
 		}
-		preview = r.poolsPreview(r.bc, nil, step.RecordedConfigRestarts(r.bc))
+		r.observePoolRollouts(step.RecordedConfigRestarts(r.bc))
+		preview = r.poolsPreview(r.bc, nil)
 	} else {
 		if err := r.readPods(); err != nil {
 			return result{}, err

@@ -72,7 +72,7 @@ func (r *reconcile) ensurePools(ctx context.Context, _ int32) error {
 func (r *reconcile) ensurePoolStatefulSet(ctx context.Context, p poolSet, replicas int32) error {
 	whole, ns := r.whole, r.whole.Namespace
 	if !seedsInConfigMap(p, replicas) {
-		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(whole, p.name), pods: p.pods, templateMayGrow: p.templateMayGrow}
+		view := r.poolView(p)
 		return view.ensureStatefulSet(ctx, replicas)
 	}
 	sts, _ := objects.NewPoolStatefulSet(whole, p.name, replicas, r.c.cfg.ClusterDomain)
@@ -161,7 +161,7 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	}
 	var hosts []string
 	if r.view != nil {
-		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc, r.c.cfg.ClusterDomain), r.poolStates(nil), whole.Status.DecommissioningBroker)
+		hosts = step.ChooseSeeds(r.view.SeedCandidates(r.bc, r.c.cfg.ClusterDomain), r.poolStates(), whole.Status.DecommissioningBroker)
 	}
 	if existing == nil {
 		if len(hosts) == 0 {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -28,53 +29,57 @@ func seedsInConfigMap(p poolSet, replicas int32) bool {
 }
 
 // poolTemplate is the pod template the pool's StatefulSet has once the operator has written it
-// (ensurePoolStatefulSet); false for a pool the spec no longer names, whose brokers leave.
-func (r *reconcile) poolTemplate(p poolSet) (corev1.PodTemplateSpec, bool) {
+// (ensurePoolStatefulSet); nil for a pool the spec no longer names, whose brokers leave.
+func (r *reconcile) poolTemplate(p poolSet) *corev1.PodTemplateSpec {
 	if !seedsInConfigMap(p, p.current) {
 		view := brokers.FocusView(r.whole, p.name)
-		return r.c.templates.Get(view, objects.Seeds(p.sts, p.pods, p.current)), true
+		t := r.c.templates.Get(view, objects.Seeds(p.sts, p.pods, p.current))
+		return &t
 	}
 	sts, named := objects.NewPoolStatefulSet(r.whole, p.name, p.current, r.c.cfg.ClusterDomain)
 	if !named {
-		return corev1.PodTemplateSpec{}, false
+		return nil
 	}
-	return sts.Spec.Template, true
+	return &sts.Spec.Template
 }
 
-// poolRollout is what the pool's pods say about its rollout (step.ObserveRollout), from the
-// pool's own template; nothing to restart for a pool the spec no longer names.
-func (r *reconcile) poolRollout(p poolSet, configRestarts map[int32]bool) step.Rollout {
-	template, named := r.poolTemplate(p)
-	if !named {
-		return step.Rollout{AllReady: true}
+// observePoolRollouts reads, once a reconcile, each pool's template and what its pods say about
+// its rollout (step.ObserveRollout) from that template; nothing to restart for a pool the spec
+// no longer names. configRestarts are the brokers, of any pool, a cluster property restarts.
+func (r *reconcile) observePoolRollouts(configRestarts map[int32]bool) {
+	for i := range r.pools {
+		p := &r.pools[i]
+		p.template, p.rollout = r.poolTemplate(*p), step.Rollout{AllReady: true}
+		if p.template == nil {
+			continue
+		}
+		// ObserveRollout names a pod <name>-<ordinal>: the pool's StatefulSet's name, for a
+		// pod not Ready that the rollout waits for.
+		view := brokers.FocusView(r.whole, p.name)
+		view.Name = p.set
+		p.rollout = step.ObserveRollout(view, p.template.Annotations[objects.AnnotationTemplateHash], p.pods, configRestarts, r.c.cfg.Clock.Now())
 	}
-	// ObserveRollout names a pod <name>-<ordinal>: the pool's StatefulSet's name, for a pod
-	// not Ready that the rollout waits for.
-	view := brokers.FocusView(r.whole, p.name)
-	view.Name = p.set
-	return step.ObserveRollout(view, template.Annotations[objects.AnnotationTemplateHash], p.pods, configRestarts, r.c.cfg.Clock.Now())
 }
 
-// observeFocusRollout observes the focus pool's rollout, with the template fields each
-// outdated pod does not have, for the restart's events and conditions, and every other pool's
-// brokers' versions beside its own, for the upgrade path (step.Upgrade).
-func (r *reconcile) observeFocusRollout(configRestarts map[int32]bool) {
+// observeFocusRollout takes the focus pool's rollout into the observation, with the template
+// fields each outdated pod does not have, for the restart's events and conditions, and every
+// other pool's brokers' versions beside its own, for the upgrade path (step.Upgrade).
+func (r *reconcile) observeFocusRollout() {
 	var others []step.BrokerVersion
 	for _, p := range r.pools {
-		rollout := r.poolRollout(p, configRestarts)
 		if p.name != r.focus {
-			for _, b := range rollout.Upgrade.Brokers {
+			for _, b := range p.rollout.Upgrade.Brokers {
 				b.Pool = p.name
 				others = append(others, b)
 			}
 			continue
 		}
-		r.obs.Rollout = rollout
-		if template, named := r.poolTemplate(p); named {
-			r.nameChangesFrom(template)
+		r.obs.Rollout = p.rollout
+		if p.template != nil {
+			r.nameChangesFrom(*p.template)
 		}
 	}
-	r.obs.Rollout.Upgrade.Brokers = append(r.obs.Rollout.Upgrade.Brokers, others...)
+	r.obs.Rollout.Upgrade.Brokers = append(slices.Clip(r.obs.Rollout.Upgrade.Brokers), others...)
 }
 
 // leaderPool names the pool whose pod runs the controller leader, when more than one pool has
@@ -107,9 +112,9 @@ func (r *reconcile) leaderPool(ctx context.Context, states []step.PoolState) str
 
 // poolsPreview is the disruption preview of a cluster with pools, whole as the step left it:
 // the focus pool's as the step's status has it (focus, nil when no pool was looked at), each
-// other pool's made from its pods (step.Preview on its focus view), put in order by
-// step.ComposePoolsPreview.
-func (r *reconcile) poolsPreview(whole *v1alpha1.BrokerCluster, focus *v1alpha1.DisruptionPreview, configRestarts map[int32]bool) *v1alpha1.DisruptionPreview {
+// other pool's made from its pods and its rollout (step.Preview on its focus view), put in
+// order by step.ComposePoolsPreview.
+func (r *reconcile) poolsPreview(whole *v1alpha1.BrokerCluster, focus *v1alpha1.DisruptionPreview) *v1alpha1.DisruptionPreview {
 	leader := -1
 	if r.obs.Health.Known {
 		leader = r.obs.Health.Controller
@@ -129,7 +134,7 @@ func (r *reconcile) poolsPreview(whole *v1alpha1.BrokerCluster, focus *v1alpha1.
 		if p.name != r.focus || focus == nil {
 			view := brokers.FocusView(whole, p.name)
 			o := step.Observation{Cluster: p.set, Desired: p.desired, Current: view.Status.CurrentReplicas,
-				Decommissioning: view.Status.DecommissioningBroker, Window: window, Rollout: r.poolRollout(p, configRestarts)}
+				Decommissioning: view.Status.DecommissioningBroker, Window: window, Rollout: p.rollout}
 			pp.Preview = step.Preview(view, o, step.RecordedOf(view))
 		}
 		pools = append(pools, pp)

@@ -39,6 +39,10 @@ type poolSet struct {
 	// templateMayGrow: growPoolVolumes found that every claim's StorageClass allows the
 	// pool's growth, so its claim template may be made with its storage.size (poolvolumes.go).
 	templateMayGrow bool
+	// template is the pool's pod template, nil for a pool the spec no longer names, and
+	// rollout what its pods say of the rollout to it (observePoolRollouts, poolrollout.go).
+	template *corev1.PodTemplateSpec
+	rollout  step.Rollout
 }
 
 // readPools reads every pool of r.whole: its StatefulSet and its pods.
@@ -69,12 +73,12 @@ func (r *reconcile) readPools(ctx context.Context) error {
 // one being decommissioned or restarted, how many of its pods wait for a restart, and the
 // first of its pods below C that has not joined as far as the pods tell (made, Ready, its
 // broker's ID recorded).
-func (r *reconcile) poolStates(configRestarts map[int32]bool) []step.PoolState {
+func (r *reconcile) poolStates() []step.PoolState {
 	owner, restarting := step.DecommissioningPool(r.whole), step.RestartPool(r.whole)
 	out := make([]step.PoolState, 0, len(r.pools))
 	for _, p := range r.pools {
 		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner,
-			Restarting: p.name == restarting, Outdated: r.poolRollout(p, configRestarts).Outdated}
+			Restarting: p.name == restarting, Outdated: p.rollout.Outdated}
 		for ordinal := range int(p.current) {
 			s.Unschedulable = s.Unschedulable || unschedulable(p.pods[ordinal])
 		}
@@ -97,6 +101,12 @@ func (r *reconcile) poolStates(configRestarts map[int32]bool) []step.PoolState {
 		out = append(out, s)
 	}
 	return out
+}
+
+// poolView is a reconcile that looks at pool p alone, on the whole cluster as r has it.
+func (r *reconcile) poolView(p poolSet) reconcile {
+	return reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(r.whole, p.name), sts: p.sts, pods: p.pods,
+		whole: r.whole, focus: p.name, templateMayGrow: p.templateMayGrow}
 }
 
 // focusOn makes pool the one the reconcile looks at: r.bc becomes the focus view, r.sts and
@@ -145,8 +155,8 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	r.configRestarts = configRestarts
-	states := r.poolStates(configRestarts)
+	r.observePoolRollouts(configRestarts)
+	states := r.poolStates()
 	if leader := r.leaderPool(ctx, states); leader != "" {
 		for i := range states {
 			states[i].Leader = states[i].Name == leader
@@ -157,7 +167,7 @@ func (r *reconcile) runPools(ctx context.Context) (result, error) {
 	if err := r.readRestartingPod(ctx); err != nil {
 		return result{}, err
 	}
-	lostRecheck := r.observeFocus(ctx, plan, configRestarts)
+	lostRecheck := r.observeFocus(ctx, plan)
 	s := r.holdForJoining(step.Decide(r.obs), plan)
 	if s.Kind != step.WaitForJoiningBrokers && s.Kind != step.None {
 		s.Reason = "pool " + r.focus + ": " + s.Reason
@@ -186,8 +196,8 @@ func (r *reconcile) syncPoolsClusterConfig(ctx context.Context) (map[int32]bool,
 		if brokerpod.ReadyBelow(p.pods, p.current) == 0 {
 			continue
 		}
-		view := brokers.FocusView(r.whole, p.name)
-		v := reconcile{c: r.c, nc: r.nc, bc: view, pods: p.pods}
+		v := r.poolView(p)
+		view := v.bc
 		restarts, recheck, err := v.syncClusterConfig(ctx)
 		if err != nil {
 			return nil, 0, err
@@ -206,7 +216,7 @@ func (r *reconcile) syncPoolsClusterConfig(ctx context.Context) (map[int32]bool,
 func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
 	var recheck time.Duration
 	for i, p := range r.pools {
-		view := reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(r.whole, p.name), pods: p.pods}
+		view := r.poolView(p)
 		again, err := view.deleteClaimlessPods(ctx)
 		if err != nil {
 			return 0, err
@@ -224,7 +234,7 @@ func (r *reconcile) eachPool(ctx context.Context) (time.Duration, error) {
 // its rollout when the plan looks at it (no move under way, or a restart to go on with), its
 // brokers whose node is gone when the plan looks for them, the other pools in sight, and the
 // brokers' view. It returns when to look at a lost broker again.
-func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, configRestarts map[int32]bool) time.Duration {
+func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan) time.Duration {
 	bc, st := r.bc, r.bc.Status
 	r.obs = step.Observation{
 		Cluster:         objects.FocusSet(bc),
@@ -238,7 +248,7 @@ func (r *reconcile) observeFocus(ctx context.Context, plan step.PoolPlan, config
 		Elsewhere:       r.elsewhere(),
 	}
 	if plan.Rollout {
-		r.observeFocusRollout(configRestarts)
+		r.observeFocusRollout()
 	} else {
 		r.obs.Rollout.AllReady = true
 	}
@@ -318,6 +328,6 @@ func (r *reconcile) wholeStatus(s step.Step, next v1alpha1.BrokerClusterStatus, 
 	step.PoolConditions(r.whole, s, &merged, now)
 	after := *r.whole
 	after.Status = merged
-	merged.DisruptionPreview = r.poolsPreview(&after, next.DisruptionPreview, r.configRestarts)
+	merged.DisruptionPreview = r.poolsPreview(&after, next.DisruptionPreview)
 	return merged
 }

@@ -41,12 +41,6 @@ func (r *reconcile) growPoolVolumes(ctx context.Context) (time.Duration, error) 
 	return 0, nil
 }
 
-// poolView is a reconcile that looks at pool p alone, on the whole cluster as r has it.
-func (r *reconcile) poolView(p poolSet) reconcile {
-	return reconcile{c: r.c, nc: r.nc, bc: brokers.FocusView(r.whole, p.name), sts: p.sts, pods: p.pods,
-		whole: r.whole, focus: p.name, templateMayGrow: p.templateMayGrow}
-}
-
 // patchStorageStatus writes the storage status of the pool the reconcile looks at: status.storage
 // for a cluster without pools and for the default pool, the pool's status.pools entry for a
 // named one; conds are the whole cluster's conditions. r.bc becomes the view of what it wrote.

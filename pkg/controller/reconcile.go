@@ -44,11 +44,9 @@ type reconcile struct {
 	// whole is the BrokerCluster of a cluster with pools, as read; bc is then the focus view
 	// of the pool the reconcile looks at (pools.go). nil for a cluster without pools.
 	whole *v1alpha1.BrokerCluster
-	// pools are a cluster with pools' pools, and focus the one looked at; configRestarts the
-	// brokers, of any pool, that wait for a restart for a cluster property.
-	pools          []poolSet
-	focus          string
-	configRestarts map[int32]bool
+	// pools are a cluster with pools' pools, and focus the one looked at.
+	pools []poolSet
+	focus string
 }
 
 // sync reconciles one BrokerCluster: read, decide one step, write, return.
