@@ -142,9 +142,9 @@ type PoolCounts struct {
 // MergeFocusStatus folds next, the status a step wrote while looking at pool (FocusStatus
 // changed by NextStatus), into bc's whole status: the pool's C and B go to its status.pools
 // entry (and, for the default pool, to the top-level fields), a broker another pool is
-// decommissioning or restarting stays recorded, and every pool of PoolsOf gets an entry with its counts. A
-// pool removed from the spec is dropped once it has no broker and its objects are gone: until
-// then its entry is how the operator knows to drain it and delete them.
+// decommissioning or restarting stays recorded, and every pool of PoolsOf gets an entry with
+// its counts. A pool removed from the spec is dropped once it has no broker and its objects are
+// gone: until then its entry is how the operator knows to drain it and delete them.
 func MergeFocusStatus(bc *v1alpha1.BrokerCluster, pool string, next v1alpha1.BrokerClusterStatus, counts map[string]PoolCounts) v1alpha1.BrokerClusterStatus {
 	out := *next.DeepCopy()
 	if pool != DefaultPool {
@@ -203,10 +203,11 @@ func poolEntry(pools []v1alpha1.PoolStatus, name string) *v1alpha1.PoolStatus {
 	return nil
 }
 
-// PoolConditions sets the Ready, Scaling and Restarting conditions of st, the whole status of bc, a cluster with pools, after step s: they speak of every pool,
-// where NextStatus spoke of the one pool the step looked at. Scaling is true while a pool's C differs from its D, a broker
-// is being decommissioned or a pool's shrink is held; Ready once every pool has its D brokers
-// ready and nothing scales.
+// PoolConditions sets the Ready, Scaling and Restarting conditions of st, the whole status of
+// bc, a cluster with pools, after step s: they speak of every pool, where NextStatus spoke of
+// the one pool the step looked at. Scaling is true while a pool's C differs from its D, a
+// broker is being decommissioned or a pool's shrink is held; Ready once every pool has its D
+// brokers ready and nothing scales.
 func PoolConditions(bc *v1alpha1.BrokerCluster, s Step, st *v1alpha1.BrokerClusterStatus, now time.Time) {
 	var parts []string
 	up, down := false, false
