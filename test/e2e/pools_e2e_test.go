@@ -238,6 +238,14 @@ func TestChangeOfMindDuringAMove(t *testing.T) {
 	movePatch(t, ns, name, 0, landingPool("blue", 3))
 	draining := env.AwaitDraining(t, ns, name)
 	movePatch(t, ns, name, 3, landingPool("blue", 0))
+	// The simulator's drain time counts for drains under way too: made short before the
+	// recommission, it would let the draining broker leave first.
+	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, convergeLimit, true, func(context.Context) (bool, error) {
+		return len(adminCalls(ns, name, "recommission")) > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("broker %d was never recommissioned after the change of mind: %v", draining, err)
+	}
 	sim.SetDrainTime(time.Second) // blue's brokers drain quickly
 	awaitMoved(t, ns, name, map[string]int32{v1alpha1.DefaultPoolName: 3, "blue": 0})
 
