@@ -48,6 +48,10 @@ func (n *namespaceCache) serviceAccounts(ns string) writeback.Interface[*corev1.
 	return writeback.Wrap[*corev1.ServiceAccount, *corev1.ServiceAccountList, *applycorev1.ServiceAccountApplyConfiguration](n.kubeClient.CoreV1().ServiceAccounts(ns), ns, n.serviceAccountOverlay)
 }
 
+func (n *namespaceCache) configMaps(ns string) writeback.Interface[*corev1.ConfigMap, *corev1.ConfigMapList, *applycorev1.ConfigMapApplyConfiguration] {
+	return writeback.Wrap[*corev1.ConfigMap, *corev1.ConfigMapList, *applycorev1.ConfigMapApplyConfiguration](n.kubeClient.CoreV1().ConfigMaps(ns), ns, n.configMapOverlay)
+}
+
 func (n *namespaceCache) pods(ns string) writeback.Interface[*corev1.Pod, *corev1.PodList, *applycorev1.PodApplyConfiguration] {
 	return writeback.Wrap[*corev1.Pod, *corev1.PodList, *applycorev1.PodApplyConfiguration](n.kubeClient.CoreV1().Pods(ns), ns, n.podOverlay)
 }

@@ -89,8 +89,8 @@ func TestNamespacesDispatch(t *testing.T) {
 	if res, err := c.sync(t.Context(), "c/x"); err != nil || res.RequeueAfter != 0 {
 		t.Errorf("sync of an unwatched namespace: %+v, %v", res, err)
 	}
-	if n := len(c.Overlays()); n != 12 {
-		t.Errorf("%d overlays, want 6 resources × 2 namespaces", n)
+	if n := len(c.Overlays()); n != 14 {
+		t.Errorf("%d overlays, want 7 resources × 2 namespaces", n)
 	}
 
 	all, err := NewController(Config{KubeClient: kubefake.NewClientset(), BrokerClient: brokerfake.NewClientset()})

@@ -115,6 +115,7 @@ func (c *Controller) addHandlers(nc *namespaceCache) error {
 		nc.addHandler(nc.serviceInformer, owned(controllerOwner)),
 		nc.addHandler(nc.pdbInformer, owned(controllerOwner)),
 		nc.addHandler(nc.serviceAccountInformer, owned(controllerOwner)),
+		nc.addHandler(nc.configMapInformer, owned(controllerOwner)),
 		nc.addHandler(nc.podInformer, owned(instanceOwner)),
 	)
 }

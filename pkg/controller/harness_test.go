@@ -73,6 +73,8 @@ type harnessOptions struct {
 	// pools are the named pools the simulator serves, declared before the controller's
 	// address template is rendered (pools_test.go).
 	pools []string
+	// kubeObjects are in the apiserver before the controller starts, made by someone else.
+	kubeObjects []runtime.Object
 }
 
 // The superuser of harnesses with auth.
@@ -170,6 +172,11 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 			t.Fatal(err)
 		}
 	}
+	for _, obj := range opts.kubeObjects {
+		if err := h.kubeTrack.Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.sim = admintest.NewServer(simOpts)
 	h.cluster = h.sim.Cluster(testNamespace, testName)
 	for _, p := range opts.pools {
@@ -199,7 +206,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		UpdateFunc: func(_, _ interface{}) { h.signal() },
 		DeleteFunc: func(interface{}) { h.signal() },
 	}
-	for _, inf := range []cache.SharedIndexInformer{h.nc.brokerClusterInformer, h.nc.statefulSetInformer, h.nc.serviceInformer, h.nc.pdbInformer, h.nc.podInformer, h.nc.serviceAccountInformer} {
+	for _, inf := range []cache.SharedIndexInformer{h.nc.brokerClusterInformer, h.nc.statefulSetInformer, h.nc.serviceInformer, h.nc.pdbInformer, h.nc.podInformer, h.nc.serviceAccountInformer, h.nc.configMapInformer} {
 		if _, err := inf.AddEventHandler(signal); err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +216,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	}
 	if err := h.kubeWatches.Await(ctx, appsv1.SchemeGroupVersion.WithResource("statefulsets"), corev1.SchemeGroupVersion.WithResource("services"),
 		policyv1.SchemeGroupVersion.WithResource("poddisruptionbudgets"), corev1.SchemeGroupVersion.WithResource("pods"),
-		corev1.SchemeGroupVersion.WithResource("serviceaccounts")); err != nil {
+		corev1.SchemeGroupVersion.WithResource("serviceaccounts"), corev1.SchemeGroupVersion.WithResource("configmaps")); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.bcWatches.Await(ctx, v1alpha1.SchemeGroupVersion.WithResource("brokerclusters")); err != nil {

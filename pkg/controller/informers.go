@@ -39,6 +39,9 @@ type namespaceCache struct {
 	// serviceAccountInformer sees only the service accounts the operator makes (the
 	// managed-by label), not those a spec names.
 	serviceAccountInformer cache.SharedIndexInformer
+	// configMapInformer sees the seeds ConfigMaps of clusters with pools (the managed-by
+	// label), read every reconcile of such a cluster.
+	configMapInformer cache.SharedIndexInformer
 
 	brokerClusterOverlay  *writeback.Overlay
 	statefulSetOverlay    *writeback.Overlay
@@ -46,6 +49,7 @@ type namespaceCache struct {
 	pdbOverlay            *writeback.Overlay
 	podOverlay            *writeback.Overlay
 	serviceAccountOverlay *writeback.Overlay
+	configMapOverlay      *writeback.Overlay
 
 	// overlaid reads see the controller's own writes; raw reads are the informers' alone.
 	overlaid, raw listerSet
@@ -61,6 +65,7 @@ type listerSet struct {
 	services        corelisters.ServiceLister
 	pdbs            policylisters.PodDisruptionBudgetLister
 	serviceAccounts corelisters.ServiceAccountLister
+	configMaps      corelisters.ConfigMapLister
 	// serviceIndex and pods are read by cluster (byCluster: clusterServices, clusterPods), not
 	// through a lister's List, which scans the whole namespace.
 	serviceIndex cache.Indexer
@@ -81,6 +86,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	n.pdbInformer = n.kubeFactory.Policy().V1().PodDisruptionBudgets().Informer()
 	n.podInformer = n.kubeFactory.Core().V1().Pods().Informer()
 	n.serviceAccountInformer = n.kubeFactory.Core().V1().ServiceAccounts().Informer()
+	n.configMapInformer = n.kubeFactory.Core().V1().ConfigMaps().Informer()
 	if err := objects.IndexByCluster(n.podInformer); err != nil {
 		return nil, fmt.Errorf("index pods by cluster: %w", err)
 	}
@@ -117,6 +123,9 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 	if n.serviceAccountOverlay, err = overlay("serviceaccounts", n.serviceAccountInformer); err != nil {
 		return nil, err
 	}
+	if n.configMapOverlay, err = overlay("configmaps", n.configMapInformer); err != nil {
+		return nil, err
+	}
 
 	n.overlaid = listerSet{
 		brokerClusters:  brokerlisters.NewBrokerClusterLister(n.brokerClusterOverlay),
@@ -125,6 +134,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 		serviceIndex:    n.serviceOverlay,
 		pdbs:            policylisters.NewPodDisruptionBudgetLister(n.pdbOverlay),
 		serviceAccounts: corelisters.NewServiceAccountLister(n.serviceAccountOverlay),
+		configMaps:      corelisters.NewConfigMapLister(n.configMapOverlay),
 		pods:            n.podOverlay,
 	}
 	n.raw = listerSet{
@@ -134,6 +144,7 @@ func newNamespaceCache(cfg Config, namespace string, metrics *writeback.Metrics)
 		serviceIndex:    n.serviceInformer.GetIndexer(),
 		pdbs:            policylisters.NewPodDisruptionBudgetLister(n.pdbInformer.GetIndexer()),
 		serviceAccounts: corelisters.NewServiceAccountLister(n.serviceAccountInformer.GetIndexer()),
+		configMaps:      corelisters.NewConfigMapLister(n.configMapInformer.GetIndexer()),
 		pods:            n.podInformer.GetIndexer(),
 	}
 	return n, nil
@@ -150,7 +161,7 @@ func (n *namespaceCache) addHandler(informer cache.SharedIndexInformer, h cache.
 }
 
 func (n *namespaceCache) overlays() []*writeback.Overlay {
-	return []*writeback.Overlay{n.brokerClusterOverlay, n.statefulSetOverlay, n.serviceOverlay, n.pdbOverlay, n.podOverlay, n.serviceAccountOverlay}
+	return []*writeback.Overlay{n.brokerClusterOverlay, n.statefulSetOverlay, n.serviceOverlay, n.pdbOverlay, n.podOverlay, n.serviceAccountOverlay, n.configMapOverlay}
 }
 
 func (n *namespaceCache) start(stop <-chan struct{}) {

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
 // syncInformers waits until every informer holds what the apiserver holds. BrokerCluster
@@ -65,15 +67,16 @@ func (h *harness) syncInformers() {
 	}
 }
 
-// syncKubeInformers waits until the StatefulSet, Service, PDB and Pod informers hold exactly
-// what the apiserver holds.
+// syncKubeInformers waits until the StatefulSet, Service, PDB, Pod, ServiceAccount and
+// ConfigMap informers hold exactly what the apiserver holds (of ConfigMaps, those with the
+// managed-by label).
 func (h *harness) syncKubeInformers() {
 	h.t.Helper()
 	type source struct {
 		informer cache.SharedIndexInformer
 		list     func() ([]metav1.Object, error)
 	}
-	objects := func(list runtime.Object, err error) ([]metav1.Object, error) {
+	metaOf := func(list runtime.Object, err error) ([]metav1.Object, error) {
 		if err != nil {
 			return nil, err
 		}
@@ -88,17 +91,21 @@ func (h *harness) syncKubeInformers() {
 	lo := metav1.ListOptions{}
 	sources := []source{
 		{h.nc.statefulSetInformer, func() ([]metav1.Object, error) {
-			return objects(h.kube.AppsV1().StatefulSets(testNamespace).List(h.ctx, lo))
+			return metaOf(h.kube.AppsV1().StatefulSets(testNamespace).List(h.ctx, lo))
 		}},
 		{h.nc.serviceInformer, func() ([]metav1.Object, error) {
-			return objects(h.kube.CoreV1().Services(testNamespace).List(h.ctx, lo))
+			return metaOf(h.kube.CoreV1().Services(testNamespace).List(h.ctx, lo))
 		}},
 		{h.nc.pdbInformer, func() ([]metav1.Object, error) {
-			return objects(h.kube.PolicyV1().PodDisruptionBudgets(testNamespace).List(h.ctx, lo))
+			return metaOf(h.kube.PolicyV1().PodDisruptionBudgets(testNamespace).List(h.ctx, lo))
 		}},
-		{h.nc.podInformer, func() ([]metav1.Object, error) { return objects(h.kube.CoreV1().Pods(testNamespace).List(h.ctx, lo)) }},
+		{h.nc.podInformer, func() ([]metav1.Object, error) { return metaOf(h.kube.CoreV1().Pods(testNamespace).List(h.ctx, lo)) }},
 		{h.nc.serviceAccountInformer, func() ([]metav1.Object, error) {
-			return objects(h.kube.CoreV1().ServiceAccounts(testNamespace).List(h.ctx, lo))
+			return metaOf(h.kube.CoreV1().ServiceAccounts(testNamespace).List(h.ctx, lo))
+		}},
+		{h.nc.configMapInformer, func() ([]metav1.Object, error) {
+			managed := metav1.ListOptions{LabelSelector: objects.ManagedBySelector}
+			return metaOf(h.kube.CoreV1().ConfigMaps(testNamespace).List(h.ctx, managed))
 		}},
 	}
 	for _, s := range sources {

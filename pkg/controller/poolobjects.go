@@ -151,8 +151,9 @@ func (r *reconcile) deletePoolService(ctx context.Context, p poolSet) error {
 // was asked this reconcile, the live members step.ChooseSeeds names. It is never emptied.
 func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	whole, ns := r.whole, r.whole.Namespace
-	cms := r.c.cfg.KubeClient.CoreV1().ConfigMaps(ns)
-	existing, err := cms.Get(ctx, objects.SeedsConfigMapName(whole), metav1.GetOptions{})
+	cms := r.nc.configMaps(ns)
+	name := objects.SeedsConfigMapName(whole)
+	existing, err := r.nc.listers().configMaps.ConfigMaps(ns).Get(name)
 	switch {
 	case apierrors.IsNotFound(err):
 		existing = nil
@@ -174,16 +175,35 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create the seeds of %s: %w", clusterKey(whole), err)
+		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			if err != nil {
+				return fmt.Errorf("create the seeds of %s: %w", clusterKey(whole), err)
+			}
+			return nil
 		}
-		return nil
+		// The informer holds only ConfigMaps with the managed-by label: one of this name without
+		// it is read from the apiserver, refused if it is another's, labelled again if ours.
+		existing, err = cms.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil // deleted since: the next reconcile makes it
+		}
+		if err != nil {
+			return fmt.Errorf("read the seeds of %s: %w", clusterKey(whole), err)
+		}
 	}
 	if err := r.checkOwned(existing); err != nil {
 		return err
 	}
-	if now, ok := objects.SeedsOf(existing); len(hosts) == 0 || (ok && slices.Equal(now, hosts)) {
+	now, ok := objects.SeedsOf(existing)
+	if len(hosts) == 0 {
+		hosts = now
+	}
+	if ok && slices.Equal(now, hosts) && existing.Labels[objects.LabelManagedBy] == objects.ManagedByValue {
 		return nil
+	}
+	if len(hosts) == 0 {
+		return nil // nothing better to write
 	}
 	cm, err := objects.NewSeedsConfigMap(whole, hosts)
 	if err != nil {

@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -119,6 +121,18 @@ func TestClusterRoleGrantsExactlyWhatTheControllerUses(t *testing.T) {
 	}
 	if st := h.stored().Status; st.CurrentReplicas != 0 || len(h.poolPods("blue")) != 3 {
 		t.Fatalf("the pools scenario did not finish its move: %+v", st)
+	}
+
+	// Someone else's ConfigMap where a cluster's seeds go: read by name once its create is
+	// refused, and refused in turn (seeds_test.go).
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: testName + "-seeds", Namespace: testNamespace}}
+	h = newHarness(t, harnessOptions{pools: []string{"blue"}, kubeObjects: []runtime.Object{foreign}})
+	h.onReconcileActions = record
+	bc := newBrokerCluster(0)
+	bc.Spec.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	h.create(bc)
+	for range 3 {
+		_, _ = h.reconcile() // refused: the seeds ConfigMap is another's
 	}
 
 	granted := grantedByClusterRole(t)
