@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -226,6 +227,9 @@ type ScaleRow struct {
 	Decommissions int
 	P50, P99      float64
 	MaxDepth      float64
+	// Reactions are the times from one cluster's spec change to the operator's first admin call
+	// for it, every other cluster idle, one change at a time.
+	Reactions []time.Duration
 }
 
 // WriteScaleTable writes the growth table of the first strategy measured, then every strategy's
@@ -288,6 +292,35 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Clusters, r.Strategy, ratio(r.QuietPerMin, b.QuietPerMin),
 			ratio(float64(r.BusyRequests), float64(b.BusyRequests)), ratio(r.BusyCPU, b.BusyCPU), ratio(r.Heap, b.Heap), ratio(r.RSS, b.RSS))
 	}
+	writeReactionTable(w, rows)
+}
+
+// writeReactionTable writes each row's reaction times (spec change to first admin call), when
+// any row has them.
+func writeReactionTable(w io.Writer, rows []ScaleRow) {
+	if !slices.ContainsFunc(rows, func(r ScaleRow) bool { return len(r.Reactions) > 0 }) {
+		return
+	}
+	fmt.Fprintln(w, "\nReaction time, from one cluster's spec change to the operator's first admin call for it, the other clusters idle:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| clusters | strategy | changes | p50 ms | p99 ms | max ms |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+	for _, r := range rows {
+		if len(r.Reactions) == 0 {
+			continue
+		}
+		sorted := slices.Sorted(slices.Values(r.Reactions))
+		fmt.Fprintf(w, "| %d | %s | %d | %s | %s | %s |\n", r.Clusters, r.Strategy, len(sorted),
+			ms(nearestRank(sorted, 0.50)), ms(nearestRank(sorted, 0.99)), ms(sorted[len(sorted)-1]))
+	}
+}
+
+// nearestRank is the q-quantile of sorted by the nearest-rank method: the smallest value with at
+// least q of the values at or below it.
+func nearestRank(sorted []time.Duration, q float64) time.Duration {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
 }
 
 // componentRestarts lists restarts by component name, in name order, or "none".

@@ -132,15 +132,28 @@ func TestWriteScaleTable(t *testing.T) {
 		{Clusters: 100, Strategy: "uncached", RSS: 40 << 20, Heap: 10 << 20, QuietPerMin: 0, BusyRequests: 2000, BusyCPU: 3},
 		{Clusters: 300, Strategy: "writeback", RSS: 60 << 20, Heap: 30 << 20, Decommissions: 300},
 	}
+	// 100 reactions of 1 ms to 100 ms: the p50 is the 50th, the p99 the 99th.
+	for i := 100; i >= 1; i-- {
+		rows[0].Reactions = append(rows[0].Reactions, time.Duration(i)*time.Millisecond)
+	}
 	var b strings.Builder
 	WriteScaleTable(&b, rows)
 	for _, want := range []string{
 		"| 100 | 1m0s | 40.0 | 10.0 | 102.4 | 0.0 | 800 | 8.0 | 2.0 | 20.0 | 5 / 50 | 30 | 1m0s |",
 		"| 100 | uncached | 1.00 (0 / 0) | 2.50 | 1.50 | 1.00 | 1.00 |",
 		"| 300 | 0s | 60.0 | 30.0 | 102.4 | 0.0 | 0 | 0.0 |", // 20 MiB more for 200 more clusters
+		"| 100 | writeback | 100 | 50.0 | 99.0 | 100.0 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	if strings.Contains(b.String(), "| 100 | uncached | 0 |") {
+		t.Errorf("a row without reactions has a reaction line:\n%s", b.String())
+	}
+	var none strings.Builder
+	WriteScaleTable(&none, rows[1:])
+	if strings.Contains(none.String(), "Reaction time") {
+		t.Errorf("a reaction table without reactions:\n%s", none.String())
 	}
 }

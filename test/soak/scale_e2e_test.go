@@ -208,8 +208,9 @@ func (h *rig) stopProc(p *proc) {
 }
 
 // measure runs one operator with strategy over the n clusters: it waits until the operator has
-// settled (its queue empty and no reconcile request for 5 s), measures a quiet window, then one
-// scale-down of every cluster, then scales them back up unmeasured.
+// settled (its queue empty and no reconcile request for 5 s), measures a quiet window, times its
+// reaction to single spec changes (reaction_e2e_test.go), then one scale-down of every cluster,
+// then scales them back up unmeasured.
 func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, error) {
 	row := ScaleRow{Clusters: n, Strategy: strategy}
 	p, url, err := h.startMeasured(strategy, fmt.Sprintf("%s-%d", strategy, n))
@@ -233,6 +234,20 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 	st1 := p.proxy.Stats()
 	row.QuietPerMin = float64(st1.Work()-st0.Work()) / quiet.Minutes()
 	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_gc_heap_live_bytes")
+
+	if *flagReactions > 0 {
+		if row.Reactions, err = h.reactions(*flagReactions); err != nil {
+			return row, err
+		}
+		// The busy phase's counts start after the reactions' reconciles.
+		if err := h.settle(p, url); err != nil {
+			return row, err
+		}
+		if m1, err = scrape(h.ctx, url); err != nil {
+			return row, err
+		}
+		st1 = p.proxy.Stats()
+	}
 
 	calls := h.decommissionCalls()
 	begin := time.Now()
