@@ -37,6 +37,9 @@ func (r *clusterRun) decommissions() int {
 		if !s.End.IsZero() && s.To < s.From {
 			n += int(s.From - s.To)
 		}
+		if !s.End.IsZero() {
+			n += int(s.Moved)
+		}
 	}
 	return n
 }
@@ -50,7 +53,9 @@ func newBrokerCluster(ns, name string, replicas int32, adminPort int) *v1alpha1.
 // drive runs one cluster until stop is set: create it, wait until it is ready, then set each of
 // the targets drawn from rng (scale-downs by one broker with scale-ups mixed in, as the race
 // experiment draws them) and wait for each to converge. Rolling restarts are mixed in: the first
-// step after bring-up, then in place of a scaling step with probability -rollout-share. A step whose cluster makes no
+// step after bring-up, then in place of a scaling step with probability -rollout-share. So are
+// pool moves, every broker to pool blue and back (moveNext): the step after the first rollout,
+// then with probability -move-share. A step whose cluster makes no
 // progress for stepTimeout (harness.Clusters.Await) leaves the cluster stuck, and its run ends there. Writes by the harness are retried
 // until they succeed or the step's time is up: the apiserver may be down.
 func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atomic.Bool) *clusterRun {
@@ -75,7 +80,7 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 	cur := sched.Initial
 	targets := sched.Targets
 	var restore func() // set while a scale-up asked for by the stuck-drain fault runs
-	rollouts := 0
+	rollouts, moves := 0, 0
 	for len(targets) > 0 {
 		if stop.Load() || ctx.Err() != nil {
 			return run
@@ -94,6 +99,13 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 		if rolloutNext(rollouts, restore != nil, h.s.rolloutShare, rng) {
 			rollouts++
 			if !h.rollOut(ctx, name, cur, rollouts, run) {
+				return run
+			}
+			continue
+		}
+		if moveNext(moves, rollouts, restore != nil, h.s.moveShare, rng) {
+			moves++
+			if !h.moveAndBack(ctx, name, cur, run) {
 				return run
 			}
 			continue

@@ -12,6 +12,9 @@ type Step struct {
 	// Rollout marks a rolling restart (a change of the pod template); From and To are then the
 	// cluster's replicas, unchanged.
 	Rollout bool
+	// Moved is the brokers a pool move took from one pool to the other (From and To are then
+	// the cluster's brokers, unchanged): each of them was decommissioned.
+	Moved int32
 }
 
 // ConvergeAfter returns, for a fault at at, how long after it each step then in progress

@@ -27,3 +27,14 @@ func rolloutNext(rollouts int, scaleUpPending bool, share float64, rng *rand.Ran
 	}
 	return rollouts == 0 || rng.Float64() < share
 }
+
+// moveNext tells whether a cluster's driver makes a pool move its next step: the step after
+// its first rolling restart always is one (so that every cluster moves once early, while the
+// faults run), then a step with probability share (-move-share). A share of 0 never moves.
+// Never while the stuck-drain fault's scale-up is pending, as for rolloutNext.
+func moveNext(moves, rollouts int, scaleUpPending bool, share float64, rng *rand.Rand) bool {
+	if scaleUpPending || share == 0 || rollouts == 0 {
+		return false
+	}
+	return moves == 0 || rng.Float64() < share
+}

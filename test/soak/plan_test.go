@@ -50,3 +50,27 @@ func TestRolloutNextWaitsForAPendingScaleUp(t *testing.T) {
 		t.Fatalf("%d rollouts in 10,000 steps, want about one in five", rollouts)
 	}
 }
+
+func TestMoveNext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if moveNext(0, 0, false, 0.1, rng) {
+		t.Fatal("a move before the first rollout")
+	}
+	if !moveNext(0, 1, false, 0.1, rng) {
+		t.Fatal("the step after the first rollout must be a move")
+	}
+	for range 1000 {
+		if moveNext(0, 1, true, 0.1, rng) || moveNext(0, 1, false, 0, rng) {
+			t.Fatal("a move before the pending scale-up, or with -move-share=0")
+		}
+	}
+	moves := 0
+	for range 10000 {
+		if moveNext(1, 1, false, 0.1, rng) {
+			moves++
+		}
+	}
+	if moves < 800 || moves > 1200 {
+		t.Fatalf("%d moves in 10,000 steps, want about one in ten", moves)
+	}
+}

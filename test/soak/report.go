@@ -48,6 +48,9 @@ type Result struct {
 	// maintenance mode for a restart (the simulator's calls); InjectedDown the brokers the
 	// broker-down-during-restart fault took down.
 	Rollouts, Restarts, InjectedDown int
+	// Moves counts the pool moves that converged (every broker of the cluster to pool blue, or
+	// back), each decommissioning every broker of the pool it left.
+	Moves int
 	// CannotStart counts the pods of bad images that could not start (bad-image-rollout);
 	// SlowRecoveries the restarted brokers that reclaimed their load slowly (slow-recovery).
 	CannotStart, SlowRecoveries int
@@ -131,9 +134,10 @@ func WriteReport(w io.Writer, r Result) error {
 	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
 	row("BrokerClusters", r.Clusters)
 	row("scaling steps converged", r.Steps)
-	row("decommissions (scale-down by one broker)", r.Decommissions)
+	row("decommissions (a scale-down by one broker, or one broker a pool move took)", r.Decommissions)
 	row("scale-ups", r.ScaleUps)
 	row("rolling restarts converged (image and pod annotation changes)", r.Rollouts)
+	row("pool moves converged (every broker to pool blue, or back; counted among the decommissions)", r.Moves)
 	row("brokers restarted through maintenance mode", r.Restarts)
 	row("brokers taken down during a restart (broker-down-during-restart)", r.InjectedDown)
 	row("pods that could not start: ImagePullBackOff, CrashLoopBackOff (bad-image-rollout)", r.CannotStart)

@@ -43,6 +43,7 @@ var (
 	flagMaxDuration   = flag.Duration("max-duration", 0, "stop starting new steps after this long, whatever was reached (quick: 6m; full: 85m)")
 	flagLag           = flag.String("lag", "0-100ms", "delay of each chunk of the operator's watch streams while the lag fault is on")
 	flagSeed          = flag.Uint64("seed", 0, "seed of the schedules, the faults and the lags; 0 draws one from the clock (it is printed)")
+	flagMoveShare     = flag.Float64("move-share", 0, "the chance that a cluster's next step moves every broker to pool blue and back (each cluster's step after its first rollout always does) (quick: 0.1; full: 0.03); -move-share=-1 never moves")
 	flagRolloutShare  = flag.Float64("rollout-share", 0, "the chance that a cluster's next step is a rolling restart rather than a scaling step (quick: 0.2; full: 0.05, as a rollout of N brokers takes about N times a scaling step)")
 	flagDrain         = flag.Duration("drain", time.Second, "how long a decommission drains in the simulator")
 	flagStepTimeout   = flag.Duration("step-timeout", 3*time.Minute, "a cluster that makes no progress on a step for this long (status unchanged) counts as stuck")
@@ -59,6 +60,7 @@ type settings struct {
 	seed                    uint64
 	drain, stepTimeout      time.Duration
 	rolloutShare            float64
+	moveShare               float64
 	bringUp                 time.Duration
 	out                     string
 	scale                   bool // TestSoakScale
@@ -67,10 +69,10 @@ type settings struct {
 func parseSettings() (settings, error) {
 	s := settings{full: *flagFull, clusters: 6, decommissions: 18, rounds: 1, faultEvery: 6 * time.Second, faultWindow: 5 * time.Second,
 		maxDuration: 6 * time.Minute, seed: *flagSeed, drain: *flagDrain, stepTimeout: *flagStepTimeout, bringUp: 5 * time.Minute, out: *flagOut,
-		rolloutShare: 0.2}
+		rolloutShare: 0.2, moveShare: 0.1}
 	if s.full {
 		s.clusters, s.decommissions, s.rounds, s.faultEvery, s.faultWindow, s.maxDuration = 40, 10000, 20, 20*time.Second, 15*time.Second, 85*time.Minute
-		s.rolloutShare = 0.05
+		s.rolloutShare, s.moveShare = 0.05, 0.03
 		if s.out == "" {
 			s.out = "docs/soak.md"
 		}
@@ -94,13 +96,19 @@ func parseSettings() (settings, error) {
 	if *flagRolloutShare != 0 {
 		s.rolloutShare = *flagRolloutShare
 	}
+	switch {
+	case *flagMoveShare < 0:
+		s.moveShare = 0
+	case *flagMoveShare > 0:
+		s.moveShare = *flagMoveShare
+	}
 	var err error
 	if s.lag, err = harness.ParseLag(*flagLag); err != nil {
 		return s, err
 	}
 	if s.clusters < 1 || s.decommissions < 0 || s.rounds < 1 || s.faultEvery <= 0 || s.faultWindow <= 0 || s.maxDuration <= 0 || s.drain < 0 || s.stepTimeout <= 0 ||
-		s.rolloutShare < 0 || s.rolloutShare > 1 {
-		return s, fmt.Errorf("-clusters, -rounds, -fault-every, -fault-window, -max-duration and -step-timeout must be positive; -decommissions and -drain not negative; -rollout-share between 0 and 1")
+		s.rolloutShare < 0 || s.rolloutShare > 1 || s.moveShare > 1 {
+		return s, fmt.Errorf("-clusters, -rounds, -fault-every, -fault-window, -max-duration and -step-timeout must be positive; -decommissions and -drain not negative; -rollout-share between 0 and 1; -move-share at most 1")
 	}
 	s.seed = harness.DrawSeed(s.seed)
 	return s, nil
@@ -311,6 +319,10 @@ func TestSoak(t *testing.T) {
 				res.Rollouts++
 				continue
 			}
+			if st.Moved > 0 {
+				res.Moves++
+				continue
+			}
 			res.Steps++
 			if st.To > st.From {
 				res.ScaleUps++
@@ -412,6 +424,9 @@ func TestSoak(t *testing.T) {
 	}
 	if !s.full && res.Rollouts == 0 {
 		t.Error("no rolling restart converged")
+	}
+	if !s.full && s.moveShare > 0 && res.Moves == 0 {
+		t.Error("no pool move converged")
 	}
 	if t.Failed() {
 		t.Logf("operator logs kept in %s", h.dir)
@@ -520,6 +535,13 @@ func setUp(t *testing.T, s settings) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.sim.Close)
+	if !s.scale && s.moveShare > 0 {
+		// Before the operator renders its address template, which names only the pools that
+		// exist then (admintest.Server.BrokerAddressTemplate).
+		for _, name := range h.names {
+			h.sim.Cluster(h.ns, name).Pool(movePool)
+		}
+	}
 	pods, err := brokersim.StartPodSync(context.WithoutCancel(ctx), h.kube, h.sim, h.ns)
 	if err != nil {
 		t.Fatal(err)
