@@ -72,9 +72,10 @@ func (r *reconcile) readPools(ctx context.Context) error {
 // poolStates are what step.PlanPools rests on: each pool's D and C, whether its broker is the
 // one being decommissioned or restarted, how many of its pods wait for a restart, and the
 // first of its pods below C that has not joined as far as the pods tell (made, Ready, its
-// broker's ID recorded).
+// broker's ID recorded), and why, in the pod's own words when it cannot come up by itself.
 func (r *reconcile) poolStates() []step.PoolState {
 	owner, restarting := step.DecommissioningPool(r.whole), step.RestartPool(r.whole)
+	now := r.c.cfg.Clock.Now()
 	out := make([]step.PoolState, 0, len(r.pools))
 	for _, p := range r.pools {
 		s := step.PoolState{Name: p.name, Desired: p.desired, Current: p.current, Decommissioning: p.name == owner,
@@ -89,6 +90,9 @@ func (r *reconcile) poolStates() []step.PoolState {
 				s.Joining, s.JoiningWhy = name, "its pod is not made yet"
 			case !brokerpod.IsReady(pod):
 				s.Joining, s.JoiningWhy = name, "its pod is not Ready"
+				if why, stuck := brokerpod.Stuck(pod, now); stuck {
+					s.Joining, s.JoiningWhy = name, "it cannot come up: "+why
+				}
 			default:
 				if _, identified := brokerpod.NodeID(pod); !identified {
 					s.Joining, s.JoiningWhy = name, "its broker is not known yet"

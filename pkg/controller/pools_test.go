@@ -16,6 +16,7 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
 )
 
@@ -199,6 +200,55 @@ func TestMoveWaitsForEveryNewBroker(t *testing.T) {
 	}
 	if bc := h.stored(); bc.Status.CurrentReplicas != 0 || len(h.decommissionCalls()) != 3 {
 		t.Errorf("after blue-2 came back: C=%d, decommissions %v; want the move done", bc.Status.CurrentReplicas, h.decommissionCalls())
+	}
+}
+
+// A new broker whose pod the scheduler finds no node for holds the move, and the Scaling
+// condition says why in the scheduler's words once the pod's grace has passed, not only that
+// the pod is not Ready.
+func TestMoveSaysWhyANewBrokerCannotComeUp(t *testing.T) {
+	h := newHarness(t, harnessOptions{pools: []string{"blue"}})
+	h.bringUp(3)
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Replicas = 0
+		s.Pools = []v1alpha1.BrokerPool{bluePool(3)}
+	})
+	if _, err := h.reconcile(); err != nil { // blue scales up; its pods are made
+		t.Fatal(err)
+	}
+	const why = "0/8 nodes are available: 8 node(s) had untolerated taint(s)."
+	name := testName + "-blue-1"
+	pod, err := h.kube.CoreV1().Pods(testNamespace).Get(h.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod.Spec.NodeName = ""
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+		Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: why, LastTransitionTime: metav1.NewTime(h.clock.Now())}}}
+	if _, err := h.kube.CoreV1().Pods(testNamespace).UpdateStatus(h.ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.cluster.Pool("blue").Down(1)
+	// Its claim is there: it is a node that is missing (claimless.go deletes a pod without one).
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "datadir-" + name, Namespace: testNamespace}}
+	if _, err := h.kube.CoreV1().PersistentVolumeClaims(testNamespace).Create(h.ctx, claim, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.syncInformers()
+	h.clock.Step(brokerpod.UnschedulableGrace)
+	for range 5 {
+		if _, err := h.reconcile(); err != nil {
+			t.Logf("reconcile: %v", err)
+		}
+	}
+	if calls := h.decommissionCalls(); len(calls) > 0 {
+		t.Fatalf("decommissioned %v while blue's pod 1 had no node; events %v; status %+v", calls, h.events(), h.stored().Status)
+	}
+	scaling := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionScaling)
+	for _, want := range []string{name, "cannot be scheduled", why} {
+		if scaling == nil || !strings.Contains(scaling.Message, want) {
+			t.Errorf("Scaling condition %+v lacks %q", scaling, want)
+		}
 	}
 }
 

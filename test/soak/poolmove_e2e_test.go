@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/test/framework"
 	"github.com/broker-operator/broker-operator/test/harness"
 )
 
@@ -32,6 +33,7 @@ func (h *rig) movePool(ctx context.Context, name string, def, pool int32, run *c
 	moved := max(def, pool)
 	spec := map[string]any{"replicas": def, "pools": []v1alpha1.BrokerPool{{
 		Name: movePool, Replicas: pool, Storage: v1alpha1.StorageSpec{Size: resource.MustParse("1Gi")},
+		NodeSelector: framework.FakeNodeSelector(), Tolerations: framework.FakeNodeTolerations(),
 	}}}
 	patch, err := json.Marshal(map[string]any{"spec": spec})
 	if err != nil {
