@@ -103,7 +103,9 @@ func (h *rig) drive(ctx context.Context, name string, rng *rand.Rand, stop *atom
 			}
 			continue
 		}
-		if moveNext(moves, rollouts, restore != nil, h.s.moveShare, rng) {
+		// Both pools run on the same fake nodes, one broker per node across the cluster: a move
+		// needs a node for each new broker beside each old one.
+		if moveNext(moves, rollouts, restore != nil, h.s.moveShare, rng) && 2*int(cur) <= len(h.cp.FakeNodes()) {
 			moves++
 			if !h.moveAndBack(ctx, name, cur, run) {
 				return run
