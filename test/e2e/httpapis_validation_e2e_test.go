@@ -37,7 +37,7 @@ func TestHTTPAPISpecsOnTheAPIServer(t *testing.T) {
 			s.SchemaRegistry, s.HTTPProxy = &v1alpha1.SchemaRegistrySpec{Port: 8082}, &v1alpha1.HTTPProxySpec{}
 		}, "must differ from each other"},
 		{"the HTTP Proxy on the admin port", func(s *v1alpha1.BrokerClusterSpec) {
-			s.HTTPProxy = &v1alpha1.HTTPProxySpec{Port: 9644}
+			s.HTTPProxy = &v1alpha1.HTTPProxySpec{Port: s.AdminAPI.Port}
 		}, "must differ from each other"},
 		{"http_basic without SASL", func(s *v1alpha1.BrokerClusterSpec) {
 			s.SchemaRegistry = &v1alpha1.SchemaRegistrySpec{AuthenticationMethod: v1alpha1.HTTPAuthBasic}
