@@ -21,9 +21,10 @@ type TLSListener struct {
 
 // Name is the listener as the operator's objects and metrics name it: kafka-internal,
 // kafka-external, schema-registry-internal, http-proxy-external and so on.
-func (l TLSListener) Name() string { return l.api() + "-" + l.Listener }
+func (l TLSListener) Name() string { return l.APIName() + "-" + l.Listener }
 
-func (l TLSListener) api() string {
+// APIName is l.API, KafkaAPI when it is empty.
+func (l TLSListener) APIName() string {
 	if l.API == "" {
 		return KafkaAPI
 	}
@@ -31,7 +32,7 @@ func (l TLSListener) api() string {
 }
 
 // MountDir is where the brokers mount the listener's Secret.
-func (l TLSListener) MountDir() string { return TLSMountDir(l.api(), l.Listener) }
+func (l TLSListener) MountDir() string { return TLSMountDir(l.APIName(), l.Listener) }
 
 // SecretName is the Secret the brokers mount for the listener: the one the spec names, or the
 // one the operator's cert-manager Certificate writes (CertificateName).
@@ -123,7 +124,7 @@ func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32,
 // externalOf is the external listener l is, in the Kafka listener's shape; nil when the spec
 // has none.
 func externalOf(bc *v1alpha1.BrokerCluster, l TLSListener) *v1alpha1.ExternalListener {
-	if l.api() == KafkaAPI {
+	if l.APIName() == KafkaAPI {
 		if bc.Spec.Kafka == nil {
 			return nil
 		}

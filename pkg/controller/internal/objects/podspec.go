@@ -198,11 +198,7 @@ type listenerTLSSecret struct{ volume, secret, dir string }
 func listenerTLSSecrets(bc *v1alpha1.BrokerCluster) []listenerTLSSecret {
 	var out []listenerTLSSecret
 	for _, l := range brokerconfig.TLSListeners(bc) {
-		api := l.API
-		if api == "" {
-			api = brokerconfig.KafkaAPI
-		}
-		out = append(out, listenerTLSSecret{api + "-tls-" + l.Listener, l.SecretName(bc.Name), l.MountDir()})
+		out = append(out, listenerTLSSecret{l.APIName() + "-tls-" + l.Listener, l.SecretName(bc.Name), l.MountDir()})
 	}
 	return out
 }
