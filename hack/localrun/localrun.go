@@ -183,6 +183,10 @@ In another terminal:
   %[1]s patch bc/example --type=merge -p '%[6]s'
                                   # move every broker to pool blue (docs/pools.md)
   %[1]s get bc -o wide -w         # the POOLS column follows the move
+  %[1]s patch bc/example --type=merge -p '{"spec":{"schemaRegistry":{},"httpProxy":{}}}'
+                                  # Schema Registry and HTTP Proxy on; the brokers restart onto it
+  %[1]s get svc example -o jsonpath='{range .spec.ports[*]}{.name}={.port}{"\n"}{end}'
+                                  # where each is reached (docs/schema-registry-and-http-proxy.md)
 
 Brokers are simulated: a Pod's broker joins when the Pod is Ready (after %[3]s) and a
 decommissioned broker drains for %[4]s, so scaling down shows the DECOMMISSIONING column.

@@ -10,16 +10,29 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
-// TLSListener is one Kafka listener that serves TLS, with the certificate source its spec gives.
+// TLSListener is one listener that serves TLS, with the certificate source its spec gives.
 type TLSListener struct {
+	// API is KafkaAPI, SchemaRegistryAPI or HTTPProxyAPI; empty means KafkaAPI.
+	API string
 	// Listener is its name in redpanda.yaml: InternalListenerName or ExternalListenerName.
 	Listener string
 	TLS      *v1alpha1.ListenerTLS
 }
 
-// Name is the listener as the operator's objects and metrics name it: kafka-internal or
-// kafka-external.
-func (l TLSListener) Name() string { return "kafka-" + l.Listener }
+// Name is the listener as the operator's objects and metrics name it: kafka-internal,
+// kafka-external, schema-registry-internal, http-proxy-external and so on.
+func (l TLSListener) Name() string { return l.APIName() + "-" + l.Listener }
+
+// APIName is l.API, KafkaAPI when it is empty.
+func (l TLSListener) APIName() string {
+	if l.API == "" {
+		return KafkaAPI
+	}
+	return l.API
+}
+
+// MountDir is where the brokers mount the listener's Secret.
+func (l TLSListener) MountDir() string { return TLSMountDir(l.APIName(), l.Listener) }
 
 // SecretName is the Secret the brokers mount for the listener: the one the spec names, or the
 // one the operator's cert-manager Certificate writes (CertificateName).
@@ -46,8 +59,24 @@ func KafkaTLSListeners(bc *v1alpha1.BrokerCluster) []TLSListener {
 	return out
 }
 
+// TLSListeners are every listener of bc with TLS: the Kafka ones (KafkaTLSListeners), then the
+// Schema Registry's and the HTTP Proxy's, each internal then external.
+func TLSListeners(bc *v1alpha1.BrokerCluster) []TLSListener {
+	out := KafkaTLSListeners(bc)
+	for _, a := range HTTPAPIs(bc) {
+		if a.TLS != nil {
+			out = append(out, TLSListener{API: a.Name, Listener: InternalListenerName, TLS: a.TLS})
+		}
+		if a.External != nil && a.External.TLS != nil {
+			out = append(out, TLSListener{API: a.Name, Listener: ExternalListenerName, TLS: a.External.TLS})
+		}
+	}
+	return out
+}
+
 // CertificateName is the name of the cert-manager Certificate the operator makes for a listener
-// with an issuerRef, and of the Secret cert-manager writes for it: <cluster>-kafka-<listener>-tls.
+// with an issuerRef, and of the Secret cert-manager writes for it: <cluster>-<api>-<listener>-tls
+// (<cluster>-kafka-internal-tls, <cluster>-schema-registry-external-tls).
 func CertificateName(cluster string, l TLSListener) string {
 	return fmt.Sprintf("%s-%s-tls", cluster, l.Name())
 }
@@ -74,11 +103,12 @@ func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32,
 			dnsNames = append(dnsNames, host, "*."+host)
 		}
 	}
-	if l.Listener != ExternalListenerName || bc.Spec.Kafka == nil || bc.Spec.Kafka.External == nil {
+	external := externalOf(bc, l)
+	if l.Listener != ExternalListenerName || external == nil {
 		return dnsNames, nil
 	}
 	for ordinal := range replicas {
-		host, ok := advertisedHost(bc.Spec.Kafka.External, ordinal)
+		host, ok := advertisedHost(external, ordinal)
 		if !ok {
 			break
 		}
@@ -89,6 +119,23 @@ func CertificateNames(bc *v1alpha1.BrokerCluster, l TLSListener, replicas int32,
 		}
 	}
 	return dnsNames, ips
+}
+
+// externalOf is the external listener l is, in the Kafka listener's shape; nil when the spec
+// has none.
+func externalOf(bc *v1alpha1.BrokerCluster, l TLSListener) *v1alpha1.ExternalListener {
+	if l.APIName() == KafkaAPI {
+		if bc.Spec.Kafka == nil {
+			return nil
+		}
+		return bc.Spec.Kafka.External
+	}
+	for _, a := range HTTPAPIs(bc) {
+		if a.Name == l.API {
+			return a.ExternalView(bc)
+		}
+	}
+	return nil
 }
 
 // advertisedHost is the host broker ordinal advertises on the external listener when the spec

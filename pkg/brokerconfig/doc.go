@@ -2,9 +2,10 @@
 // with beyond the basic node config: the cluster properties to write through the admin API
 // (Diff), each broker's external Kafka address (ExternalAddress), the per-broker external
 // Services (ExternalService), the Kafka listener, TLS and rack entries of redpanda.yaml
-// (KafkaNodeConfig), a broker's rack (Rack), and the Kafka listeners with TLS, the Secret
-// each mounts and the names a cert-manager Certificate for it must hold (KafkaTLSListeners,
-// CertificateNames). Every function is pure: it reads no cluster
+// (KafkaNodeConfig), a broker's rack (Rack), the Schema Registry and HTTP Proxy as the spec asks
+// for them (HTTPAPIs) with their redpanda.yaml sections (HTTPNodeConfig), and the listeners with
+// TLS, the Secret each mounts and the names a cert-manager Certificate for it must hold
+// (KafkaTLSListeners, TLSListeners, CertificateNames). Every function is pure: it reads no cluster
 // state, so the caller reads the facts it passes (a node's labels, a Service's load balancer
 // address, the brokers' current configuration) right before it acts on the result.
 //

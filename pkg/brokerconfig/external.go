@@ -133,6 +133,7 @@ func ExternalService(bc *v1alpha1.BrokerCluster, ordinal int32) *corev1.Service 
 			}},
 		},
 	}
+	svc.Spec.Ports = append(svc.Spec.Ports, httpExternalPorts(bc, ordinal)...)
 	switch l.Type {
 	case v1alpha1.ExternalNodePort:
 		if l.NodePort == nil {
@@ -158,6 +159,27 @@ func ExternalService(bc *v1alpha1.BrokerCluster, ordinal int32) *corev1.Service 
 		return nil
 	}
 	return svc
+}
+
+// httpExternalPorts are the ports the HTTP APIs' external listeners add to the Service of the
+// broker in pod ordinal, as the chart gives each broker's Service a port per listener
+// (charts/redpanda service.loadbalancer.go, service.nodeport.go): named <api>-external, and
+// with NodePort on the API's own node port, basePort + ordinal.
+func httpExternalPorts(bc *v1alpha1.BrokerCluster, ordinal int32) []corev1.ServicePort {
+	var out []corev1.ServicePort
+	for _, a := range HTTPAPIs(bc) {
+		view := a.ExternalView(bc)
+		if view == nil {
+			continue
+		}
+		p := corev1.ServicePort{Name: a.Name + "-" + ExternalListenerName, Protocol: corev1.ProtocolTCP,
+			Port: a.ExternalPort, TargetPort: intstr.FromInt32(a.ExternalPort)}
+		if view.Type == v1alpha1.ExternalNodePort && view.NodePort != nil {
+			p.NodePort = view.NodePort.BasePort + ordinal
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // LoadBalancerAddress is the first ingress address a LoadBalancer Service reports: its IP, or

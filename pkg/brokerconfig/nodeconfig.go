@@ -84,7 +84,11 @@ func KafkaNodeConfig(bc *v1alpha1.BrokerCluster, internalHost string, external *
 }
 
 func listenerTLS(name string, t *v1alpha1.ListenerTLS) ListenerTLS {
-	dir := TLSDir + "/" + name
+	return listenerTLSIn(TLSMountDir(KafkaAPI, name), name, t)
+}
+
+// listenerTLSIn is the TLS entry of the listener name whose certificate is mounted in dir.
+func listenerTLSIn(dir, name string, t *v1alpha1.ListenerTLS) ListenerTLS {
 	out := ListenerTLS{Name: name, Enabled: true, CertFile: dir + "/tls.crt", KeyFile: dir + "/tls.key", RequireClientAuth: t.RequireClientAuth}
 	if t.RequireClientAuth {
 		out.TruststoreFile = dir + "/ca.crt"

@@ -23,9 +23,9 @@ import (
 
 // Certificates from cert-manager, and the listeners' certificate expiry.
 //
-// For each Kafka listener whose tls names an issuerRef the operator keeps a cert-manager
-// Certificate (objects.Certificates), owned by the BrokerCluster, read with a GET by name and
-// created or updated through the dynamic client; the brokers mount the Secret cert-manager
+// For each listener (Kafka, Schema Registry, HTTP Proxy) whose tls names an issuerRef the
+// operator keeps a cert-manager Certificate (objects.Certificates), owned by the BrokerCluster,
+// read with a GET by name and created or updated through the dynamic client; the brokers mount the Secret cert-manager
 // writes for it. Until every such Secret exists the cluster waits: CertificatesReady is False
 // naming the Certificate, and nothing else is done (no Service, StatefulSet, restart or
 // decommission), since a pod made or restarted meanwhile could not mount its certificate. The
@@ -36,9 +36,9 @@ import (
 // them (docs/broker-pod.md, "Certificates from cert-manager"), and the pod template names the
 // Secret, never its content, so a renewal changes no template.
 //
-// Every TLS listener's Secret (the Kafka listeners' and spec.adminAPI.tls.serverSecretName) is
-// read by name on each reconcile, as the admin API's Secrets are (secrets get, no list or
-// watch), for the expiry of its tls.crt (broker_operator_certificate_expiry_timestamp_seconds);
+// Every TLS listener's Secret (the Kafka listeners', the HTTP APIs' and
+// spec.adminAPI.tls.serverSecretName) is read by name on each reconcile, as the admin API's
+// Secrets are (secrets get, no list or watch), for the expiry of its tls.crt (broker_operator_certificate_expiry_timestamp_seconds);
 // a cluster with one is reconciled at least every Config.CertificateCheckInterval, so that the
 // metric follows a renewal that brings no event.
 
@@ -51,7 +51,8 @@ const (
 )
 
 // ListenerAdmin is the listener label of the admin API's server certificate in the expiry
-// metric; the Kafka listeners' are brokerconfig.TLSListener.Name (kafka-internal, kafka-external).
+// metric; the other listeners' are brokerconfig.TLSListener.Name (kafka-internal, kafka-external,
+// schema-registry-internal, http-proxy-external, ...).
 const ListenerAdmin = "admin"
 
 // listenerSecret is a TLS listener's certificate Secret, and the Certificate the operator makes
@@ -60,7 +61,7 @@ type listenerSecret struct{ listener, secret, certificate string }
 
 func listenerSecrets(bc *v1alpha1.BrokerCluster) []listenerSecret {
 	var out []listenerSecret
-	for _, l := range brokerconfig.KafkaTLSListeners(bc) {
+	for _, l := range brokerconfig.TLSListeners(bc) {
 		s := listenerSecret{listener: l.Name(), secret: l.SecretName(bc.Name)}
 		if l.TLS.IssuerRef != nil {
 			s.certificate = brokerconfig.CertificateName(bc.Name, l)

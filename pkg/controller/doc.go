@@ -285,8 +285,9 @@
 // (internal/objects/scheduling.go); spec.affinity, spec.topologySpreadConstraints and
 // spec.priorityClassName replace the default part by part. The first pods of a new cluster are its seeds, the count recorded on the
 // StatefulSet (AnnotationSeeds) so that scaling never changes the pod template. What differs per
-// broker and is known only once its pod is placed (its external Kafka address, its rack) is
-// recorded on the pod (internal/objects/placement.go, recordplacement.go: AnnotationExternalAddress, AnnotationRack) and written into
+// broker and is known only once its pod is placed (its external Kafka and HTTP Proxy addresses,
+// its rack) is recorded on the pod (internal/objects/placement.go, recordplacement.go:
+// AnnotationExternalAddress, AnnotationHTTPProxyExternalAddress, AnnotationRack) and written into
 // redpanda.yaml by the pod's init container. The per-broker external Services (services.go)
 // follow status.currentReplicas: made before the StatefulSet grows, deleted once currentReplicas
 // drops below a broker's ordinal, that is once its broker has left.

@@ -18,5 +18,8 @@ const (
 	AnnotationSeeds            = objects.AnnotationSeeds
 	AnnotationResyncedAt       = objects.AnnotationResyncedAt
 	AnnotationExternalAddress  = objects.AnnotationExternalAddress
-	AnnotationRack             = objects.AnnotationRack
+	// AnnotationHTTPProxyExternalAddress is the address a broker advertises on the HTTP Proxy's
+	// external listener.
+	AnnotationHTTPProxyExternalAddress = objects.AnnotationHTTPProxyExternalAddress
+	AnnotationRack                     = objects.AnnotationRack
 )

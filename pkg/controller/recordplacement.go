@@ -31,8 +31,11 @@ func (r *reconcile) recordBrokerFacts(ctx context.Context) error {
 			continue
 		}
 		want := map[string]string{}
-		if addr, ok := r.externalAddressOf(ctx, int32(ordinal), pod); ok && pod.Annotations[AnnotationExternalAddress] != addr {
+		if addr, ok := r.externalAddressOf(ctx, objects.ExternalListener(bc), int32(ordinal), pod); ok && pod.Annotations[AnnotationExternalAddress] != addr {
 			want[AnnotationExternalAddress] = addr
+		}
+		if addr, ok := r.externalAddressOf(ctx, objects.HTTPProxyExternal(bc), int32(ordinal), pod); ok && pod.Annotations[AnnotationHTTPProxyExternalAddress] != addr {
+			want[AnnotationHTTPProxyExternalAddress] = addr
 		}
 		if bc.Spec.RackAwareness != nil && pod.Annotations[AnnotationRack] == "" {
 			if rack, ok := r.rackOf(ctx, pod); ok {
@@ -50,10 +53,10 @@ func (r *reconcile) recordBrokerFacts(ctx context.Context) error {
 	return nil
 }
 
-// externalAddressOf is the external address the broker in pod ordinal advertises, if known.
-func (r *reconcile) externalAddressOf(ctx context.Context, ordinal int32, pod *corev1.Pod) (string, bool) {
+// externalAddressOf is the address the broker in pod ordinal advertises on the external
+// listener l (Kafka's, or the HTTP Proxy's, which shares its Service), if known.
+func (r *reconcile) externalAddressOf(ctx context.Context, l *v1alpha1.ExternalListener, ordinal int32, pod *corev1.Pod) (string, bool) {
 	c, nc, bc := r.c, r.nc, r.bc
-	l := objects.ExternalListener(bc)
 	if l == nil {
 		return "", false
 	}

@@ -80,6 +80,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.DisruptionPreviewApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ExternalListener"):
 		return &brokersv1alpha1.ExternalListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("HTTPExternalListener"):
+		return &brokersv1alpha1.HTTPExternalListenerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("HTTPNodePort"):
+		return &brokersv1alpha1.HTTPNodePortApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("HTTPProxySpec"):
+		return &brokersv1alpha1.HTTPProxySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("IssuerReference"):
 		return &brokersv1alpha1.IssuerReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("KafkaSASL"):
@@ -108,6 +114,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &brokersv1alpha1.RejectedPropertyApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("RolloutSpec"):
 		return &brokersv1alpha1.RolloutSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("SchemaRegistrySpec"):
+		return &brokersv1alpha1.SchemaRegistrySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("SecretKeyReference"):
 		return &brokersv1alpha1.SecretKeyReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("StorageSpec"):

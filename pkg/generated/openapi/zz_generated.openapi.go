@@ -60,6 +60,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ClusterReference":          schema_pkg_apis_brokers_v1alpha1_ClusterReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.DisruptionPreview":         schema_pkg_apis_brokers_v1alpha1_DisruptionPreview(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ExternalListener":          schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPExternalListener":      schema_pkg_apis_brokers_v1alpha1_HTTPExternalListener(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPNodePort":              schema_pkg_apis_brokers_v1alpha1_HTTPNodePort(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPProxySpec":             schema_pkg_apis_brokers_v1alpha1_HTTPProxySpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference":           schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSASL":                 schema_pkg_apis_brokers_v1alpha1_KafkaSASL(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec":                 schema_pkg_apis_brokers_v1alpha1_KafkaSpec(ref),
@@ -74,6 +77,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec":         schema_pkg_apis_brokers_v1alpha1_RackAwarenessSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RejectedProperty":          schema_pkg_apis_brokers_v1alpha1_RejectedProperty(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec":               schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref),
+		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SchemaRegistrySpec":        schema_pkg_apis_brokers_v1alpha1_SchemaRegistrySpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SecretKeyReference":        schema_pkg_apis_brokers_v1alpha1_SecretKeyReference(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec":               schema_pkg_apis_brokers_v1alpha1_StorageSpec(ref),
 		"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageStatus":             schema_pkg_apis_brokers_v1alpha1_StorageStatus(ref),
@@ -855,6 +859,18 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec"),
 						},
 					},
+					"schemaRegistry": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SchemaRegistry, when set, turns on the brokers' Schema Registry: an internal listener on each broker (port 8081), and optionally TLS, authentication and an external listener. Unset: off, as before.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SchemaRegistrySpec"),
+						},
+					},
+					"httpProxy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HTTPProxy, when set, turns on the brokers' HTTP Proxy (Pandaproxy): an internal listener on each broker (port 8082), and optionally TLS, authentication and an external listener. Unset: off, as before.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPProxySpec"),
+						},
+					},
 					"clusterConfig": {
 						SchemaProps: spec.SchemaProps{
 							Description: "ClusterConfig are Redpanda cluster properties (for example log_segment_size, auto_create_topics_enabled), applied through the admin API. Each value is the property's JSON value written as a string: \"true\", \"134217728\", \"[\\\"SCRAM\\\"]\", \"\\\"text\\\"\". A value that is not valid JSON is sent as a JSON string, so text needs no inner quotes. Properties the operator sets itself (superusers, admin_api_require_auth, enable_sasl, sasl_mechanisms, enable_rack_awareness) cannot be set here, nor can cloud storage keys (spec.tieredStorage.credentialsSecretRef).",
@@ -908,7 +924,7 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 			},
 		},
 		Dependencies: []string{
-			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPISpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerPool", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.BrokerServiceAccount", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPProxySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.KafkaSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.MaintenanceWindow", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.NodeLossRecoverySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RackAwarenessSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.RolloutSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.SchemaRegistrySpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.StorageSpec", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.TieredStorageSpec", v1.Affinity{}.OpenAPIModelName(), v1.LocalObjectReference{}.OpenAPIModelName(), v1.ResourceRequirements{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName(), v1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -2253,6 +2269,122 @@ func schema_pkg_apis_brokers_v1alpha1_ExternalListener(ref common.ReferenceCallb
 	}
 }
 
+func schema_pkg_apis_brokers_v1alpha1_HTTPExternalListener(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HTTPExternalListener is an HTTP listener for clients outside the Kubernetes cluster. It is exposed the way spec.kafka.external is (its type, Services and hosts): a port of each broker's Service <cluster>-<ordinal>-external, on the host that broker advertises for Kafka.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port the brokers listen on for this listener, inside the pod. Unset: 8084 for the Schema Registry and 8083 for the HTTP Proxy, as Redpanda's chart.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"nodePort": {
+						SchemaProps: spec.SchemaProps{
+							Description: "NodePort, with spec.kafka.external.type NodePort (and only then): each broker's node port is basePort + its pod's ordinal, as for Kafka.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPNodePort"),
+						},
+					},
+					"addresses": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Addresses, with spec.kafka.external.type Addresses (and only then): each broker's host:port, in pod ordinal order, which the user routes to its pod on port.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS of this listener. Unset: plain HTTP.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPNodePort", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_HTTPNodePort(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HTTPNodePort gives each broker its own node port for an HTTP listener.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"basePort": {
+						SchemaProps: spec.SchemaProps{
+							Description: "BasePort is the node port of the broker in pod 0.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"basePort"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_HTTPProxySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HTTPProxySpec turns on the brokers' HTTP Proxy (Pandaproxy), Kafka over REST.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port of the internal listener on each broker (Redpanda's default, pandaproxy_api in src/v/pandaproxy/rest/configuration.cc).",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS of the internal listener. Unset: plain HTTP.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"),
+						},
+					},
+					"authenticationMethod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AuthenticationMethod of both listeners: none, or http_basic (clients send a SCRAM user's name and password, and the proxy talks to Kafka as that user). Unset: http_basic when spec.kafka.sasl is set, none otherwise, as Redpanda's chart does. http_basic needs spec.kafka.sasl.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"external": {
+						SchemaProps: spec.SchemaProps{
+							Description: "External is a listener reachable from outside the Kubernetes cluster, on each broker's external address of spec.kafka.external. Each broker advertises its own address there, which the proxy returns as a consumer's base_uri.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPExternalListener"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPExternalListener", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"},
+	}
+}
+
 func schema_pkg_apis_brokers_v1alpha1_IssuerReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2339,19 +2471,19 @@ func schema_pkg_apis_brokers_v1alpha1_ListenerTLS(ref common.ReferenceCallback) 
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "ListenerTLS is the TLS of one Kafka listener. The certificate comes from a Secret, or from a cert-manager Issuer or ClusterIssuer; exactly one of the two.",
+				Description: "ListenerTLS is the TLS of one listener: Kafka, Schema Registry or HTTP Proxy. The certificate comes from a Secret, or from a cert-manager Issuer or ClusterIssuer; exactly one of the two.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"secretName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name every address the listener advertises.",
+							Description: "SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when requireClientAuth is set, or, for spec.kafka.tls, when spec.schemaRegistry or spec.httpProxy is set: they dial Kafka trusting it) in the BrokerCluster's namespace. Its certificate must name every address the listener advertises.",
 							Type:        []string{"string"},
 							Format:      "",
 						},
 					},
 					"issuerRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls for the pods' and the advertised external hosts' names, and the brokers mount the Secret of the same name that cert-manager writes; the cluster waits until it exists (CertificatesReady). Only for clusters where cert-manager is installed.",
+							Description: "IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's certificate. The operator makes a cert-manager Certificate <cluster>-<api>-<listener>-tls (api: kafka, schema-registry or http-proxy) for the pods' and the advertised external hosts' names, and the brokers mount the Secret of the same name that cert-manager writes; the cluster waits until it exists (CertificatesReady). Only for clusters where cert-manager is installed.",
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.IssuerReference"),
 						},
 					},
@@ -2756,6 +2888,47 @@ func schema_pkg_apis_brokers_v1alpha1_RolloutSpec(ref common.ReferenceCallback) 
 		},
 		Dependencies: []string{
 			metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_brokers_v1alpha1_SchemaRegistrySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "SchemaRegistrySpec turns on the brokers' Schema Registry.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port of the internal listener on each broker (Redpanda's default, schema_registry_api in src/v/pandaproxy/schema_registry/configuration.cc).",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"tls": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TLS of the internal listener. Unset: plain HTTP.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"),
+						},
+					},
+					"authenticationMethod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AuthenticationMethod of both listeners: none, or http_basic (clients send a SCRAM user's name and password, and a superuser is needed to change modes and global config). Unset: http_basic when spec.kafka.sasl is set, none otherwise. http_basic needs spec.kafka.sasl.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"external": {
+						SchemaProps: spec.SchemaProps{
+							Description: "External is a listener reachable from outside the Kubernetes cluster, on each broker's external address of spec.kafka.external.",
+							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPExternalListener"),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.HTTPExternalListener", "github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.ListenerTLS"},
 	}
 }
 

@@ -48,6 +48,12 @@ type BrokerCluster struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeLossRecovery) || (has(self.decommissionGhostBrokers) && self.decommissionGhostBrokers)",message="spec.nodeLossRecovery needs spec.decommissionGhostBrokers: a recovered broker's old node ID is decommissioned as a ghost broker once its replacement has joined"
 // +kubebuilder:validation:XValidation:rule="self.replicas > 0 || (has(self.pools) && self.pools.exists(p, p.replicas > 0))",message="a cluster needs at least one broker: spec.replicas or the replicas of one of spec.pools must be above 0"
 // +kubebuilder:validation:XValidation:rule="!has(self.pools) || size(self.pools) == 0 || !has(self.kafka) || !has(self.kafka.external)",message="spec.kafka.external cannot be used with spec.pools yet: each broker's external address and node port are numbered by its pod's ordinal, which every pool repeats"
+// +kubebuilder:validation:XValidation:rule="(!has(self.schemaRegistry) && !has(self.httpProxy)) || [9092, 33145, has(self.adminAPI) && has(self.adminAPI.port) ? self.adminAPI.port : 9644, has(self.kafka) && has(self.kafka.external) ? (has(self.kafka.external.port) ? self.kafka.external.port : 9094) : -1, has(self.schemaRegistry) ? (has(self.schemaRegistry.port) ? self.schemaRegistry.port : 8081) : -2, has(self.schemaRegistry) && has(self.schemaRegistry.external) ? (has(self.schemaRegistry.external.port) ? self.schemaRegistry.external.port : 8084) : -3, has(self.httpProxy) ? (has(self.httpProxy.port) ? self.httpProxy.port : 8082) : -4, has(self.httpProxy) && has(self.httpProxy.external) ? (has(self.httpProxy.external.port) ? self.httpProxy.external.port : 8083) : -5].all(p, [9092, 33145, has(self.adminAPI) && has(self.adminAPI.port) ? self.adminAPI.port : 9644, has(self.kafka) && has(self.kafka.external) ? (has(self.kafka.external.port) ? self.kafka.external.port : 9094) : -1, has(self.schemaRegistry) ? (has(self.schemaRegistry.port) ? self.schemaRegistry.port : 8081) : -2, has(self.schemaRegistry) && has(self.schemaRegistry.external) ? (has(self.schemaRegistry.external.port) ? self.schemaRegistry.external.port : 8084) : -3, has(self.httpProxy) ? (has(self.httpProxy.port) ? self.httpProxy.port : 8082) : -4, has(self.httpProxy) && has(self.httpProxy.external) ? (has(self.httpProxy.external.port) ? self.httpProxy.external.port : 8083) : -5].exists_one(q, q == p))",message="the ports of spec.schemaRegistry and spec.httpProxy, internal and external, must differ from each other and from 9092 (Kafka), spec.kafka.external.port, 33145 (RPC) and spec.adminAPI.port"
+// +kubebuilder:validation:XValidation:rule="(!has(self.schemaRegistry) || !has(self.schemaRegistry.authenticationMethod) || self.schemaRegistry.authenticationMethod != 'http_basic' || (has(self.kafka) && has(self.kafka.sasl))) && (!has(self.httpProxy) || !has(self.httpProxy.authenticationMethod) || self.httpProxy.authenticationMethod != 'http_basic' || (has(self.kafka) && has(self.kafka.sasl)))",message="authenticationMethod http_basic of spec.schemaRegistry or spec.httpProxy needs spec.kafka.sasl: its users are the cluster's SCRAM users"
+// +kubebuilder:validation:XValidation:rule="(!has(self.schemaRegistry) || !has(self.schemaRegistry.external) || (has(self.kafka) && has(self.kafka.external))) && (!has(self.httpProxy) || !has(self.httpProxy.external) || (has(self.kafka) && has(self.kafka.external)))",message="spec.schemaRegistry.external and spec.httpProxy.external need spec.kafka.external: they are exposed on its Services and hosts"
+// +kubebuilder:validation:XValidation:rule="(!has(self.schemaRegistry) || !has(self.schemaRegistry.external) || !has(self.kafka) || !has(self.kafka.external) || has(self.schemaRegistry.external.nodePort) == (self.kafka.external.type == 'NodePort')) && (!has(self.httpProxy) || !has(self.httpProxy.external) || !has(self.kafka) || !has(self.kafka.external) || has(self.httpProxy.external.nodePort) == (self.kafka.external.type == 'NodePort'))",message="spec.schemaRegistry.external.nodePort and spec.httpProxy.external.nodePort are set exactly when spec.kafka.external.type is NodePort"
+// +kubebuilder:validation:XValidation:rule="(!has(self.schemaRegistry) || !has(self.schemaRegistry.external) || !has(self.kafka) || !has(self.kafka.external) || (has(self.schemaRegistry.external.addresses) == (self.kafka.external.type == 'Addresses') && (!has(self.schemaRegistry.external.addresses) || size(self.schemaRegistry.external.addresses) >= self.replicas))) && (!has(self.httpProxy) || !has(self.httpProxy.external) || !has(self.kafka) || !has(self.kafka.external) || (has(self.httpProxy.external.addresses) == (self.kafka.external.type == 'Addresses') && (!has(self.httpProxy.external.addresses) || size(self.httpProxy.external.addresses) >= self.replicas)))",message="spec.schemaRegistry.external.addresses and spec.httpProxy.external.addresses are set exactly when spec.kafka.external.type is Addresses, one per broker: at least spec.replicas"
+// +kubebuilder:validation:XValidation:rule="(!(has(self.schemaRegistry) && has(self.schemaRegistry.external) && has(self.schemaRegistry.external.nodePort)) || (self.schemaRegistry.external.nodePort.basePort + self.replicas - 1 <= 32767 && (!(has(self.kafka) && has(self.kafka.external) && has(self.kafka.external.nodePort)) || (self.schemaRegistry.external.nodePort.basePort + self.replicas <= self.kafka.external.nodePort.basePort || self.kafka.external.nodePort.basePort + self.replicas <= self.schemaRegistry.external.nodePort.basePort)))) && (!(has(self.httpProxy) && has(self.httpProxy.external) && has(self.httpProxy.external.nodePort)) || (self.httpProxy.external.nodePort.basePort + self.replicas - 1 <= 32767 && (!(has(self.kafka) && has(self.kafka.external) && has(self.kafka.external.nodePort)) || (self.httpProxy.external.nodePort.basePort + self.replicas <= self.kafka.external.nodePort.basePort || self.kafka.external.nodePort.basePort + self.replicas <= self.httpProxy.external.nodePort.basePort)))) && (!(has(self.schemaRegistry) && has(self.schemaRegistry.external) && has(self.schemaRegistry.external.nodePort) && has(self.httpProxy) && has(self.httpProxy.external) && has(self.httpProxy.external.nodePort)) || (self.schemaRegistry.external.nodePort.basePort + self.replicas <= self.httpProxy.external.nodePort.basePort || self.httpProxy.external.nodePort.basePort + self.replicas <= self.schemaRegistry.external.nodePort.basePort))",message="the node ports of spec.schemaRegistry.external and spec.httpProxy.external, basePort to basePort + spec.replicas - 1, must not exceed 32767 nor overlap each other's or spec.kafka.external.nodePort's"
 type BrokerClusterSpec struct {
 	// Replicas is the number of brokers of the default pool: the brokers made from this
 	// spec's own storage, resources and placement fields. Lowering it decommissions brokers
@@ -171,6 +177,18 @@ type BrokerClusterSpec struct {
 	// +optional
 	Kafka *KafkaSpec `json:"kafka,omitempty"`
 
+	// SchemaRegistry, when set, turns on the brokers' Schema Registry: an internal listener on
+	// each broker (port 8081), and optionally TLS, authentication and an external listener.
+	// Unset: off, as before.
+	// +optional
+	SchemaRegistry *SchemaRegistrySpec `json:"schemaRegistry,omitempty"`
+
+	// HTTPProxy, when set, turns on the brokers' HTTP Proxy (Pandaproxy): an internal listener
+	// on each broker (port 8082), and optionally TLS, authentication and an external listener.
+	// Unset: off, as before.
+	// +optional
+	HTTPProxy *HTTPProxySpec `json:"httpProxy,omitempty"`
+
 	// ClusterConfig are Redpanda cluster properties (for example log_segment_size,
 	// auto_create_topics_enabled), applied through the admin API. Each value is the property's
 	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
@@ -223,22 +241,24 @@ type KafkaSpec struct {
 	External *ExternalListener `json:"external,omitempty"`
 }
 
-// ListenerTLS is the TLS of one Kafka listener. The certificate comes from a Secret, or from a
-// cert-manager Issuer or ClusterIssuer; exactly one of the two.
+// ListenerTLS is the TLS of one listener: Kafka, Schema Registry or HTTP Proxy. The certificate
+// comes from a Secret, or from a cert-manager Issuer or ClusterIssuer; exactly one of the two.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.secretName) != has(self.issuerRef)",message="set exactly one of secretName and issuerRef"
 type ListenerTLS struct {
 	// SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when
-	// requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name
-	// every address the listener advertises.
+	// requireClientAuth is set, or, for spec.kafka.tls, when spec.schemaRegistry or
+	// spec.httpProxy is set: they dial Kafka trusting it) in the BrokerCluster's namespace. Its
+	// certificate must name every address the listener advertises.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	SecretName string `json:"secretName,omitempty"`
 
 	// IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's
-	// certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls
-	// for the pods' and the advertised external hosts' names, and the brokers mount the Secret
+	// certificate. The operator makes a cert-manager Certificate <cluster>-<api>-<listener>-tls
+	// (api: kafka, schema-registry or http-proxy) for the pods' and the advertised external
+	// hosts' names, and the brokers mount the Secret
 	// of the same name that cert-manager writes; the cluster waits until it exists
 	// (CertificatesReady). Only for clusters where cert-manager is installed.
 	// +optional

@@ -20,7 +20,7 @@ var (
 // CertManagerGroup is the API group of cert-manager's issuers, which an issuerRef names.
 const CertManagerGroup = "cert-manager.io"
 
-// ListenerCertificate is a Kafka listener whose certificate the operator asks cert-manager for.
+// ListenerCertificate is a listener whose certificate the operator asks cert-manager for.
 type ListenerCertificate struct {
 	Listener brokerconfig.TLSListener
 	// Object is the Certificate as the operator writes it, its spec hash stamped.
@@ -31,7 +31,7 @@ type ListenerCertificate struct {
 // brokers named in the cluster DNS domain; none when no listener names an issuer.
 func Certificates(bc *v1alpha1.BrokerCluster, replicas int32, domain string) []ListenerCertificate {
 	var out []ListenerCertificate
-	for _, l := range brokerconfig.KafkaTLSListeners(bc) {
+	for _, l := range brokerconfig.TLSListeners(bc) {
 		if l.TLS.IssuerRef != nil {
 			out = append(out, ListenerCertificate{Listener: l, Object: newCertificate(bc, l, replicas, domain)})
 		}
@@ -68,6 +68,9 @@ func newCertificate(bc *v1alpha1.BrokerCluster, l brokerconfig.TLSListener, repl
 	meta := OwnedMeta(bc)
 	meta.Name = name
 	meta.Labels[LabelListener] = l.Listener
+	if l.API != "" {
+		meta.Labels[LabelListener] = l.Name() // the Kafka listeners' keep their label as it was
+	}
 	StampHash(&meta, spec)
 	obj := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
 	obj.SetGroupVersionKind(certificateKind)

@@ -2,8 +2,8 @@
 // (podspec.go) and the node config it renders (nodeconfig.go), where the brokers may run (one per
 // node and a spread over zones by default, scheduling.go), the per-broker facts recorded on pods
 // once placed (placement.go), the StatefulSet, headless Service and
-// PodDisruptionBudget with their hashes and ownership (resources.go), the external listener's
-// per-broker Services (services.go), the cert-manager Certificates of listeners with an
+// PodDisruptionBudget with their hashes and ownership (resources.go), the Schema Registry's and
+// HTTP Proxy's ports (httpports.go), the external listener's per-broker Services (services.go), the cert-manager Certificates of listeners with an
 // issuerRef (certificate.go, unstructured, for the dynamic client), the index of a cluster's pods and Services
 // (clusterindex.go), the cache of pod templates (templatecache.go), and the claim template's
 // size and the founding seeds the pods were made with (claimtemplate.go), a pool's names,

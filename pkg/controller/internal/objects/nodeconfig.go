@@ -86,6 +86,11 @@ type rpkConfig struct {
 type nodeConfigFileContent struct {
 	Redpanda redpandaNodeConfig `json:"redpanda"`
 	RPK      rpkConfig          `json:"rpk"`
+	// The HTTP APIs' sections, only when the spec turns them on (httpapi_types.go).
+	SchemaRegistry       *brokerconfig.SchemaRegistryConfig `json:"schema_registry,omitempty"`
+	SchemaRegistryClient *brokerconfig.KafkaClient          `json:"schema_registry_client,omitempty"`
+	Pandaproxy           *brokerconfig.PandaproxyConfig     `json:"pandaproxy,omitempty"`
+	PandaproxyClient     *brokerconfig.KafkaClient          `json:"pandaproxy_client,omitempty"`
 }
 
 // podHostName is the stable DNS name of the pod the config is expanded in, a pod of the
@@ -119,6 +124,11 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain 
 		external = &brokerconfig.Address{Host: externalAddressPending, Port: brokerconfig.ListenerPort(l)}
 	}
 	kafka := brokerconfig.KafkaNodeConfig(bc, host, external, "")
+	var proxyExternal *brokerconfig.Address
+	if a, ok := brokerconfig.HTTPProxy(bc); ok && a.External != nil {
+		proxyExternal = &brokerconfig.Address{Host: externalAddressPending, Port: a.ExternalPort}
+	}
+	http := brokerconfig.HTTPNodeConfig(bc, host, proxyExternal)
 	cfg := nodeConfigFileContent{
 		Redpanda: redpandaNodeConfig{
 			DataDirectory:          dataPath,
@@ -131,7 +141,11 @@ func nodeConfigYAML(bc *v1alpha1.BrokerCluster, set string, seeds int32, domain 
 			KafkaAPITLS:            kafka.KafkaAPITLS,
 			Admin:                  []namedHostPort{{Name: listenerName, Address: listenAllIPv4, Port: port}},
 		},
-		RPK: rpkConfig{AdminAPI: rpkAdminAPI{Addresses: []string{fmt.Sprintf("%s:%d", host, port)}}},
+		RPK:                  rpkConfig{AdminAPI: rpkAdminAPI{Addresses: []string{fmt.Sprintf("%s:%d", host, port)}}},
+		SchemaRegistry:       http.SchemaRegistry,
+		SchemaRegistryClient: http.SchemaRegistryClient,
+		Pandaproxy:           http.Pandaproxy,
+		PandaproxyClient:     http.PandaproxyClient,
 	}
 	if serverTLS(bc) {
 		cfg.Redpanda.AdminAPITLS = []listenerTLS{{

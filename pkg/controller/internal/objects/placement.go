@@ -22,6 +22,9 @@ const (
 	AnnotationExternalAddress = "broker-operator.dev/kafka-external-address"
 	// AnnotationRack is the rack of the pod's broker: its node's zone label.
 	AnnotationRack = "broker-operator.dev/rack"
+	// AnnotationHTTPProxyExternalAddress is the host:port the pod's broker advertises on the
+	// HTTP Proxy's external listener.
+	AnnotationHTTPProxyExternalAddress = "broker-operator.dev/http-proxy-external-address"
 
 	factsVolume = "broker-facts"
 	factsDir    = "/etc/broker-operator"
@@ -50,7 +53,19 @@ func FactFiles(bc *v1alpha1.BrokerCluster) map[string]string {
 	if bc.Spec.RackAwareness != nil {
 		files["rack"] = AnnotationRack
 	}
+	if HTTPProxyExternal(bc) != nil {
+		files["http-proxy-external-address"] = AnnotationHTTPProxyExternalAddress
+	}
 	return files
+}
+
+// HTTPProxyExternal is the HTTP Proxy's external listener in the Kafka listener's shape
+// (brokerconfig.HTTPAPI.ExternalView), nil when there is none.
+func HTTPProxyExternal(bc *v1alpha1.BrokerCluster) *v1alpha1.ExternalListener {
+	if a, ok := brokerconfig.HTTPProxy(bc); ok {
+		return a.ExternalView(bc)
+	}
+	return nil
 }
 
 // factsPodVolume is the downward API volume of the pod's fact annotations; nil when the spec
@@ -61,7 +76,7 @@ func factsPodVolume(bc *v1alpha1.BrokerCluster) *corev1.Volume {
 		return nil
 	}
 	var items []corev1.DownwardAPIVolumeFile
-	for _, file := range []string{"kafka-external-address", "rack"} {
+	for _, file := range []string{"kafka-external-address", "rack", "http-proxy-external-address"} {
 		if annotation, ok := files[file]; ok {
 			items = append(items, corev1.DownwardAPIVolumeFile{Path: file, FieldRef: &corev1.ObjectFieldSelector{
 				FieldPath: fmt.Sprintf("metadata.annotations['%s']", annotation)}})
@@ -89,6 +104,12 @@ func factsScript(bc *v1alpha1.BrokerCluster) string {
 		f := factsDir + "/rack"
 		script += `; wait_for ` + f + `; ` + set + `redpanda.rack "$(cat ` + f + `)"`
 	}
+	if _, ok := files["http-proxy-external-address"]; ok {
+		// advertised_pandaproxy_api[1] is the external listener, after the internal one.
+		f := factsDir + "/http-proxy-external-address"
+		script += `; wait_for ` + f + `; ADDRESS=$(cat ` + f + `); ` + set +
+			`'pandaproxy.advertised_pandaproxy_api[1]' "{\"name\":\"` + brokerconfig.ExternalListenerName + `\",\"address\":\"${ADDRESS%:*}\",\"port\":${ADDRESS##*:}}"`
+	}
 	return script
 }
 
@@ -100,9 +121,15 @@ func factsSource(bc *v1alpha1.BrokerCluster) string {
 		return ""
 	}
 	src := struct {
-		External *v1alpha1.ExternalListener  `json:"external,omitempty"`
-		Rack     *v1alpha1.RackAwarenessSpec `json:"rack,omitempty"`
+		External          *v1alpha1.ExternalListener  `json:"external,omitempty"`
+		Rack              *v1alpha1.RackAwarenessSpec `json:"rack,omitempty"`
+		HTTPProxyExternal *v1alpha1.ExternalListener  `json:"httpProxyExternal,omitempty"`
 	}{Rack: bc.Spec.RackAwareness}
+	if l := HTTPProxyExternal(bc); l != nil {
+		e := *l
+		e.LoadBalancer = nil // the host is the Kafka listener's, hashed below
+		src.HTTPProxyExternal = &e
+	}
 	if l := ExternalListener(bc); l != nil {
 		e := *l
 		e.TLS = nil // in the node config already

@@ -49,8 +49,8 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 			Secret: &corev1.SecretVolumeSource{SecretName: bc.Spec.AdminAPI.TLS.ServerSecretName, DefaultMode: ptr.To[int32](0o440)},
 		}})
 	}
-	for _, t := range kafkaTLSSecrets(bc) {
-		mounts = append(mounts, corev1.VolumeMount{Name: t.volume, MountPath: brokerconfig.TLSDir + "/" + t.listener, ReadOnly: true})
+	for _, t := range listenerTLSSecrets(bc) {
+		mounts = append(mounts, corev1.VolumeMount{Name: t.volume, MountPath: t.dir, ReadOnly: true})
 		volumes = append(volumes, corev1.Volume{Name: t.volume, VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: t.secret, DefaultMode: ptr.To[int32](0o440)},
 		}})
@@ -138,6 +138,7 @@ func redpandaContainer(bc *v1alpha1.BrokerCluster, mounts []corev1.VolumeMount) 
 		// No hostPort: the broker's own Service carries the traffic (services.go).
 		ports = append(ports, corev1.ContainerPort{Name: "kafka-external", ContainerPort: brokerconfig.ListenerPort(l), Protocol: corev1.ProtocolTCP})
 	}
+	ports = append(ports, httpContainerPorts(bc)...)
 	return corev1.Container{
 		Name:      brokerContainer,
 		Image:     bc.Spec.Image,
@@ -184,18 +185,20 @@ func readyCommand(bc *v1alpha1.BrokerCluster) []string {
 		`curl --silent --fail %s-m 5 "%s://localhost:%d/v1/status/ready" | grep -q '"ready"'`, insecure, scheme, AdminPort(bc))}
 }
 
-// kafkaTLSSecret is the certificate Secret of one Kafka listener and the volume that mounts it.
-type kafkaTLSSecret struct{ listener, volume, secret string }
+// listenerTLSSecret is the certificate Secret of one listener, the volume that mounts it and
+// where.
+type listenerTLSSecret struct{ volume, secret, dir string }
 
-// kafkaTLSSecrets are the Kafka listeners' certificate Secrets, mounted where the node config's
-// kafka_api_tls looks for them (brokerconfig.TLSDir/<listener>): the Secret the spec names, or
-// the one cert-manager writes for the operator's Certificate (certificate.go). Only the name is
-// in the template, never the content: a renewed certificate changes no pod template, and
-// Redpanda reloads it by itself (docs/broker-pod.md, "Certificates from cert-manager").
-func kafkaTLSSecrets(bc *v1alpha1.BrokerCluster) []kafkaTLSSecret {
-	var out []kafkaTLSSecret
-	for _, l := range brokerconfig.KafkaTLSListeners(bc) {
-		out = append(out, kafkaTLSSecret{l.Listener, "kafka-tls-" + l.Listener, l.SecretName(bc.Name)})
+// listenerTLSSecrets are the listeners' certificate Secrets, mounted where the node config's
+// *_api_tls entries look for them (TLSListener.MountDir): the Secret the spec names, or the one
+// cert-manager writes for the operator's Certificate (certificate.go). Only the name is in the
+// template, never the content: a renewed certificate changes no pod template, and Redpanda
+// reloads it by itself (docs/broker-pod.md, "Certificates from cert-manager"). The Kafka
+// listeners' volumes keep their names, kafka-tls-<listener>, so their pod template is as before.
+func listenerTLSSecrets(bc *v1alpha1.BrokerCluster) []listenerTLSSecret {
+	var out []listenerTLSSecret
+	for _, l := range brokerconfig.TLSListeners(bc) {
+		out = append(out, listenerTLSSecret{l.APIName() + "-tls-" + l.Listener, l.SecretName(bc.Name), l.MountDir()})
 	}
 	return out
 }

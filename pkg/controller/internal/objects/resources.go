@@ -99,6 +99,7 @@ func NewService(bc *v1alpha1.BrokerCluster) *corev1.Service {
 			},
 		},
 	}
+	svc.Spec.Ports = append(svc.Spec.Ports, httpServicePorts(bc)...)
 	StampHash(&svc.ObjectMeta, svc.Spec)
 	return svc
 }

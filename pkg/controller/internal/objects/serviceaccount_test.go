@@ -134,7 +134,7 @@ func TestNewServiceAccount(t *testing.T) {
 }
 
 // The production example renders as its comment says: its pull secret and service account in
-// the pods, and Redpanda's cores and memory from its resources.
+// the pods, Redpanda's cores and memory from its resources, and the HTTP APIs on.
 func TestProductionExampleRendersAsItSays(t *testing.T) {
 	data, err := os.ReadFile("../../../../deploy/examples/brokercluster-production.yaml")
 	if err != nil {
@@ -156,5 +156,12 @@ func TestProductionExampleRendersAsItSays(t *testing.T) {
 	}
 	if sa := NewServiceAccount(&bc); sa == nil || sa.Annotations["eks.amazonaws.com/role-arn"] == "" {
 		t.Errorf("ServiceAccount %v", sa)
+	}
+	ports := map[string]int32{}
+	for _, p := range spec.Containers[0].Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["schema-registry"] != 8081 || ports["http-proxy"] != 8082 {
+		t.Errorf("ports %v, want the Schema Registry's and the HTTP Proxy's", ports)
 	}
 }

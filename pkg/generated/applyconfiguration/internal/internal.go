@@ -567,6 +567,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: decommissionGhostBrokers
       type:
         scalar: boolean
+    - name: httpProxy
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPProxySpec
     - name: image
       type:
         scalar: string
@@ -624,6 +627,9 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: rollout
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.RolloutSpec
+    - name: schemaRegistry
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.SchemaRegistrySpec
     - name: serviceAccount
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.BrokerServiceAccount
@@ -1118,6 +1124,46 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         scalar: string
       default: ""
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPExternalListener
+  map:
+    fields:
+    - name: addresses
+      type:
+        list:
+          elementType:
+            scalar: string
+          elementRelationship: atomic
+    - name: nodePort
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPNodePort
+    - name: port
+      type:
+        scalar: numeric
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPNodePort
+  map:
+    fields:
+    - name: basePort
+      type:
+        scalar: numeric
+      default: 0
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPProxySpec
+  map:
+    fields:
+    - name: authenticationMethod
+      type:
+        scalar: string
+    - name: external
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPExternalListener
+    - name: port
+      type:
+        scalar: numeric
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.IssuerReference
   map:
     fields:
@@ -1296,6 +1342,21 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: recoveryTimeout
       type:
         namedType: Duration.v1.meta.apis.pkg.apimachinery.k8s.io
+- name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.SchemaRegistrySpec
+  map:
+    fields:
+    - name: authenticationMethod
+      type:
+        scalar: string
+    - name: external
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.HTTPExternalListener
+    - name: port
+      type:
+        scalar: numeric
+    - name: tls
+      type:
+        namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.ListenerTLS
 - name: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.SecretKeyReference
   map:
     fields:

@@ -104,6 +104,14 @@ type BrokerClusterSpecApplyConfiguration struct {
 	// Kafka configures the brokers' Kafka API beyond the internal plaintext listener on port
 	// 9092: TLS, SASL and an external listener.
 	Kafka *KafkaSpecApplyConfiguration `json:"kafka,omitempty"`
+	// SchemaRegistry, when set, turns on the brokers' Schema Registry: an internal listener on
+	// each broker (port 8081), and optionally TLS, authentication and an external listener.
+	// Unset: off, as before.
+	SchemaRegistry *SchemaRegistrySpecApplyConfiguration `json:"schemaRegistry,omitempty"`
+	// HTTPProxy, when set, turns on the brokers' HTTP Proxy (Pandaproxy): an internal listener
+	// on each broker (port 8082), and optionally TLS, authentication and an external listener.
+	// Unset: off, as before.
+	HTTPProxy *HTTPProxySpecApplyConfiguration `json:"httpProxy,omitempty"`
 	// ClusterConfig are Redpanda cluster properties (for example log_segment_size,
 	// auto_create_topics_enabled), applied through the admin API. Each value is the property's
 	// JSON value written as a string: "true", "134217728", "[\"SCRAM\"]", "\"text\"". A
@@ -312,6 +320,22 @@ func (b *BrokerClusterSpecApplyConfiguration) WithNodeLossRecovery(value *NodeLo
 // If called multiple times, the Kafka field is set to the value of the last call.
 func (b *BrokerClusterSpecApplyConfiguration) WithKafka(value *KafkaSpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
 	b.Kafka = value
+	return b
+}
+
+// WithSchemaRegistry sets the SchemaRegistry field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SchemaRegistry field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithSchemaRegistry(value *SchemaRegistrySpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.SchemaRegistry = value
+	return b
+}
+
+// WithHTTPProxy sets the HTTPProxy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the HTTPProxy field is set to the value of the last call.
+func (b *BrokerClusterSpecApplyConfiguration) WithHTTPProxy(value *HTTPProxySpecApplyConfiguration) *BrokerClusterSpecApplyConfiguration {
+	b.HTTPProxy = value
 	return b
 }
 

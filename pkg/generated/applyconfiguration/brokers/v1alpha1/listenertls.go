@@ -21,16 +21,18 @@ package v1alpha1
 // ListenerTLSApplyConfiguration represents a declarative configuration of the ListenerTLS type for use
 // with apply.
 //
-// ListenerTLS is the TLS of one Kafka listener. The certificate comes from a Secret, or from a
-// cert-manager Issuer or ClusterIssuer; exactly one of the two.
+// ListenerTLS is the TLS of one listener: Kafka, Schema Registry or HTTP Proxy. The certificate
+// comes from a Secret, or from a cert-manager Issuer or ClusterIssuer; exactly one of the two.
 type ListenerTLSApplyConfiguration struct {
 	// SecretName names a kubernetes.io/tls Secret (tls.crt, tls.key, and ca.crt when
-	// requireClientAuth is set) in the BrokerCluster's namespace. Its certificate must name
-	// every address the listener advertises.
+	// requireClientAuth is set, or, for spec.kafka.tls, when spec.schemaRegistry or
+	// spec.httpProxy is set: they dial Kafka trusting it) in the BrokerCluster's namespace. Its
+	// certificate must name every address the listener advertises.
 	SecretName *string `json:"secretName,omitempty"`
 	// IssuerRef names a cert-manager Issuer or ClusterIssuer that signs the listener's
-	// certificate. The operator makes a cert-manager Certificate <cluster>-kafka-<listener>-tls
-	// for the pods' and the advertised external hosts' names, and the brokers mount the Secret
+	// certificate. The operator makes a cert-manager Certificate <cluster>-<api>-<listener>-tls
+	// (api: kafka, schema-registry or http-proxy) for the pods' and the advertised external
+	// hosts' names, and the brokers mount the Secret
 	// of the same name that cert-manager writes; the cluster waits until it exists
 	// (CertificatesReady). Only for clusters where cert-manager is installed.
 	IssuerRef *IssuerReferenceApplyConfiguration `json:"issuerRef,omitempty"`
