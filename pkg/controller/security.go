@@ -82,7 +82,7 @@ func (r *reconcile) writeSecurityCondition(ctx context.Context, old *metav1.Cond
 	ev := struct{ Kind, Reason string }{corev1.EventTypeNormal, cond.Reason}
 	switch {
 	case failed:
-		ev = struct{ Kind, Reason string }{corev1.EventTypeWarning, brokers.ReasonSecurityCheckFailed}
+		ev = struct{ Kind, Reason string }{corev1.EventTypeWarning, brokers.EventSecurityCheckFailed}
 	case cond.Status != metav1.ConditionTrue:
 		ev.Kind = corev1.EventTypeWarning
 	}

@@ -57,9 +57,9 @@ const (
 	// ReasonSecurityPropertyRefused: Redpanda refused the superusers or admin_api_require_auth
 	// write.
 	ReasonSecurityPropertyRefused = "SecurityPropertyRefused"
-	// ReasonSecurityCheckFailed: the event of a check the admin API or a Secret stopped; the
+	// EventSecurityCheckFailed: the event of a check the admin API or a Secret stopped; the
 	// condition then has the admin problem's or the Secret's reason.
-	ReasonSecurityCheckFailed = "SecurityCheckFailed"
+	EventSecurityCheckFailed = "SecurityCheckFailed"
 )
 
 // SecurityStage is one stage done: its reason and what it says.
