@@ -76,6 +76,15 @@ func TestSecurityTurnedOnForARunningCluster(t *testing.T) {
 	if len(order) < 3 || !slices.Equal(order[:3], []string{"user", "config", "config"}) {
 		t.Errorf("writes %v, want the user, superusers, then admin_api_require_auth", order)
 	}
+
+	// Taking auth away would lock the operator out: the CRD refuses it.
+	bc, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc.Spec.AdminAPI.Auth, bc.Spec.Kafka = nil, nil
+	_, err = env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Update(t.Context(), bc, metav1.UpdateOptions{})
+	expectInvalid(t, "removing spec.adminAPI.auth", err, "spec.adminAPI.auth cannot be removed")
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
 }
