@@ -79,14 +79,14 @@ func (r *reconcile) writeSecurityCondition(ctx context.Context, old *metav1.Cond
 	if announced || (old != nil && old.Status == cond.Status && old.Reason == cond.Reason) {
 		return nil
 	}
-	ev := struct{ Kind, Reason string }{corev1.EventTypeNormal, cond.Reason}
+	kind, reason := corev1.EventTypeNormal, cond.Reason
 	switch {
 	case failed:
-		ev = struct{ Kind, Reason string }{corev1.EventTypeWarning, brokers.EventSecurityCheckFailed}
+		kind, reason = corev1.EventTypeWarning, brokers.EventSecurityCheckFailed
 	case cond.Status != metav1.ConditionTrue:
-		ev.Kind = corev1.EventTypeWarning
+		kind = corev1.EventTypeWarning
 	}
-	r.c.cfg.Recorder.Event(bc, ev.Kind, ev.Reason, cond.Message)
+	r.c.cfg.Recorder.Event(bc, kind, reason, cond.Message)
 	return nil
 }
 

@@ -310,3 +310,26 @@ func TestRotationWithoutTheOldPasswordSaysSo(t *testing.T) {
 		t.Errorf("SecurityReady %+v with the old password back", c)
 	}
 }
+
+// SASL added with SCRAM-SHA-512 to a cluster whose superuser has SCRAM-SHA-256: its password is
+// proven by every call, so its mechanism is changed, and the operator goes on.
+func TestSASLMechanismChangesTheSuperusers(t *testing.T) {
+	h := newHarness(t, harnessOptions{guards: DefaultGuards(), auth: true})
+	h.bringUp(3)
+	h.events()
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{Mechanism: v1alpha1.SASLMechanism(admin.SCRAMSHA512)}}
+	})
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := h.cluster.User(testUsername); u.Mechanism != string(admin.SCRAMSHA512) || u.Password != testPassword {
+		t.Errorf("user %s mechanism %s, want SCRAM-SHA-512 with the same password", testUsername, u.Mechanism)
+	}
+	if n, all := h.countEvents("Normal SuperuserMechanismChanged", "SCRAM-SHA-512"); n != 1 {
+		t.Errorf("events %q, want one SuperuserMechanismChanged", all)
+	}
+	if c := h.securityCondition(); c.Status != metav1.ConditionTrue {
+		t.Errorf("SecurityReady %+v", c)
+	}
+}
