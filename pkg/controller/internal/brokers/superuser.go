@@ -32,6 +32,12 @@ import (
 // authentication is off). All three properties are live (src/v/config/configuration.cc,
 // needs_restart::no), as are enable_sasl and sasl_mechanisms: no broker restarts for them.
 // Users and superusers are cluster-wide (the controller log), so one call serves every broker.
+//
+// Redpanda's own operator likewise merges the names it adds into superusers rather than replace
+// them (redpanda-data/redpanda-operator operator/cmd/syncclusterconfig/sync.go,
+// mergeSuperusers); its chart keeps the bootstrap user's first password and makes its Secret
+// immutable (charts/redpanda/render_state.go, FetchBootstrapUser), so it has no rotation to
+// follow.
 
 // Condition reasons of SecurityReady, and event reasons of the stages.
 const (
