@@ -98,7 +98,9 @@ func TestAdminAuthTurnedOnForARunningCluster(t *testing.T) {
 	h.events()
 	seeded := len(h.securityWrites())
 	h.putAuthSecret(testPassword)
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret} })
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
+	})
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,9 @@ func TestAdminAuthResumesAfterAFailedStage(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUp(3)
 	h.putAuthSecret(testPassword)
-	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret} })
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) {
+		s.AdminAPI.Auth = &v1alpha1.AdminAPIAuth{SecretName: testAuthSecret}
+	})
 	// Every broker refuses the superusers write: the client tries each once.
 	h.cluster.SetFault(admintest.Fault{Status: http.StatusServiceUnavailable, Method: http.MethodPut, Times: 3})
 	h.events()
