@@ -134,6 +134,9 @@ var dynamicEvents = map[string]dynamicEvent{
 	// problem (brokers.Problem) while the properties cannot be read.
 	`pkg/controller/clusterconfig.go: "ClusterConfig" + cond.Reason`: {prefix: "ClusterConfig", from: []string{
 		"pkg/controller/internal/brokers.ReasonConfig*", step + ".ReasonAdminAPI*", step + ".ReasonAdminSecret*"}},
+	// The security stages' events, and the SecurityReady condition's when it changes.
+	"pkg/controller/security.go: st.Reason": {from: []string{"pkg/controller/internal/brokers.ReasonSecurity*"}},
+	"pkg/controller/security.go: reason":    {from: []string{"pkg/controller/internal/brokers.ReasonSecurity*", "pkg/controller/internal/brokers.EventSecurity*"}},
 	// A BrokerTopic's events, each a constant of pkg/topics passed to its event helper.
 	"pkg/topics/sync.go: reason": {from: []string{"pkg/topics.Event*"}},
 	// A BrokerUser's events, the same way.

@@ -91,9 +91,21 @@ func TestCredentialsNeverInLogsEventsOrStatus(t *testing.T) {
 		}
 		conditions = append(conditions, fmt.Sprint(cond))
 	}
-	// The brokers refuse a wrong password (401).
-	setSecret(map[string]string{"username": testUsername, "password": wrongPassword})
+	// A rotation: the new password is set with the old one.
+	const rotatedPassword = "rotated-pw-93b0-do-not-log"
+	setSecret(map[string]string{"username": testUsername, "password": rotatedPassword})
 	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 1 })
+	if _, err := h.reconcile(); err != nil {
+		t.Fatalf("rotation: %v", err)
+	}
+	if u, _ := h.cluster.User(testUsername); u.Password != rotatedPassword {
+		t.Fatal("the password was not rotated")
+	}
+	// The brokers refuse a wrong password (401) the operator, restarted since the password last
+	// worked, cannot set.
+	h.c.brokers.Forget(testKey)
+	setSecret(map[string]string{"username": testUsername, "password": wrongPassword})
+	h.editSpec(func(s *v1alpha1.BrokerClusterSpec) { s.Replicas = 2 })
 	check(ReasonAdminAPIUnauthorized)
 	// A Secret with a password and no username.
 	setSecret(map[string]string{"password": wrongPassword})
@@ -103,7 +115,7 @@ func TestCredentialsNeverInLogsEventsOrStatus(t *testing.T) {
 	if !strings.Contains(out.String(), "Decision") {
 		t.Fatalf("the logs hold no decisions; the capture does not work:\n%s", out.String())
 	}
-	for _, secret := range []string{testPassword, wrongPassword} {
+	for _, secret := range []string{testPassword, rotatedPassword, wrongPassword} {
 		if strings.Contains(all, secret) {
 			t.Errorf("a password appears in the logs, events or conditions")
 		}

@@ -20,7 +20,20 @@ import (
 // condition and does not stop the reconcile: scaling and rollouts decide on their own reads.
 // Nor does a cloud storage credentials' Secret that cannot be used: nothing is written until it
 // can, and the condition says why.
+//
+// The superuser goes first (security.go): with spec.kafka.sasl the properties wait until it is
+// in place.
 func (r *reconcile) syncClusterConfig(ctx context.Context) (map[int32]bool, time.Duration, error) {
+	hold, securityRecheck, err := r.syncSecurity(ctx)
+	if err != nil || hold {
+		return nil, securityRecheck, err
+	}
+	restarts, recheck, err := r.syncClusterProperties(ctx)
+	return restarts, sooner(recheck, securityRecheck), err
+}
+
+// syncClusterProperties is syncClusterConfig's cluster properties.
+func (r *reconcile) syncClusterProperties(ctx context.Context) (map[int32]bool, time.Duration, error) {
 	c, bc, pods := r.c, r.bc, r.pods
 	creds, credsErr := c.brokers.ReadCloudCredentials(ctx, bc)
 	if credsErr != nil && !brokers.IsSecretProblem(credsErr) {

@@ -312,6 +312,16 @@
 // reconcile waits with backoff. Messages name the Secret, the field and the key, never a value;
 // no credential is logged at any verbosity.
 //
+// A cluster with spec.adminAPI.auth has its superuser put in place before its cluster
+// properties are written (security.go, internal/brokers/superuser.go): the user created with the
+// Secret's password, added to superusers, and only then admin_api_require_auth set, each stage
+// reading its facts right before its call, an event per stage, the SecurityReady condition
+// showing the last stage reached; with spec.kafka.sasl the cluster properties (enable_sasl) wait
+// until it is True. A cluster created with auth finds every stage done. When the brokers refuse
+// a new password in the Secret, the password that last worked (kept in memory) sets it on the
+// user. A check is made when the condition is not True, the generation changed, or the Secret
+// differs from the one last verified; otherwise no admin call.
+//
 // # Certificates
 //
 // A Kafka listener whose tls names an issuerRef gets a cert-manager Certificate

@@ -3,6 +3,7 @@ package admintest
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -38,40 +39,56 @@ func routeLevel(req request, method string) authLevel {
 
 // authenticate answers as src/v/security/request_auth.cc and server.h apply_auth do. A
 // malformed Basic header or another scheme is 400 whether or not authentication is required.
-// With it required (a superuser set in the cluster's Security): unknown user or wrong password is 401 "Unauthorized";
-// no credentials on a user route is 401 "Forbidden (authentication is required)"; no credentials,
-// or a user who is not a superuser, on a superuser route is 403 "Forbidden (superuser role
-// required)". It returns the user name ("" for anonymous) and the refusal, if any.
-func (c *Cluster) authenticate(hr *http.Request, level authLevel) (string, *reply) {
-	required := c.sec.Username != ""
+// Whether it is required, and who is a superuser, are the live cluster properties
+// admin_api_require_auth and superusers (admin/server.cc binds both into the authenticator, so a
+// write takes effect on the next request; a cluster with Security.Username starts with them
+// set, as its .bootstrap.yaml would). With it required: unknown user or wrong password is 401
+// "Unauthorized"; no credentials on a user route is 401 "Forbidden (authentication is
+// required)"; no credentials, or a user not in superusers, on a superuser route is 403
+// "Forbidden (superuser role required)". Without it, credentials that do not match are
+// treated as anonymous and every caller is a superuser (request_authenticator::authenticate
+// catches the 401). It returns the name in the header ("" for none), the authenticated user
+// ("" for anonymous) and the refusal, if any.
+func (c *Cluster) authenticate(hr *http.Request, level authLevel) (string, string, *reply) {
+	required, supers := c.authConfig()
 	header := hr.Header.Get("Authorization")
-	var name string
+	var name, authed string
 	authenticated, super := !required, !required
 	switch {
 	case strings.HasPrefix(header, "Basic "):
 		decoded, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(header, "Basic "))
 		u, p, ok := strings.Cut(string(decoded), ":")
 		if err != nil || len(decoded) == 0 || !ok || p == "" {
-			return "", errorReplyPtr(http.StatusBadRequest, "Malformed Authorization header")
+			return "", "", errorReplyPtr(http.StatusBadRequest, "Malformed Authorization header")
 		}
 		name = u
-		if required {
-			want, known := c.password(u)
-			if !known || want != p {
-				return name, errorReplyPtr(http.StatusUnauthorized, "Unauthorized")
-			}
-			authenticated, super = true, u == c.sec.Username
+		want, known := c.password(u)
+		match := known && want == p
+		if required && !match {
+			return name, "", errorReplyPtr(http.StatusUnauthorized, "Unauthorized")
+		}
+		if match {
+			// do_authenticate: superuser = in superusers || !require_auth.
+			authed, authenticated, super = u, true, !required || slices.Contains(supers, u)
 		}
 	case header != "":
-		return "", errorReplyPtr(http.StatusBadRequest, "Unsupported Authorization method")
+		return "", "", errorReplyPtr(http.StatusBadRequest, "Unsupported Authorization method")
 	}
 	switch {
 	case level == superuser && !super:
-		return name, errorReplyPtr(http.StatusForbidden, "Forbidden (superuser role required)")
+		return name, authed, errorReplyPtr(http.StatusForbidden, "Forbidden (superuser role required)")
 	case level == user && !authenticated:
-		return name, errorReplyPtr(http.StatusUnauthorized, "Forbidden (authentication is required)")
+		return name, authed, errorReplyPtr(http.StatusUnauthorized, "Forbidden (authentication is required)")
 	}
-	return name, nil
+	return name, authed, nil
+}
+
+// authConfig reads admin_api_require_auth and superusers as they are now.
+func (c *Cluster) authConfig() (bool, []string) {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	supers, _ := c.currentValue("superusers").([]string)
+	return c.currentValue("admin_api_require_auth") == true, supers
 }
 
 // password returns the password of a user of the credential store (users.go): the superuser,

@@ -32,6 +32,11 @@ type nodeConfig struct {
 func (c *Cluster) cfg() *clusterConfig {
 	if c.config == nil {
 		c.config = &clusterConfig{values: map[string]any{}, invalid: map[string]bool{}, unknown: map[string]bool{}, nodes: map[int]*nodeConfig{}}
+		if c.sec.Username != "" {
+			// What the operator's .bootstrap.yaml sets when the cluster is created with auth.
+			c.config.values["admin_api_require_auth"] = true
+			c.config.values["superusers"] = []string{c.sec.Username}
+		}
 	}
 	return c.config
 }
@@ -146,6 +151,7 @@ func (c *Cluster) patchClusterConfig(req request) reply {
 	}
 	if len(errs) == 0 {
 		c.checkCloudStorage(parsed, p.Remove, errs)
+		c.checkAdminAuth(req.user, p, parsed, errs)
 	}
 	if len(errs) > 0 && !force {
 		return reply{status: http.StatusBadRequest, body: errs}

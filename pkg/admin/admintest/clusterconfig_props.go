@@ -74,6 +74,8 @@ var knownProperties = map[string]property{
 	"sasl_mechanisms": {kind: kindStringList, def: []string{"SCRAM"}, validate: validateSASLMechanisms},
 	// needs_restart::no, default [].
 	"superusers": {kind: kindStringList, def: []string{}},
+	// needs_restart::no, default false; read live by the admin API's authenticator (auth.go).
+	"admin_api_require_auth": {kind: kindBool, def: false},
 	// needs_restart::no, default 5_GiB, min 10_MiB; and default 5, range 0 to 50 (the maximum
 	// is not modelled). The scale-down pre-flight reads both.
 	"storage_min_free_bytes":                     {kind: kindInt, def: int64(5 << 30), min: 10 << 20},

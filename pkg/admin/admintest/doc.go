@@ -116,7 +116,7 @@
 //     broker's restart flag is true once a property that needs a restart changed, until its pod
 //     joins again (Join). Modelled properties (configuration.cc): enable_rack_awareness,
 //     auto_create_topics_enabled, enable_sasl, log_segment_size, default_topic_replications,
-//     sasl_mechanisms, superusers, storage_min_free_bytes,
+//     sasl_mechanisms, superusers, admin_api_require_auth, storage_min_free_bytes,
 //     storage_space_alert_free_threshold_percent (no restart) and kafka_rpc_server_tcp_recv_buf (restart); any
 //     other name is unknown. A new cluster starts at config version 0 (not confirmed against
 //     Redpanda, whose bootstrap writes its own first version).

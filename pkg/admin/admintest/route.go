@@ -20,6 +20,9 @@ type request struct {
 	action          string // what follows /v1/brokers/{id}, e.g. "decommission"
 	// body is the request body, read only for PUT /v1/cluster_config and the users writes.
 	body []byte
+	// user is who authenticated, "" for anonymous: what config_multi_property_validation
+	// checks against superusers.
+	user string
 }
 
 // brokerRequest resolves a request to one broker's own listener.
@@ -61,8 +64,8 @@ func (s *Server) serveRequest(w http.ResponseWriter, hr *http.Request, req reque
 	if !s.applyFault(w, hr, call, fault) {
 		return
 	}
-	user, denied := c.authenticate(hr, routeLevel(req, hr.Method))
-	call.User = user
+	user, authed, denied := c.authenticate(hr, routeLevel(req, hr.Method))
+	call.User, req.user = user, authed
 	if denied != nil {
 		s.log(call, denied.status, fault.String())
 		writeReply(w, *denied)

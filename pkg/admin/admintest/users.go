@@ -70,7 +70,8 @@ func (c *Cluster) handleUsers(req request, method string) reply {
 	name, named := strings.CutPrefix(req.rest, usersPath+"/")
 	switch {
 	case req.rest == usersPath && method == http.MethodGet:
-		return reply{status: http.StatusOK, body: slices.Sorted(maps.Keys(c.credentials()))}
+		// list_users answers a JSON array, [] with no user.
+		return reply{status: http.StatusOK, body: append([]string{}, slices.Sorted(maps.Keys(c.credentials()))...)}
 	case req.rest == usersPath && method == http.MethodPost:
 		return c.createUser(req.body)
 	case named && method == http.MethodPut:

@@ -490,7 +490,7 @@ func schema_pkg_apis_brokers_v1alpha1_AdminAPIAuth(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"secretName": {
 						SchemaProps: spec.SchemaProps{
-							Description: "SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the BrokerCluster's namespace. The brokers create this user at cluster creation (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it.",
+							Description: "SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the BrokerCluster's namespace. The brokers create this user at cluster creation (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it. On a running cluster the operator creates the user through the admin API, and a new password in the Secret is set on the user by the operator with the password that last worked.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -525,7 +525,7 @@ func schema_pkg_apis_brokers_v1alpha1_AdminAPISpec(ref common.ReferenceCallback)
 					},
 					"auth": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Auth, when set, makes the operator send a superuser's credentials with every admin API request (HTTP basic auth), and the brokers require them (admin_api_require_auth).",
+							Description: "Auth, when set, makes the operator send a superuser's credentials with every admin API request (HTTP basic auth), and the brokers require them (admin_api_require_auth). Added to a running cluster, the operator creates the user, makes it a superuser and only then turns admin_api_require_auth on (condition SecurityReady). It cannot be removed.",
 							Ref:         ref("github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1.AdminAPIAuth"),
 						},
 					},

@@ -43,6 +43,7 @@ type BrokerCluster struct {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || !has(self.kafka.external.port) || !(self.kafka.external.port in [9092, 33145]) && (!has(self.adminAPI.port) || self.kafka.external.port != self.adminAPI.port)",message="spec.kafka.external.port must differ from the internal Kafka port 9092, the RPC port 33145 and spec.adminAPI.port"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.sasl) || has(self.adminAPI.auth)",message="spec.kafka.sasl needs spec.adminAPI.auth: its user is the superuser"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.adminAPI) || !has(oldSelf.adminAPI.auth) || (has(self.adminAPI) && has(self.adminAPI.auth))",message="spec.adminAPI.auth cannot be removed: the brokers keep requiring credentials (admin_api_require_auth), and the operator would be locked out (docs/security.md)"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'Addresses' || size(self.kafka.external.addresses) >= self.replicas",message="spec.kafka.external.addresses needs one address per broker: at least spec.replicas"
 // +kubebuilder:validation:XValidation:rule="!has(self.kafka) || !has(self.kafka.external) || self.kafka.external.type != 'NodePort' || !has(self.kafka.external.nodePort) || self.kafka.external.nodePort.basePort + self.replicas - 1 <= 32767",message="spec.kafka.external.nodePort.basePort + spec.replicas - 1 must not exceed 32767, the top of the default node port range"
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeLossRecovery) || (has(self.decommissionGhostBrokers) && self.decommissionGhostBrokers)",message="spec.nodeLossRecovery needs spec.decommissionGhostBrokers: a recovered broker's old node ID is decommissioned as a ghost broker once its replacement has joined"
@@ -461,7 +462,9 @@ type AdminAPISpec struct {
 	TLS *AdminAPITLS `json:"tls,omitempty"`
 
 	// Auth, when set, makes the operator send a superuser's credentials with every admin API
-	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth).
+	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth). Added
+	// to a running cluster, the operator creates the user, makes it a superuser and only then
+	// turns admin_api_require_auth on (condition SecurityReady). It cannot be removed.
 	// +optional
 	Auth *AdminAPIAuth `json:"auth,omitempty"`
 }
@@ -491,7 +494,9 @@ type AdminAPITLS struct {
 type AdminAPIAuth struct {
 	// SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the
 	// BrokerCluster's namespace. The brokers create this user at cluster creation
-	// (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it.
+	// (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it. On a
+	// running cluster the operator creates the user through the admin API, and a new password
+	// in the Secret is set on the user by the operator with the password that last worked.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	SecretName string `json:"secretName"`
@@ -833,6 +838,12 @@ const (
 	// operator made for a listener with an issuerRef holds a certificate; it appears with the
 	// first such listener. While it is false the operator makes no other change to the cluster.
 	ConditionCertificatesReady = "CertificatesReady"
+	// ConditionSecurityReady is true when the superuser of spec.adminAPI.auth exists with the
+	// Secret's password, is in superusers, and the brokers enforce admin API authentication
+	// (and Kafka SASL with spec.kafka.sasl); its reason names the stage reached while the
+	// operator turns security on for a running cluster or rotates the password. It appears
+	// with spec.adminAPI.auth.
+	ConditionSecurityReady = "SecurityReady"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

@@ -41,6 +41,8 @@ type Admin struct {
 	recoveries *recoveryTracker
 	// sources is where each cluster's last fresh fact check read its membership (authority.go).
 	sources *sourceTracker
+	// superusers keeps each cluster's superuser password that last worked (superuser_creds.go).
+	superusers *superuserTracker
 }
 
 // New returns the brokers' view.
@@ -54,6 +56,7 @@ func New(cfg Config) *Admin {
 		drains:     &drainTracker{drains: map[string]*drainProgress{}},
 		recoveries: &recoveryTracker{since: map[string]recoveryWait{}},
 		sources:    &sourceTracker{sources: map[string]string{}},
+		superusers: &superuserTracker{},
 	}
 }
 
@@ -63,6 +66,7 @@ func (a *Admin) Forget(key string) {
 	a.drains.forget(key)
 	a.recoveries.forget(key)
 	a.sources.forget(key)
+	a.superusers.forget(key)
 }
 
 // Knows reports whether anything is kept for the cluster key (its admin client).

@@ -124,6 +124,27 @@ type cachedAdminClient struct {
 // security, and, for a focus view of a cluster with pools, the other pools' brokers after them
 // (addressLayout). With TLS the URLs are https whatever scheme the address template renders.
 func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, sec adminSecurity) (admin.Client, error) {
+	urls, err := a.urls(bc, replicas, sec)
+	if err != nil {
+		return nil, err
+	}
+	joined := strings.Join(urls, " ") + " " + sec.fingerprint
+	key := bc.Namespace + "/" + bc.Name
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cached, ok := a.clients[key]; ok && cached.urls == joined {
+		return cached.client, nil
+	}
+	client, err := a.newClient(urls, sec)
+	if err != nil {
+		return nil, err
+	}
+	a.clients[key] = cachedAdminClient{urls: joined, client: client}
+	return client, nil
+}
+
+// urls are the admin URLs of bc's brokers 0 to replicas-1, https with TLS.
+func (a *adminClients) urls(bc *v1alpha1.BrokerCluster, replicas int32, sec adminSecurity) ([]string, error) {
 	urls, err := addressLayout(a.template, bc, replicas)
 	if err != nil {
 		return nil, err
@@ -135,13 +156,19 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, se
 			}
 		}
 	}
-	joined := strings.Join(urls, " ") + " " + sec.fingerprint
-	key := bc.Namespace + "/" + bc.Name
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if cached, ok := a.clients[key]; ok && cached.urls == joined {
-		return cached.client, nil
+	return urls, nil
+}
+
+// build is forCluster without the cache.
+func (a *adminClients) build(bc *v1alpha1.BrokerCluster, replicas int32, sec adminSecurity) (admin.Client, error) {
+	urls, err := a.urls(bc, replicas, sec)
+	if err != nil {
+		return nil, err
 	}
+	return a.newClient(urls, sec)
+}
+
+func (a *adminClients) newClient(urls []string, sec adminSecurity) (admin.Client, error) {
 	cfg := a.config
 	cfg.URLs = urls
 	sec.apply(&cfg)
@@ -152,7 +179,6 @@ func (a *adminClients) forCluster(bc *v1alpha1.BrokerCluster, replicas int32, se
 	if a.requests != nil {
 		client = decoratedAdmin{inner: client, requests: a.requests}
 	}
-	a.clients[key] = cachedAdminClient{urls: joined, client: client}
 	return client, nil
 }
 

@@ -58,10 +58,11 @@ func ExportZeros(requests *prometheus.CounterVec) {
 	}
 }
 
-// Operations are the values of the operation label, one per admin.Client and
-// admin.ClusterConfigClient method.
+// Operations are the values of the operation label, one per admin.Client,
+// admin.ClusterConfigClient and admin.UsersClient method.
 var Operations = []string{
 	"brokers", "brokers_from", "broker", "health_overview", "decommission", "recommission",
 	"decommission_status", "enable_maintenance", "disable_maintenance", "node_config",
 	"patch_cluster_config", "cluster_config", "cluster_config_status", "post_restart_probe", "pre_restart_probe", "features", "cluster_partitions",
+	"users", "create_user", "update_user", "delete_user",
 }

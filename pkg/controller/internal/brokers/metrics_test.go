@@ -55,7 +55,7 @@ func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "broker_operator", Name: "admin_requests_total"}, []string{"operation", "result"})
 	reg.MustRegister(requests)
 	client := reflect.ValueOf(decoratedAdmin{inner: inner, requests: requests})
-	ifaces := []reflect.Type{reflect.TypeFor[admin.Client](), reflect.TypeFor[admin.ClusterConfigClient]()}
+	ifaces := []reflect.Type{reflect.TypeFor[admin.Client](), reflect.TypeFor[admin.ClusterConfigClient](), reflect.TypeFor[admin.UsersClient]()}
 	var methods []reflect.Method
 	for _, iface := range ifaces {
 		for i := range iface.NumMethod() {
@@ -63,7 +63,7 @@ func TestCountingAdminClientCountsEveryMethod(t *testing.T) {
 		}
 	}
 	if len(methods) != len(Operations) {
-		t.Errorf("admin.Client and admin.ClusterConfigClient have %d methods, Operations names %d", len(methods), len(Operations))
+		t.Errorf("admin.Client, admin.ClusterConfigClient and admin.UsersClient have %d methods, Operations names %d", len(methods), len(Operations))
 	}
 	for _, method := range methods {
 		args := []reflect.Value{reflect.ValueOf(context.Background())}

@@ -25,7 +25,9 @@ package v1alpha1
 type AdminAPIAuthApplyConfiguration struct {
 	// SecretName names a Secret (kubernetes.io/basic-auth keys username and password) in the
 	// BrokerCluster's namespace. The brokers create this user at cluster creation
-	// (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it.
+	// (RP_BOOTSTRAP_USER) and make it a superuser; the operator authenticates as it. On a
+	// running cluster the operator creates the user through the admin API, and a new password
+	// in the Secret is set on the user by the operator with the password that last worked.
 	SecretName *string `json:"secretName,omitempty"`
 }
 

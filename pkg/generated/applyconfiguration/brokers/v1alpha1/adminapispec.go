@@ -29,7 +29,9 @@ type AdminAPISpecApplyConfiguration struct {
 	// Secret it names. Unset: plain HTTP.
 	TLS *AdminAPITLSApplyConfiguration `json:"tls,omitempty"`
 	// Auth, when set, makes the operator send a superuser's credentials with every admin API
-	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth).
+	// request (HTTP basic auth), and the brokers require them (admin_api_require_auth). Added
+	// to a running cluster, the operator creates the user, makes it a superuser and only then
+	// turns admin_api_require_auth on (condition SecurityReady). It cannot be removed.
 	Auth *AdminAPIAuthApplyConfiguration `json:"auth,omitempty"`
 }
 
