@@ -32,6 +32,7 @@ type options struct {
 	healthProbeBindAddr      string
 	profiling                bool
 	adminAddressTemplate     string
+	kafkaAddressTemplate     string
 	clusterDomain            string
 	adminTimeout             time.Duration
 	adminDeadline            time.Duration
@@ -66,6 +67,7 @@ func defaultOptions() *options {
 		metricsBindAddress:       ":8080",
 		healthProbeBindAddr:      ":8081",
 		adminAddressTemplate:     admin.DefaultAddressTemplate,
+		kafkaAddressTemplate:     topics.DefaultAddressTemplate,
 		clusterDomain:            admin.DefaultClusterDomain,
 		adminTimeout:             10 * time.Second,
 		adminDeadline:            controller.DefaultAdminDeadline,
@@ -113,6 +115,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
 	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,
 		"Go template of a broker's admin API base URL, scheme://host:port with no path, over .Namespace, .Name, .Ordinal, .Port and .ClusterDomain; add sums integers ({{add .Port .Ordinal}}). The default names each pod's stable DNS name.")
+	fs.StringVar(&o.kafkaAddressTemplate, "kafka-address-template", o.kafkaAddressTemplate,
+		"Go template of a broker's internal Kafka listener address, host:port, which the BrokerTopic and BrokerUser controllers connect to, over .Namespace, .Name, .Ordinal, .Port (9092) and .ClusterDomain; add sums integers. The default names each pod's stable DNS name; set it when the operator runs where those names do not resolve.")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", o.clusterDomain,
 		"DNS domain of the Kubernetes cluster (the kubelet's --cluster-domain), the suffix of every broker's stable name: its advertised addresses, seed servers, certificate names and the default admin address (.ClusterDomain). Changing it restarts every broker.")
 	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
@@ -190,8 +194,13 @@ func (o *options) validate() error {
 	}
 	if err := admin.ValidateClusterDomain(o.clusterDomain); err != nil {
 		errs = append(errs, fmt.Errorf("--cluster-domain: %v", err))
-	} else if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate, o.clusterDomain); err != nil {
-		errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
+	} else {
+		if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate, o.clusterDomain); err != nil {
+			errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
+		}
+		if _, err := topics.ParseAddressTemplate(o.kafkaAddressTemplate, o.clusterDomain); err != nil {
+			errs = append(errs, fmt.Errorf("--kafka-address-template: %v", err))
+		}
 	}
 	if o.adminTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--admin-timeout must be positive, got %s", o.adminTimeout))

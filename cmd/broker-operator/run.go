@@ -123,14 +123,15 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 	}
 	if opts.enableTopics {
 		o.topics, err = topics.NewController(topics.Config{
-			KubeClient:    c.kube,
-			BrokerClient:  c.broker,
-			Namespaces:    opts.namespaces,
-			ClusterDomain: opts.clusterDomain,
-			Recorder:      recorder,
-			MaxRetryDelay: opts.maxRetryDelay,
-			SweepInterval: opts.topicSweepInterval,
-			WritebackTTL:  opts.writebackTTL,
+			KubeClient:      c.kube,
+			BrokerClient:    c.broker,
+			Namespaces:      opts.namespaces,
+			AddressTemplate: opts.kafkaAddressTemplate,
+			ClusterDomain:   opts.clusterDomain,
+			Recorder:        recorder,
+			MaxRetryDelay:   opts.maxRetryDelay,
+			SweepInterval:   opts.topicSweepInterval,
+			WritebackTTL:    opts.writebackTTL,
 		})
 		if err != nil {
 			return nil, err
@@ -143,6 +144,7 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 			Namespaces:           opts.namespaces,
 			AdminAddressTemplate: opts.adminAddressTemplate,
 			AdminTimeout:         opts.adminTimeout,
+			KafkaAddressTemplate: opts.kafkaAddressTemplate,
 			ClusterDomain:        opts.clusterDomain,
 			Recorder:             recorder,
 			MaxRetryDelay:        opts.maxRetryDelay,

@@ -1,6 +1,7 @@
 package users
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	"github.com/broker-operator/broker-operator/pkg/topics"
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
 
@@ -32,9 +34,12 @@ type Config struct {
 	AdminAddressTemplate string
 	// AdminTimeout bounds each admin API request. Zero: admin.DefaultTimeout.
 	AdminTimeout time.Duration
-	// Kafka opens a cluster's Kafka client, for the ACLs. Nil: ClusterKafka(KubeClient,
-	// ClusterDomain).
+	// Kafka opens a cluster's Kafka client, for the ACLs. Nil: ClusterKafka(KubeClient, the
+	// template KafkaAddressTemplate renders in ClusterDomain).
 	Kafka KafkaFunc
+	// KafkaAddressTemplate renders the brokers' internal Kafka addresses, as
+	// --kafka-address-template does. Empty: topics.DefaultAddressTemplate.
+	KafkaAddressTemplate string
 	// ClusterDomain is the Kubernetes cluster's DNS domain, which the brokers' names end in.
 	// Empty: admin.DefaultClusterDomain.
 	ClusterDomain string
@@ -80,7 +85,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Admin = ClusterAdmin(cfg.KubeClient, t, cfg.AdminTimeout)
 	}
 	if cfg.Kafka == nil {
-		cfg.Kafka = ClusterKafka(cfg.KubeClient, cfg.ClusterDomain)
+		addrs, err := topics.ParseAddressTemplate(cmp.Or(cfg.KafkaAddressTemplate, topics.DefaultAddressTemplate), cfg.ClusterDomain)
+		if err != nil {
+			return cfg, fmt.Errorf("users: %w", err)
+		}
+		cfg.Kafka = ClusterKafka(cfg.KubeClient, addrs)
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = &record.FakeRecorder{} // nil channel: events are dropped
