@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
@@ -22,9 +23,9 @@ const indexByCluster = "brokeruser-cluster"
 
 // namespaceCache holds one watched namespace's informers. BrokerUsers are read through the
 // write-back overlay, so that a reconcile sees its own finalizer and status writes; the
-// BrokerClusters are only read, from their informer. The BrokerUser informer resyncs every
-// resync: the operator watches no Secret, so a rotated password, or a user or ACL changed
-// outside, is found by the next pass over each resource.
+// BrokerClusters are only read, from their informer. With a metadata client, the Secrets'
+// metadata is watched (secrets.go), so that a rotated password is set at once. The BrokerUser
+// informer resyncs every resync, which is how a user or ACL changed outside is found.
 type namespaceCache struct {
 	client       versioned.Interface
 	factory      brokerinformers.SharedInformerFactory
@@ -34,6 +35,10 @@ type namespaceCache struct {
 
 	clusterInformer cache.SharedIndexInformer
 	clusters        brokerlisters.BrokerClusterLister
+
+	// secretFactory and secretInformer are nil without Config.MetadataClient.
+	secretFactory  metadatainformer.SharedInformerFactory
+	secretInformer cache.SharedIndexInformer
 
 	synced []cache.InformerSynced
 }
@@ -52,9 +57,13 @@ func newNamespaceCache(cfg Config, namespace string) (*namespaceCache, error) {
 			}
 			return nil, nil
 		},
+		indexBySecret: bySecret,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index BrokerUsers: %w", err)
+	}
+	if cfg.MetadataClient != nil {
+		n.watchSecrets(cfg, namespace)
 	}
 	n.userOverlay, err = keyqueue.Overlay("brokerusers", n.userInformer,
 		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics}, &n.synced)
