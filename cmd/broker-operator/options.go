@@ -80,9 +80,11 @@ func defaultOptions() *options {
 
 		evictionWebhookBindAddr: "0",
 
+		enableTopics:       true,
 		topicWorkers:       2,
 		topicSweepInterval: topics.DefaultSweepInterval,
 
+		enableUsers:        true,
 		userWorkers:        2,
 		userResyncInterval: users.DefaultResyncInterval,
 	}
@@ -140,17 +142,17 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.evictionWebhookCertDir, "eviction-webhook-cert-dir", o.evictionWebhookCertDir,
 		"Directory holding the eviction webhook's serving certificate and key, tls.crt and tls.key (read again when they change). Required with --eviction-webhook-bind-address.")
 	fs.BoolVar(&o.enableTopics, "enable-topics", o.enableTopics,
-		"Run the BrokerTopic controller, which manages Kafka topics through each cluster's internal Kafka listener. Off by default in this version (docs/topics.md).")
+		"Run the BrokerTopic controller, which manages Kafka topics through each cluster's internal Kafka listener (docs/topics.md). --enable-topics=false turns it off.")
 	fs.IntVar(&o.topicWorkers, "topic-workers", o.topicWorkers,
 		"Number of BrokerTopics reconciled at once, with --enable-topics.")
 	fs.DurationVar(&o.topicSweepInterval, "topic-sweep-interval", o.topicSweepInterval,
 		"How often, with --enable-topics, each cluster's topics are read at once to find a topic changed or deleted outside the operator.")
 	fs.BoolVar(&o.enableUsers, "enable-users", o.enableUsers,
-		"Run the BrokerUser controller, which manages SCRAM users through each cluster's admin API and their ACLs through its internal Kafka listener. Off by default in this version (docs/users.md).")
+		"Run the BrokerUser controller, which manages SCRAM users through each cluster's admin API and their ACLs through its internal Kafka listener, and watches the Secrets' metadata for a changed password (docs/users.md). --enable-users=false turns it off.")
 	fs.IntVar(&o.userWorkers, "user-workers", o.userWorkers,
 		"Number of BrokerUsers reconciled at once, with --enable-users.")
 	fs.DurationVar(&o.userResyncInterval, "user-resync-interval", o.userResyncInterval,
-		"How often, with --enable-users, every BrokerUser is reconciled again, to find a rotated password Secret or a user or ACL changed outside the operator.")
+		"How often, with --enable-users, every BrokerUser is reconciled again, to find a user or ACL changed outside the operator. A changed password Secret is noticed at once through its watch.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 

@@ -60,9 +60,9 @@ type operator struct {
 	registry *prometheus.Registry
 
 	ctrl *controller.Controller
-	// topics is the BrokerTopic controller; nil without --enable-topics.
+	// topics is the BrokerTopic controller; nil with --enable-topics=false.
 	topics *topics.Controller
-	// users is the BrokerUser controller; nil without --enable-users.
+	// users is the BrokerUser controller; nil with --enable-users=false.
 	users   *users.Controller
 	leading atomic.Bool
 
