@@ -140,8 +140,8 @@ func NewController(cfg Config) (*Controller, error) {
 		}
 		c.caches[ns] = nc
 		c.informers.Add(nc.factory, nc.synced...)
-		if nc.secretFactory != nil {
-			c.informers.Add(nc.secretFactory)
+		if nc.secretRunner != nil {
+			c.informers.Add(nc.secretRunner)
 		}
 	}
 	return c, nil

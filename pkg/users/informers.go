@@ -5,7 +5,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
@@ -36,9 +35,9 @@ type namespaceCache struct {
 	clusterInformer cache.SharedIndexInformer
 	clusters        brokerlisters.BrokerClusterLister
 
-	// secretFactory and secretInformer are nil without Config.MetadataClient.
-	secretFactory  metadatainformer.SharedInformerFactory
+	// secretInformer and secretRunner are nil without Config.MetadataClient.
 	secretInformer cache.SharedIndexInformer
+	secretRunner   *informerRunner
 
 	synced []cache.InformerSynced
 }

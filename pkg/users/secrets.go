@@ -2,14 +2,18 @@ package users
 
 import (
 	"cmp"
+	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
+	"github.com/broker-operator/broker-operator/pkg/secretread"
 )
 
 // indexBySecret: namespace/secret, the BrokerUsers whose password that Secret holds.
@@ -34,11 +38,31 @@ func bySecret(obj any) ([]string, error) {
 // watchSecrets makes the informer that tells a Secret changed, so that a rotated password is
 // set at once rather than at the next resync. It asks the API for metadata only
 // (PartialObjectMetadata), and keeps only each Secret's name and resourceVersion: no Secret's
-// data ever reaches the operator through it. The password is still read with a GET by name
-// when the BrokerUser is reconciled (password.go).
+// data ever reaches the operator through it. Its list and watch run with secretread's quiet
+// context, so that client-go logs nothing of them at any -v: a Secret made with kubectl apply
+// carries its data in an annotation. The password is still read with a GET by name when the
+// BrokerUser is reconciled (password.go).
 func (n *namespaceCache) watchSecrets(cfg Config, namespace string) {
-	n.secretFactory = metadatainformer.NewFilteredSharedInformerFactory(cfg.MetadataClient, 0, namespace, nil)
-	n.secretInformer = n.secretFactory.ForResource(corev1.SchemeGroupVersion.WithResource("secrets")).Informer()
+	secrets := cfg.MetadataClient.Resource(corev1.SchemeGroupVersion.WithResource("secrets")).Namespace(namespace)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			quiet, err := secretread.Context(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return secrets.List(quiet, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			quiet, err := secretread.Context(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return secrets.Watch(quiet, opts)
+		},
+	}
+	// As metadatainformer does: a client that cannot stream the initial list gets list and watch.
+	n.secretInformer = cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, cfg.MetadataClient),
+		&metav1.PartialObjectMetadata{}, 0, cache.Indexers{})
 	// Set before the informer starts; it cannot fail then.
 	_ = n.secretInformer.SetTransform(func(obj any) (any, error) {
 		m, ok := obj.(*metav1.PartialObjectMetadata)
@@ -48,7 +72,22 @@ func (n *namespaceCache) watchSecrets(cfg Config, namespace string) {
 		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
 			Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion}}, nil
 	})
+	n.secretRunner = &informerRunner{informer: n.secretInformer}
 }
+
+// informerRunner starts and stops one informer as a factory does its own (keyqueue.Factory).
+type informerRunner struct {
+	informer cache.SharedIndexInformer
+	once     sync.Once
+	wg       sync.WaitGroup
+}
+
+func (r *informerRunner) Start(stop <-chan struct{}) {
+	r.once.Do(func() { r.wg.Go(func() { r.informer.Run(stop) }) })
+}
+
+// Shutdown waits for the informer, which stops when its stop channel closes.
+func (r *informerRunner) Shutdown() { r.wg.Wait() }
 
 // secretEvents queues the BrokerUsers whose password a Secret holds when it is created,
 // changed or deleted: a Secret made after its BrokerUser, a rotation, a generated Secret
