@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -90,11 +91,15 @@ func start(ctx context.Context, opts *options) error {
 	if err != nil {
 		return err
 	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	id, err := identity()
 	if err != nil {
 		return err
 	}
-	op, err := newOperator(opts, clients{kube: kube, broker: broker, dynamic: dyn}, id)
+	op, err := newOperator(opts, clients{kube: kube, broker: broker, dynamic: dyn, metadata: meta}, id)
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ type options struct {
 	healthProbeBindAddr      string
 	profiling                bool
 	adminAddressTemplate     string
+	kafkaAddressTemplate     string
 	clusterDomain            string
 	adminTimeout             time.Duration
 	adminDeadline            time.Duration
@@ -66,6 +67,7 @@ func defaultOptions() *options {
 		metricsBindAddress:       ":8080",
 		healthProbeBindAddr:      ":8081",
 		adminAddressTemplate:     admin.DefaultAddressTemplate,
+		kafkaAddressTemplate:     topics.DefaultAddressTemplate,
 		clusterDomain:            admin.DefaultClusterDomain,
 		adminTimeout:             10 * time.Second,
 		adminDeadline:            controller.DefaultAdminDeadline,
@@ -78,9 +80,11 @@ func defaultOptions() *options {
 
 		evictionWebhookBindAddr: "0",
 
+		enableTopics:       true,
 		topicWorkers:       2,
 		topicSweepInterval: topics.DefaultSweepInterval,
 
+		enableUsers:        true,
 		userWorkers:        2,
 		userResyncInterval: users.DefaultResyncInterval,
 	}
@@ -113,6 +117,8 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 		"Address of the /healthz and /readyz endpoints. \"0\" turns them off.")
 	fs.StringVar(&o.adminAddressTemplate, "admin-address-template", o.adminAddressTemplate,
 		"Go template of a broker's admin API base URL, scheme://host:port with no path, over .Namespace, .Name, .Ordinal, .Port and .ClusterDomain; add sums integers ({{add .Port .Ordinal}}). The default names each pod's stable DNS name.")
+	fs.StringVar(&o.kafkaAddressTemplate, "kafka-address-template", o.kafkaAddressTemplate,
+		"Go template of a broker's internal Kafka listener address, host:port, which the BrokerTopic and BrokerUser controllers connect to, over .Namespace, .Name, .Ordinal, .Port (9092) and .ClusterDomain; add sums integers. The default names each pod's stable DNS name; set it when the operator runs where those names do not resolve.")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", o.clusterDomain,
 		"DNS domain of the Kubernetes cluster (the kubelet's --cluster-domain), the suffix of every broker's stable name: its advertised addresses, seed servers, certificate names and the default admin address (.ClusterDomain). Changing it restarts every broker.")
 	fs.DurationVar(&o.adminTimeout, "admin-timeout", o.adminTimeout,
@@ -136,17 +142,17 @@ func (o *options) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.evictionWebhookCertDir, "eviction-webhook-cert-dir", o.evictionWebhookCertDir,
 		"Directory holding the eviction webhook's serving certificate and key, tls.crt and tls.key (read again when they change). Required with --eviction-webhook-bind-address.")
 	fs.BoolVar(&o.enableTopics, "enable-topics", o.enableTopics,
-		"Run the BrokerTopic controller, which manages Kafka topics through each cluster's internal Kafka listener. Off by default in this version (docs/topics.md).")
+		"Run the BrokerTopic controller, which manages Kafka topics through each cluster's internal Kafka listener (docs/topics.md). --enable-topics=false turns it off.")
 	fs.IntVar(&o.topicWorkers, "topic-workers", o.topicWorkers,
 		"Number of BrokerTopics reconciled at once, with --enable-topics.")
 	fs.DurationVar(&o.topicSweepInterval, "topic-sweep-interval", o.topicSweepInterval,
 		"How often, with --enable-topics, each cluster's topics are read at once to find a topic changed or deleted outside the operator.")
 	fs.BoolVar(&o.enableUsers, "enable-users", o.enableUsers,
-		"Run the BrokerUser controller, which manages SCRAM users through each cluster's admin API and their ACLs through its internal Kafka listener. Off by default in this version (docs/users.md).")
+		"Run the BrokerUser controller, which manages SCRAM users through each cluster's admin API and their ACLs through its internal Kafka listener, and watches the Secrets' metadata for a changed password (docs/users.md). --enable-users=false turns it off.")
 	fs.IntVar(&o.userWorkers, "user-workers", o.userWorkers,
 		"Number of BrokerUsers reconciled at once, with --enable-users.")
 	fs.DurationVar(&o.userResyncInterval, "user-resync-interval", o.userResyncInterval,
-		"How often, with --enable-users, every BrokerUser is reconciled again, to find a rotated password Secret or a user or ACL changed outside the operator.")
+		"How often, with --enable-users, every BrokerUser is reconciled again, to find a user or ACL changed outside the operator. A changed password Secret is noticed at once through its watch.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version and exit.")
 }
 
@@ -190,8 +196,13 @@ func (o *options) validate() error {
 	}
 	if err := admin.ValidateClusterDomain(o.clusterDomain); err != nil {
 		errs = append(errs, fmt.Errorf("--cluster-domain: %v", err))
-	} else if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate, o.clusterDomain); err != nil {
-		errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
+	} else {
+		if _, err := admin.ParseAddressTemplate(o.adminAddressTemplate, o.clusterDomain); err != nil {
+			errs = append(errs, fmt.Errorf("--admin-address-template: %v", err))
+		}
+		if _, err := topics.ParseAddressTemplate(o.kafkaAddressTemplate, o.clusterDomain); err != nil {
+			errs = append(errs, fmt.Errorf("--kafka-address-template: %v", err))
+		}
 	}
 	if o.adminTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--admin-timeout must be positive, got %s", o.adminTimeout))

@@ -32,6 +32,14 @@ func TestAdminAddressTemplateTakesHostNamesPerBroker(t *testing.T) {
 	}
 }
 
+// The operator reaches the brokers' Kafka listeners through a proxy or port-forward, one port a
+// broker, when it runs where the pods' names do not resolve.
+func TestKafkaAddressTemplateTakesHostPort(t *testing.T) {
+	if _, err := parse(t, "--kafka-address-template=127.0.0.1:{{add 19092 .Ordinal}}"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestNamespaceFlagRepeats(t *testing.T) {
 	o, err := parse(t, "--namespace=a", "--namespace", "b")
 	if err != nil {
@@ -56,6 +64,8 @@ func TestInvalidFlagsAreRejectedWithAClearMessage(t *testing.T) {
 		{[]string{"--health-probe-bind-address=localhost"}, "--health-probe-bind-address"},
 		{[]string{"--admin-address-template={{.Nope"}, "--admin-address-template"},
 		{[]string{"--admin-address-template=http://proxy:8080/{{.Namespace}}/{{.Name}}/{{.Ordinal}}"}, "want scheme://host:port with no path"},
+		{[]string{"--kafka-address-template=http://kafka:9092"}, "--kafka-address-template"},
+		{[]string{"--kafka-address-template={{.Nope}}:9092"}, "--kafka-address-template"},
 		{[]string{"--read-strategy=eventually"}, "--read-strategy"},
 		{[]string{"--writeback-ttl=0s"}, "--writeback-ttl must be positive"},
 		{[]string{"--admin-timeout=-1s"}, "--admin-timeout must be positive"},

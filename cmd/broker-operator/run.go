@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -45,6 +46,9 @@ type clients struct {
 	broker versioned.Interface
 	// dynamic serves cert-manager's Certificates; nil in tests that make none.
 	dynamic dynamic.Interface
+	// metadata watches the Secrets' metadata for the BrokerUser controller; nil in tests, where
+	// a changed Secret is found by the resync.
+	metadata metadata.Interface
 }
 
 // operator is one run of the operator process: its controller, endpoints and, optionally, its
@@ -56,9 +60,9 @@ type operator struct {
 	registry *prometheus.Registry
 
 	ctrl *controller.Controller
-	// topics is the BrokerTopic controller; nil without --enable-topics.
+	// topics is the BrokerTopic controller; nil with --enable-topics=false.
 	topics *topics.Controller
-	// users is the BrokerUser controller; nil without --enable-users.
+	// users is the BrokerUser controller; nil with --enable-users=false.
 	users   *users.Controller
 	leading atomic.Bool
 
@@ -123,14 +127,15 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 	}
 	if opts.enableTopics {
 		o.topics, err = topics.NewController(topics.Config{
-			KubeClient:    c.kube,
-			BrokerClient:  c.broker,
-			Namespaces:    opts.namespaces,
-			ClusterDomain: opts.clusterDomain,
-			Recorder:      recorder,
-			MaxRetryDelay: opts.maxRetryDelay,
-			SweepInterval: opts.topicSweepInterval,
-			WritebackTTL:  opts.writebackTTL,
+			KubeClient:      c.kube,
+			BrokerClient:    c.broker,
+			Namespaces:      opts.namespaces,
+			AddressTemplate: opts.kafkaAddressTemplate,
+			ClusterDomain:   opts.clusterDomain,
+			Recorder:        recorder,
+			MaxRetryDelay:   opts.maxRetryDelay,
+			SweepInterval:   opts.topicSweepInterval,
+			WritebackTTL:    opts.writebackTTL,
 		})
 		if err != nil {
 			return nil, err
@@ -140,9 +145,11 @@ func newOperator(opts *options, c clients, identity string) (*operator, error) {
 		o.users, err = users.NewController(users.Config{
 			KubeClient:           c.kube,
 			BrokerClient:         c.broker,
+			MetadataClient:       c.metadata,
 			Namespaces:           opts.namespaces,
 			AdminAddressTemplate: opts.adminAddressTemplate,
 			AdminTimeout:         opts.adminTimeout,
+			KafkaAddressTemplate: opts.kafkaAddressTemplate,
 			ClusterDomain:        opts.clusterDomain,
 			Recorder:             recorder,
 			MaxRetryDelay:        opts.maxRetryDelay,

@@ -15,26 +15,40 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/topics"
 )
 
-// Without --enable-topics and --enable-users neither the BrokerTopic nor the BrokerUser
-// controller is built.
-func TestOptionalControllersAreOffByDefault(t *testing.T) {
+// Both the BrokerTopic and the BrokerUser controller run by default; each flag set to false
+// turns its controller off.
+func TestOptionalControllersAreOnByDefault(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
-	off, err := newOperator(testOptions(sim), clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
+	defaults, err := parse(t, "--admin-address-template="+sim.BrokerAddressTemplate())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off.topics != nil || off.users != nil {
-		t.Fatal("a BrokerTopic or BrokerUser controller is built without its flag")
+	on, err := newOperator(defaults, clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.topics == nil || on.users == nil {
+		t.Fatal("the BrokerTopic or BrokerUser controller is not built by default")
+	}
+	off, err := parse(t, "--admin-address-template="+sim.BrokerAddressTemplate(), "--enable-topics=false", "--enable-users=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := newOperator(off, clients{kube: kubefake.NewClientset(), broker: brokerfake.NewClientset()}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.topics != nil || op.users != nil {
+		t.Fatal("a BrokerTopic or BrokerUser controller is built with its flag false")
 	}
 }
 
-// With --enable-topics the leader reconciles BrokerTopics beside the BrokerClusters.
+// The leader reconciles BrokerTopics beside the BrokerClusters.
 func TestEnableTopicsRunsTheTopicController(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
 	opts := testOptions(sim)
-	opts.enableTopics = true
 	runUntil(t, opts, "the BrokerTopic's Ready condition to say its cluster is missing", func(ctx context.Context, brokers *brokerfake.Clientset) func() bool {
 		bt := &v1alpha1.BrokerTopic{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "orders"},

@@ -13,12 +13,11 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/users"
 )
 
-// With --enable-users the leader reconciles BrokerUsers beside the BrokerClusters.
+// The leader reconciles BrokerUsers beside the BrokerClusters.
 func TestEnableUsersRunsTheUserController(t *testing.T) {
 	sim := admintest.NewServer(admintest.Options{})
 	defer sim.Close()
 	opts := testOptions(sim)
-	opts.enableUsers = true
 	runUntil(t, opts, "the BrokerUser's Ready condition to say its cluster is missing", func(ctx context.Context, brokers *brokerfake.Clientset) func() bool {
 		bu := &v1alpha1.BrokerUser{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "app"},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
@@ -23,6 +24,7 @@ const operatorTokenLifetime = 24 * time.Hour
 type localRun struct {
 	cp          *framework.ControlPlane
 	sim         *admintest.Server
+	kafka       *kfake.Cluster
 	pods        *brokersim.PodSync
 	volumes     *brokersim.VolumeBinder
 	operator    *operatorProcess
@@ -68,6 +70,11 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 		return l, err
 	}
 	progress("broker simulator up, each broker on its own 127.0.0.1 port with TLS and auth (brokers drain for %s)", o.drainTime)
+	if l.kafka, err = startKafka(password); err != nil {
+		return l, err
+	}
+	kafkaAddr := l.kafka.ListenAddrs()[0]
+	progress("in-process Kafka (kfake) up on %s with SCRAM-SHA-256, for the example's topics, users and ACLs", kafkaAddr)
 	if l.pods, err = brokersim.StartPodSync(context.Background(), kube, l.sim, ""); err != nil {
 		return l, err
 	}
@@ -95,6 +102,8 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 		"--kubeconfig=" + operatorKubeconfig,
 		"--leader-elect-lease-namespace=" + brokersim.OperatorNamespace,
 		"--admin-address-template=" + l.sim.BrokerAddressTemplate(),
+		// Every broker's internal Kafka listener is the one in-process Kafka.
+		"--kafka-address-template=" + kafkaAddr,
 		"--drain-poll-interval=1s",
 		"--metrics-bind-address=" + ports[0],
 		"--health-probe-bind-address=" + ports[1],
@@ -109,10 +118,14 @@ func start(ctx context.Context, root string, o options) (*localRun, error) {
 	if err := secureAdminAPI(ctx, kube, bc, l.sim.CACertPEM(), password); err != nil {
 		return l, err
 	}
+	saslKafka(bc)
 	if _, err := brokers.BrokersV1alpha1().BrokerClusters(o.namespace).Create(ctx, bc, metav1CreateOptions); err != nil {
 		return l, fmt.Errorf("create the example BrokerCluster: %w", err)
 	}
 	progress("created BrokerCluster %s/%s with %d brokers", o.namespace, bc.Name, bc.Spec.Replicas)
+	if err := createExampleTopicAndUser(ctx, root, o.namespace, brokers); err != nil {
+		return l, err
+	}
 	return l, nil
 }
 
@@ -127,6 +140,9 @@ func (l *localRun) stop(keepLogs bool) error {
 	}
 	if l.pods != nil {
 		l.pods.Stop()
+	}
+	if l.kafka != nil {
+		l.kafka.Close()
 	}
 	if l.sim != nil {
 		l.sim.Close()
@@ -187,12 +203,20 @@ In another terminal:
                                   # Schema Registry and HTTP Proxy on; the brokers restart onto it
   %[1]s get svc example -o jsonpath='{range .spec.ports[*]}{.name}={.port}{"\n"}{end}'
                                   # where each is reached (docs/schema-registry-and-http-proxy.md)
+  %[1]s get bt,bu                 # the example topic and user (docs/topics-and-users.md)
+  %[1]s describe bt/orders        # its Ready condition and events: TopicCreated
+  %[1]s describe bu/orders-app    # UserCreated, ACLsUpdated
+  %[1]s get secret orders-app-credentials -o jsonpath='{.data.password}' | base64 -d; echo
+  %[1]s patch bt/orders --type=merge -p '{"spec":{"partitions":6}}'
+                                  # partitions only grow: PartitionsIncreased
 
+Topics, users' ACLs and SASL are served by franz-go's in-process Kafka (kfake) on %[7]s;
+users are made through the simulated admin API.
 Brokers are simulated: a Pod's broker joins when the Pod is Ready (after %[3]s) and a
 decommissioned broker drains for %[4]s, so scaling down shows the DECOMMISSIONING column.
 Operator metrics: http://%[5]s/metrics
 The operator's decisions are logged below. Ctrl-C stops everything.
 ================================================================================
 
-`, kubectl, o.namespace, o.readyDelay, o.drainTime, l.metricsAddr, l.movePatch)
+`, kubectl, o.namespace, o.readyDelay, o.drainTime, l.metricsAddr, l.movePatch, l.kafka.ListenAddrs()[0])
 }

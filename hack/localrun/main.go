@@ -6,8 +6,10 @@
 // It builds the control plane (hack/controlplane/build.sh, only what is missing) and the
 // operator, starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok on
 // 127.0.0.1, the broker simulator, installs deploy/'s CRD and RBAC, starts the operator as its
-// ServiceAccount with -v=2, creates deploy/examples/brokercluster.yaml and prints the kubectl
-// lines to watch and scale it. Ctrl-C stops everything and removes its files.
+// ServiceAccount with -v=2, creates deploy/examples/brokercluster.yaml (with SASL) and, on it,
+// deploy/examples/brokertopic.yaml and brokeruser.yaml, served by franz-go's in-process Kafka
+// (kfake) on 127.0.0.1, and prints the kubectl lines to look at them. Ctrl-C stops everything and
+// removes its files.
 package main
 
 import (

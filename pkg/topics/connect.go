@@ -6,8 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
+	"slices"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/brokerconfig"
 	"github.com/broker-operator/broker-operator/pkg/secretread"
@@ -30,13 +28,13 @@ type ConnectFunc func(ctx context.Context, bc *v1alpha1.BrokerCluster) (Kafka, e
 const maxSeeds = 3
 
 // ClusterConnector connects to a cluster's internal Kafka listener (port 9092) the way its
-// brokers serve it: the pods' stable DNS names as seeds (the names the brokers advertise on that
-// listener, brokerconfig.KafkaNodeConfig), TLS with the listener's CA when spec.kafka.tls is set,
-// and SCRAM as the superuser of spec.adminAPI.auth when spec.kafka.sasl is set. The names end
-// in domain, the Kubernetes cluster's DNS domain.
-func ClusterConnector(kube kubernetes.Interface, domain string) ConnectFunc {
+// brokers serve it: the first brokers' addresses as addrs renders them as seeds (by default the
+// pods' stable DNS names, which the brokers advertise on that listener), TLS with the
+// listener's CA when spec.kafka.tls is set, and SCRAM as the superuser of spec.adminAPI.auth
+// when spec.kafka.sasl is set.
+func ClusterConnector(kube kubernetes.Interface, addrs *AddressTemplate) ConnectFunc {
 	return func(ctx context.Context, bc *v1alpha1.BrokerCluster) (Kafka, error) {
-		opts, err := ClientOptions(ctx, kube, bc, domain)
+		opts, err := ClientOptions(ctx, kube, bc, addrs)
 		if err != nil {
 			return nil, err
 		}
@@ -46,22 +44,33 @@ func ClusterConnector(kube kubernetes.Interface, domain string) ConnectFunc {
 
 // ClientOptions are the kgo options ClusterConnector opens a cluster's client with: its seeds,
 // TLS and SASL. pkg/users connects with them too.
-func ClientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster, domain string) ([]kgo.Opt, error) {
+func ClientOptions(ctx context.Context, kube kubernetes.Interface, bc *v1alpha1.BrokerCluster, addrs *AddressTemplate) ([]kgo.Opt, error) {
+	s, err := seeds(bc, addrs)
+	if err != nil {
+		return nil, err
+	}
 	sec, err := securityOptions(ctx, kube, bc)
 	if err != nil {
 		return nil, err
 	}
-	return append([]kgo.Opt{kgo.SeedBrokers(seeds(bc, domain)...)}, sec...), nil
+	return append([]kgo.Opt{kgo.SeedBrokers(s...)}, sec...), nil
 }
 
-// seeds are the first brokers' stable DNS names on the internal Kafka port.
-func seeds(bc *v1alpha1.BrokerCluster, domain string) []string {
+// seeds are the first brokers' internal Kafka addresses, each once: a template that names one
+// address for every broker gives one seed.
+func seeds(bc *v1alpha1.BrokerCluster, addrs *AddressTemplate) ([]string, error) {
 	n := min(max(bc.Status.CurrentReplicas, bc.Spec.Replicas, 1), maxSeeds)
 	out := make([]string, 0, n)
 	for i := range n {
-		out = append(out, net.JoinHostPort(admin.StableHostName(bc.Name, bc.Namespace, int(i), domain), strconv.Itoa(brokerconfig.KafkaInternalPort)))
+		a, err := addrs.Address(bc.Namespace, bc.Name, int(i))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // securityOptions are the TLS and SASL the cluster's internal listener asks for.

@@ -22,12 +22,46 @@ func TestSeedsAreTheFirstBrokersOnTheInternalListener(t *testing.T) {
 		"kafka-1.kafka.team.svc.cluster.local:9092",
 		"kafka-2.kafka.team.svc.cluster.local:9092",
 	}
-	if got := seeds(bc, admin.DefaultClusterDomain); !slices.Equal(got, want) {
-		t.Fatalf("seeds %v, want %v", got, want)
+	addrs, err := ParseAddressTemplate(DefaultAddressTemplate, admin.DefaultClusterDomain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := seeds(bc, addrs); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("seeds %v (%v), want %v", got, err, want)
 	}
 	bc.Spec.Replicas = 1
-	if got := seeds(bc, admin.DefaultClusterDomain); len(got) != 1 {
-		t.Fatalf("seeds %v for one broker", got)
+	if got, err := seeds(bc, addrs); err != nil || len(got) != 1 {
+		t.Fatalf("seeds %v (%v) for one broker", got, err)
+	}
+}
+
+// A template names where the operator reaches the brokers from (outside the cluster, say);
+// one address for every broker is one seed.
+func TestSeedsFollowTheAddressTemplate(t *testing.T) {
+	bc := &v1alpha1.BrokerCluster{ObjectMeta: metav1.ObjectMeta{Name: "kafka", Namespace: "team"}, Spec: v1alpha1.BrokerClusterSpec{Replicas: 3}}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"127.0.0.1:{{add 19092 .Ordinal}}", []string{"127.0.0.1:19092", "127.0.0.1:19093", "127.0.0.1:19094"}},
+		{"127.0.0.1:40000", []string{"127.0.0.1:40000"}},
+		{"{{.Name}}-{{.Ordinal}}.{{.Namespace}}.example.com:{{.Port}}", []string{"kafka-0.team.example.com:9092", "kafka-1.team.example.com:9092", "kafka-2.team.example.com:9092"}},
+	} {
+		addrs, err := ParseAddressTemplate(tc.text, admin.DefaultClusterDomain)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		if got, err := seeds(bc, addrs); err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: seeds %v (%v), want %v", tc.text, got, err, tc.want)
+		}
+	}
+}
+
+func TestAddressTemplateRefusesWhatIsNotHostPort(t *testing.T) {
+	for _, text := range []string{"", "kafka", "http://kafka:9092", "kafka:0", "kafka:{{.Nope}}", "{{", ":9092"} {
+		if _, err := ParseAddressTemplate(text, admin.DefaultClusterDomain); err == nil {
+			t.Errorf("%q was accepted", text)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,9 +27,12 @@ type Config struct {
 	BrokerClient versioned.Interface
 	// Namespaces to watch; none means all.
 	Namespaces []string
-	// Connect opens a Kafka client for a cluster. Nil: ClusterConnector(KubeClient,
-	// ClusterDomain).
+	// Connect opens a Kafka client for a cluster. Nil: ClusterConnector(KubeClient, the
+	// template AddressTemplate renders in ClusterDomain).
 	Connect ConnectFunc
+	// AddressTemplate renders the brokers' internal Kafka addresses, as --kafka-address-template
+	// does. Empty: DefaultAddressTemplate.
+	AddressTemplate string
 	// ClusterDomain is the Kubernetes cluster's DNS domain, which the brokers' names end in.
 	// Empty: admin.DefaultClusterDomain.
 	ClusterDomain string
@@ -66,7 +70,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("topics: %w", err)
 	}
 	if cfg.Connect == nil {
-		cfg.Connect = ClusterConnector(cfg.KubeClient, cfg.ClusterDomain)
+		addrs, err := ParseAddressTemplate(cmp.Or(cfg.AddressTemplate, DefaultAddressTemplate), cfg.ClusterDomain)
+		if err != nil {
+			return cfg, fmt.Errorf("topics: %w", err)
+		}
+		cfg.Connect = ClusterConnector(cfg.KubeClient, addrs)
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = &record.FakeRecorder{} // nil channel: events are dropped

@@ -1,6 +1,7 @@
 package users
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
@@ -15,6 +17,7 @@ import (
 	"github.com/broker-operator/broker-operator/internal/keyqueue"
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/generated/clientset/versioned"
+	"github.com/broker-operator/broker-operator/pkg/topics"
 	"github.com/broker-operator/broker-operator/pkg/writeback"
 )
 
@@ -32,9 +35,15 @@ type Config struct {
 	AdminAddressTemplate string
 	// AdminTimeout bounds each admin API request. Zero: admin.DefaultTimeout.
 	AdminTimeout time.Duration
-	// Kafka opens a cluster's Kafka client, for the ACLs. Nil: ClusterKafka(KubeClient,
-	// ClusterDomain).
+	// MetadataClient watches the Secrets' metadata, so that a changed password Secret is
+	// noticed at once. Nil: no Secret is watched, and a change is found by the resync.
+	MetadataClient metadata.Interface
+	// Kafka opens a cluster's Kafka client, for the ACLs. Nil: ClusterKafka(KubeClient, the
+	// template KafkaAddressTemplate renders in ClusterDomain).
 	Kafka KafkaFunc
+	// KafkaAddressTemplate renders the brokers' internal Kafka addresses, as
+	// --kafka-address-template does. Empty: topics.DefaultAddressTemplate.
+	KafkaAddressTemplate string
 	// ClusterDomain is the Kubernetes cluster's DNS domain, which the brokers' names end in.
 	// Empty: admin.DefaultClusterDomain.
 	ClusterDomain string
@@ -44,8 +53,9 @@ type Config struct {
 	Clock clock.WithTicker
 	// CallTimeout bounds the admin and Kafka calls of one reconcile. Zero: DefaultCallTimeout.
 	CallTimeout time.Duration
-	// ResyncInterval is how often every BrokerUser is reconciled again, to find a rotated
-	// password Secret, or a user or ACL changed outside. Zero: DefaultResyncInterval.
+	// ResyncInterval is how often every BrokerUser is reconciled again, to find a user or ACL
+	// changed outside, or a rotated password Secret without MetadataClient. Zero:
+	// DefaultResyncInterval.
 	ResyncInterval time.Duration
 	// MaxRetryDelay caps the backoff of a failing user. Zero: DefaultMaxRetryDelay.
 	MaxRetryDelay time.Duration
@@ -80,7 +90,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Admin = ClusterAdmin(cfg.KubeClient, t, cfg.AdminTimeout)
 	}
 	if cfg.Kafka == nil {
-		cfg.Kafka = ClusterKafka(cfg.KubeClient, cfg.ClusterDomain)
+		addrs, err := topics.ParseAddressTemplate(cmp.Or(cfg.KafkaAddressTemplate, topics.DefaultAddressTemplate), cfg.ClusterDomain)
+		if err != nil {
+			return cfg, fmt.Errorf("users: %w", err)
+		}
+		cfg.Kafka = ClusterKafka(cfg.KubeClient, addrs)
 	}
 	if cfg.Recorder == nil {
 		cfg.Recorder = &record.FakeRecorder{} // nil channel: events are dropped
@@ -126,16 +140,24 @@ func NewController(cfg Config) (*Controller, error) {
 		}
 		c.caches[ns] = nc
 		c.informers.Add(nc.factory, nc.synced...)
+		if nc.secretRunner != nil {
+			c.informers.Add(nc.secretRunner)
+		}
 	}
 	return c, nil
 }
 
 func (c *Controller) addHandlers(nc *namespaceCache) error {
 	enqueue := func(obj any) { keyqueue.Add(c.queue, obj) }
-	// Every update, the periodic resync included: it is how a rotated Secret is found.
+	// Every update, the periodic resync included: it is how a user or ACL changed outside is
+	// found.
 	userEvents := cache.ResourceEventHandlerFuncs{AddFunc: enqueue, UpdateFunc: func(_, cur any) { enqueue(cur) }, DeleteFunc: enqueue}
 	clusterEvents := keyqueue.ClusterEvents(func(key string) { keyqueue.AddIndexed(c.queue, nc.userOverlay, indexByCluster, key) }, nil)
-	return errors.Join(nc.addHandler(nc.userInformer, userEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
+	err := errors.Join(nc.addHandler(nc.userInformer, userEvents), nc.addHandler(nc.clusterInformer, clusterEvents))
+	if nc.secretInformer != nil {
+		err = errors.Join(err, nc.addHandler(nc.secretInformer, secretEvents(c.queueSecretUsers(nc))))
+	}
+	return err
 }
 
 func (c *Controller) cacheFor(ns string) *namespaceCache {

@@ -34,8 +34,10 @@
 // the principal's ACLs are exactly its rules; unset, they are left as they are. No other
 // principal's ACL is ever in a request.
 //
-// The operator watches no Secret: every BrokerUser is reconciled again every ResyncInterval,
-// which is how a rotated password, or a user or ACL changed outside, is found. A wait that an
-// event will end (the cluster created, the annotation) is a condition and no retry; a failed
-// call or a missing Secret is a condition and a retry with backoff.
+// Secrets are watched for their metadata alone (secrets.go): a password Secret created, changed
+// or deleted queues the BrokerUsers that read it, and the password is then read with a GET by
+// name. Every BrokerUser is also reconciled again every ResyncInterval, which is how a user or
+// ACL changed outside is found. A wait that an event will end (the cluster created, the
+// annotation, the Secret created) is a condition and no retry; a failed call or a missing
+// Secret is a condition and a retry with backoff.
 package users

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -39,6 +40,8 @@ type harness struct {
 	rpk    *kadm.Client
 	client *fake.Clientset
 	kube   *kubefake.Clientset
+	// meta serves the Secrets' metadata the controller watches; the test writes it beside kube.
+	meta   *metadatafake.FakeMetadataClient
 	c      *Controller
 	events *record.FakeRecorder
 	clock  *testingclock.FakeClock
@@ -86,11 +89,17 @@ func newHarness(t testing.TB) *harness {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, sim: sim, super: super, kafka: kc, rpk: kadm.NewClient(cl), client: cs, holder: holder, kube: kube,
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	meta := metadatafake.NewSimpleMetadataClient(scheme)
+	h := &harness{t: t, sim: sim, super: super, kafka: kc, rpk: kadm.NewClient(cl), client: cs, holder: holder, kube: kube, meta: meta,
 		events: record.NewFakeRecorder(100), clock: testingclock.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	h.c, err = NewController(Config{
-		KubeClient:   h.kube,
-		BrokerClient: cs,
+		KubeClient:     h.kube,
+		BrokerClient:   cs,
+		MetadataClient: meta,
 		Admin: func(context.Context, *v1alpha1.BrokerCluster) (admin.UsersClient, error) {
 			if h.wrap != nil {
 				return h.wrap(super), nil

@@ -22,9 +22,9 @@ const indexByCluster = "brokeruser-cluster"
 
 // namespaceCache holds one watched namespace's informers. BrokerUsers are read through the
 // write-back overlay, so that a reconcile sees its own finalizer and status writes; the
-// BrokerClusters are only read, from their informer. The BrokerUser informer resyncs every
-// resync: the operator watches no Secret, so a rotated password, or a user or ACL changed
-// outside, is found by the next pass over each resource.
+// BrokerClusters are only read, from their informer. With a metadata client, the Secrets'
+// metadata is watched (secrets.go), so that a rotated password is set at once. The BrokerUser
+// informer resyncs every resync, which is how a user or ACL changed outside is found.
 type namespaceCache struct {
 	client       versioned.Interface
 	factory      brokerinformers.SharedInformerFactory
@@ -34,6 +34,10 @@ type namespaceCache struct {
 
 	clusterInformer cache.SharedIndexInformer
 	clusters        brokerlisters.BrokerClusterLister
+
+	// secretInformer and secretRunner are nil without Config.MetadataClient.
+	secretInformer cache.SharedIndexInformer
+	secretRunner   *informerRunner
 
 	synced []cache.InformerSynced
 }
@@ -52,9 +56,13 @@ func newNamespaceCache(cfg Config, namespace string) (*namespaceCache, error) {
 			}
 			return nil, nil
 		},
+		indexBySecret: bySecret,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index BrokerUsers: %w", err)
+	}
+	if cfg.MetadataClient != nil {
+		n.watchSecrets(cfg, namespace)
 	}
 	n.userOverlay, err = keyqueue.Overlay("brokerusers", n.userInformer,
 		writeback.Options{TTL: cfg.WritebackTTL, Clock: cfg.Clock, Metrics: cfg.WritebackMetrics}, &n.synced)

@@ -22,10 +22,10 @@ const requestRetries = 2
 
 // ClusterKafka connects as the BrokerTopic controller does (topics.ClientOptions): the
 // internal listener's seeds, its TLS, and SCRAM as the cluster's superuser, who may change any
-// principal's ACLs. The brokers' names end in domain.
-func ClusterKafka(kube kubernetes.Interface, domain string) KafkaFunc {
+// principal's ACLs. addrs renders the brokers' addresses.
+func ClusterKafka(kube kubernetes.Interface, addrs *topics.AddressTemplate) KafkaFunc {
 	return func(ctx context.Context, bc *v1alpha1.BrokerCluster) (*kgo.Client, error) {
-		opts, err := topics.ClientOptions(ctx, kube, bc, domain)
+		opts, err := topics.ClientOptions(ctx, kube, bc, addrs)
 		if err != nil {
 			return nil, err
 		}

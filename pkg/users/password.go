@@ -40,7 +40,7 @@ func (e *secretProblem) Error() string { return e.message }
 
 // password reads the password: from the Secret key the spec names, or from the generated
 // Secret, which it creates, owned by the resource, when it does not exist. Each Secret is read
-// with a GET by name: the operator neither lists nor watches Secrets.
+// with a GET by name: the Secret watch (secrets.go) sees only names and versions.
 func (r *reconcile) password(ctx context.Context) (password, error) {
 	if a := r.bu.Spec.Authentication; a != nil && a.Password != nil {
 		ref := a.Password.ValueFrom.SecretKeyRef
@@ -114,7 +114,8 @@ func (r *reconcile) superuser(ctx context.Context) (string, error) {
 }
 
 // passwordFailed records a password that cannot be read in Ready. A Secret that is missing or
-// lacks the key is retried with backoff, since no watch tells when it comes.
+// lacks the key is retried with backoff too, in case the Secret watch is off (no metadata
+// client).
 func (r *reconcile) passwordFailed(err error) error {
 	var p *secretProblem
 	if errors.As(err, &p) {

@@ -13,7 +13,7 @@ import (
 const clusterRolePath = "../../deploy/rbac/cluster_role.yaml"
 
 // The ClusterRole grants what a BrokerUser's life needs (its informers, finalizer, status,
-// Secrets, deletion) and nothing on BrokerUsers that the controller never sends, but for the
+// Secrets and their metadata watch, deletion) and nothing on BrokerUsers that the controller never sends, but for the
 // finalizers subresource, which admission checks and no request uses.
 func TestClusterRoleGrantsWhatUsersUse(t *testing.T) {
 	h := newHarness(t)
@@ -27,7 +27,7 @@ func TestClusterRoleGrantsWhatUsersUse(t *testing.T) {
 	h.mustSync("app")
 
 	used := map[string]bool{}
-	for _, a := range append(h.client.Actions(), h.kube.Actions()...) {
+	for _, a := range append(append(h.client.Actions(), h.kube.Actions()...), h.meta.Actions()...) {
 		if !isTestsOwn(a) {
 			used[controllertest.Used(a)] = true
 		}

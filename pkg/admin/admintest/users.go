@@ -70,7 +70,8 @@ func (c *Cluster) handleUsers(req request, method string) reply {
 	name, named := strings.CutPrefix(req.rest, usersPath+"/")
 	switch {
 	case req.rest == usersPath && method == http.MethodGet:
-		// list_users answers a JSON array, [] with no user.
+		// list_users_handler answers a JSON array of the store's names: [] when it holds none,
+		// never null.
 		return reply{status: http.StatusOK, body: append([]string{}, slices.Sorted(maps.Keys(c.credentials()))...)}
 	case req.rest == usersPath && method == http.MethodPost:
 		return c.createUser(req.body)

@@ -129,3 +129,14 @@ func TestUsersWritesGoToTheControllerLeader(t *testing.T) {
 		t.Errorf("Users = %q, %v", users, err)
 	}
 }
+
+// A cluster with no SCRAM user at all (no superuser: authentication not required) lists [],
+// as list_users_handler's empty array, never null.
+func TestUsersListIsAnArrayWhenEmpty(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{})
+	c := s.Cluster("ns", "c")
+	joinAll(c, 1)
+	if status, body := send(t, "GET", c.URLs(1)[0]+"/v1/security/users", ""); status != 200 || strings.TrimSpace(body) != "[]" {
+		t.Fatalf("list: %d %s, want 200 []", status, body)
+	}
+}
