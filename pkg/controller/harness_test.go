@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -149,6 +150,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	// After servePlain: the last watch reactor prepended is the one that answers.
 	h.kubeWatches = writebacktest.RecordWatches(&h.kube.Fake, h.kubeTrack)
 	h.bcWatches = writebacktest.RecordWatches(&h.brokers.Fake, h.bcTrack)
+	h.kube.PrependWatchReactor("configmaps", h.kubeWatches.Reactor(labelSelected(writebacktest.WatchReactor(h.kubeTrack, func(w watch.Interface) watch.Interface { return w }))))
 	h.brokers.PrependReactor("patch", "brokerclusters", resourceVersionPrecondition(h.bcTrack))
 	if opts.hold {
 		h.holder = writebacktest.NewHolder()
@@ -229,6 +231,28 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 		h.sim.Close()
 	})
 	return h
+}
+
+// labelSelected makes a watch send only the objects its label selector selects, as the
+// apiserver does and the fake's tracker does not: with watch-list, the informer's initial
+// objects come through the watch, and a ConfigMap without the managed-by label would reach the
+// controller's ConfigMap informer. Bookmarks pass.
+func labelSelected(reaction k8stesting.WatchReactionFunc) k8stesting.WatchReactionFunc {
+	return func(action k8stesting.Action) (bool, watch.Interface, error) {
+		handled, w, err := reaction(action)
+		wa, ok := action.(k8stesting.WatchActionImpl)
+		if !handled || err != nil || !ok {
+			return handled, w, err
+		}
+		selector, err := labels.Parse(wa.ListOptions.LabelSelector)
+		if err != nil {
+			return true, nil, err
+		}
+		return true, watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+			m, err := meta.Accessor(e.Object)
+			return e, e.Type == watch.Bookmark || e.Type == watch.Error || (err == nil && selector.Matches(labels.Set(m.GetLabels())))
+		}), nil
+	}
 }
 
 // servePlain makes f serve from a plain ObjectTracker, stamped as an apiserver would

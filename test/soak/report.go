@@ -231,7 +231,7 @@ type ScaleRow struct {
 	Decommissions int
 	P50, P99      float64
 	MaxDepth      float64
-	// Reactions are the times from one cluster's scale-down to the operator's first admin call
+	// Reactions are the times from one cluster's spec change to the operator's first admin call
 	// for it, every other cluster idle, one change at a time.
 	Reactions []time.Duration
 }
@@ -305,7 +305,7 @@ func writeReactionTable(w io.Writer, rows []ScaleRow) {
 	if !slices.ContainsFunc(rows, func(r ScaleRow) bool { return len(r.Reactions) > 0 }) {
 		return
 	}
-	fmt.Fprintln(w, "\nReaction time, from one cluster's scale-down (spec.replicas 3 to 2) to the operator's first admin call for it, the other clusters idle:")
+	fmt.Fprintln(w, "\nReaction time, from one cluster's spec change (a live cluster property) to the operator's first admin call for it, the other clusters idle:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| clusters | strategy | changes | p50 ms | p99 ms | max ms |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")

@@ -239,8 +239,7 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 		if row.Reactions, err = h.reactions(*flagReactions); err != nil {
 			return row, err
 		}
-		// The busy phase's counts start after the reactions' decommissions: their clusters are
-		// at 2 brokers already, and the busy phase decommissions one broker of the others.
+		// The busy phase's counts start once the reactions' property writes are done.
 		if err := h.settle(p, url); err != nil {
 			return row, err
 		}

@@ -152,8 +152,10 @@ type rig struct {
 	imageTraps chan badRollout
 	// badRollouts counts the bad-image-rollout faults; trapMin is the fewest brokers the
 	// cluster of the one waiting may have.
-	badRollouts atomic.Int64
-	trapMin     atomic.Int32
+	// reactionSamples counts the scale mode's reaction samples, to give each a value of its own.
+	reactionSamples atomic.Int64
+	badRollouts     atomic.Int64
+	trapMin         atomic.Int32
 	// pulls keeps the pods of images that cannot be pulled in ImagePullBackOff.
 	pulls *pullFailer
 	rngMu sync.Mutex
