@@ -120,8 +120,13 @@ func newHarness(t testing.TB) *harness {
 	h.ctx = ctx
 	t.Cleanup(func() {
 		cancel()
+		// Every informer is waited for, the Secret watch's too: one still stopping would read
+		// klog's state while a later test sets it (secretslog_test.go).
 		for _, nc := range h.c.caches {
 			nc.factory.Shutdown()
+			if nc.secretRunner != nil {
+				nc.secretRunner.Shutdown()
+			}
 		}
 		h.c.queue.ShutDown()
 	})
