@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/broker-operator/broker-operator/internal/klogtest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -57,7 +58,7 @@ func TestMissingAuthSecretDegradesAndWaits(t *testing.T) {
 // Everything the operator says at the highest verbosity, through its life with credentials and
 // through each way they can be wrong, never carries a password.
 func TestCredentialsNeverInLogsEventsOrStatus(t *testing.T) {
-	var out syncBuffer
+	var out klogtest.Buffer
 	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(10), textlogger.Output(&out)))
 	klog.SetLoggerWithOptions(logger, klog.ContextualLogger(true))
 	t.Cleanup(klog.ClearLogger)

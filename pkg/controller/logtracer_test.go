@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/broker-operator/broker-operator/internal/klogtest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -26,7 +27,7 @@ func TestLogTracerLogsReadsAndAdminCallsAtV4(t *testing.T) {
 		h.c.queue.Done(key)
 	}
 	run := func(verbosity int) string {
-		var out syncBuffer
+		var out klogtest.Buffer
 		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(verbosity), textlogger.Output(&out)))
 		h.c.queue.Add(testKey)
 		if !h.c.processNextWorkItem(klog.NewContext(h.ctx, logger), 7) {

@@ -1,7 +1,6 @@
 package secretread
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,12 +9,10 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/internal/klogtest"
 )
 
 const (
@@ -34,41 +33,6 @@ const (
 	testName      = "admin-credentials"
 	testPassword  = "Sup3r-s3cret-passw0rd-for-the-admin-API"
 )
-
-// lockedBuffer is klog's output in these tests; klog may write from its flush daemon.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// logAtV10 sends klog's output, at -v=10, into a buffer until the test ends.
-func logAtV10(t *testing.T) *lockedBuffer {
-	t.Helper()
-	state := klog.CaptureState()
-	t.Cleanup(state.Restore)
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	for name, value := range map[string]string{"v": "10", "logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
-		if err := fs.Set(name, value); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := &lockedBuffer{}
-	klog.SetOutput(out)
-	return out
-}
 
 func testKeyPEM(t *testing.T) []byte {
 	t.Helper()
@@ -153,7 +117,7 @@ func TestNoSecretByteInTheLogAtV10(t *testing.T) {
 	}
 	for _, contentType := range []string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf} {
 		t.Run(contentType, func(t *testing.T) {
-			log := logAtV10(t)
+			log := klogtest.AtV10(t)
 			srv := serveSecret(t, secret)
 			// Built at -v=10, so client-go installs its debugging round tripper too.
 			client, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: contentType}})

@@ -1,13 +1,10 @@
 package users
 
 import (
-	"bytes"
 	"context"
-	"flag"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,25 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/broker-operator/broker-operator/internal/klogtest"
 )
-
-// lockedBuffer is klog's output in this test; klog may write from its flush daemon.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A Secret made with kubectl apply holds its data in an annotation, which a metadata list
 // returns: the Secret watch's list and watch log nothing of it at -v=10, while the same list
@@ -62,17 +43,7 @@ func TestTheSecretWatchLogsNoSecretAtV10(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	state := klog.CaptureState()
-	t.Cleanup(state.Restore)
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	for name, value := range map[string]string{"v": "10", "logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
-		if err := fs.Set(name, value); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := &lockedBuffer{}
-	klog.SetOutput(out)
+	out := klogtest.AtV10(t)
 
 	// Made at -v=10, so that client-go's debugging round tripper is in it too.
 	client, err := metadata.NewForConfig(&rest.Config{Host: srv.URL})
