@@ -176,11 +176,11 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 			return err
 		}
 		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
-		if !apierrors.IsAlreadyExists(err) {
-			if err != nil {
-				return fmt.Errorf("create the seeds of %s: %w", clusterKey(whole), err)
-			}
+		switch {
+		case err == nil:
 			return nil
+		case !apierrors.IsAlreadyExists(err):
+			return fmt.Errorf("create the seeds of %s: %w", clusterKey(whole), err)
 		}
 		// The informer holds only ConfigMaps with the managed-by label: one of this name without
 		// it is read from the apiserver, refused if it is another's, labelled again if ours.
@@ -195,15 +195,12 @@ func (r *reconcile) ensureSeeds(ctx context.Context) error {
 	if err := r.checkOwned(existing); err != nil {
 		return err
 	}
-	now, ok := objects.SeedsOf(existing)
+	now, _ := objects.SeedsOf(existing)
 	if len(hosts) == 0 {
-		hosts = now
+		hosts = now // nothing newer: what it names, labelled again if need be
 	}
-	if ok && slices.Equal(now, hosts) && existing.Labels[objects.LabelManagedBy] == objects.ManagedByValue {
+	if len(hosts) == 0 || (slices.Equal(now, hosts) && existing.Labels[objects.LabelManagedBy] == objects.ManagedByValue) {
 		return nil
-	}
-	if len(hosts) == 0 {
-		return nil // nothing better to write
 	}
 	cm, err := objects.NewSeedsConfigMap(whole, hosts)
 	if err != nil {

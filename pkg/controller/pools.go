@@ -91,7 +91,7 @@ func (r *reconcile) poolStates() []step.PoolState {
 			case !brokerpod.IsReady(pod):
 				s.Joining, s.JoiningWhy = name, "its pod is not Ready"
 				if why, stuck := brokerpod.Stuck(pod, now); stuck {
-					s.Joining, s.JoiningWhy = name, "it cannot come up: "+why
+					s.JoiningWhy = "it cannot come up: " + why
 				}
 			default:
 				if _, identified := brokerpod.NodeID(pod); !identified {
