@@ -129,9 +129,20 @@ func TestUserLifecycle(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the rotated password was not set within %s", rotationLimit)
 	}
-	if got := awaitUserReady(t, ns, "app", metav1.ConditionTrue, users.ReasonSynced); got.Status.PasswordVersion != rotated.ResourceVersion {
-		t.Errorf("status.passwordVersion %q after the rotation, want the Secret's resourceVersion %q", got.Status.PasswordVersion, rotated.ResourceVersion)
+	// The password is set before the status that records it is written: wait for that write
+	// too, not only for Ready, which was already True before the rotation.
+	var recorded string
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, rotationLimit, true, func(ctx context.Context) (bool, error) {
+		got, err := env.Brokers.BrokersV1alpha1().BrokerUsers(ns).Get(ctx, "app", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		recorded = got.Status.PasswordVersion
+		return recorded == rotated.ResourceVersion, nil
+	}); err != nil {
+		t.Errorf("status.passwordVersion %q after the rotation, want the Secret's resourceVersion %q", recorded, rotated.ResourceVersion)
 	}
+	awaitUserReady(t, ns, "app", metav1.ConditionTrue, users.ReasonSynced)
 	awaitEventAbout(t, ns, "BrokerUser", "app", users.EventPasswordSet)
 
 	// Deleted: its ACLs, then the user, then the resource.
