@@ -226,8 +226,11 @@ func TestStorageGrowthExpandsEveryClaim(t *testing.T) {
 	res := startResizer(t, ns, name, 1, 2)
 
 	setStorageSize(t, ns, name, "2Gi")
-	bc := awaitStatus(t, ns, name, "StorageResized", func(bc *v1alpha1.BrokerCluster) bool {
-		return meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionStorageResized)
+	// The last claim reaches its size while its broker's restart is still finishing (out of
+	// maintenance, its load back): wait for that restart too.
+	bc := awaitStatus(t, ns, name, "StorageResized and no restart under way", func(bc *v1alpha1.BrokerCluster) bool {
+		return meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionStorageResized) &&
+			bc.Status.Restart == nil && !meta.IsStatusConditionTrue(bc.Status.Conditions, v1alpha1.ConditionRestarting)
 	})
 	for claim, got := range claimSizes(t, ns, name, 3) {
 		if got != "2Gi/2Gi" {
