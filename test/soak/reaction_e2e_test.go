@@ -22,22 +22,24 @@ var flagReactions = flag.Int("reactions", 100, "TestSoakScale: spec changes (a l
 // log_segment_size, a cluster property Redpanda applies live (needs_restart::no,
 // src/v/config/configuration.cc; the simulator's knownProperties), set through the admin API.
 // Each sample changes another cluster, spread over the whole list; samples run one at a time.
-func (h *rig) reactions(samples int) ([]time.Duration, error) {
+// patch holds each sample's patch round trip, the apiserver's share (admission, the CRD's CEL
+// rules, the write): the operator cannot see the change before it is written.
+func (h *rig) reactions(samples int) (total, patch []time.Duration, err error) {
 	n := len(h.names)
 	samples = min(samples, n)
-	out := make([]time.Duration, 0, samples)
 	for i := range samples {
 		name := h.names[i*n/samples]
 		cluster := h.sim.Cluster(h.ns, name)
 		// A size no earlier sample of this run set: 256 MiB and up, a MiB apart.
 		size := (256 + h.reactionSamples.Add(1)) << 20
-		patch := fmt.Appendf(nil, `{"spec":{"clusterConfig":{"log_segment_size":"%d"}}}`, size)
+		body := fmt.Appendf(nil, `{"spec":{"clusterConfig":{"log_segment_size":"%d"}}}`, size)
 		sent := time.Now()
-		if _, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(h.ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return out, err
+		if _, err := h.brokers.BrokersV1alpha1().BrokerClusters(h.ns).Patch(h.ctx, name, types.MergePatchType, body, metav1.PatchOptions{}); err != nil {
+			return total, patch, err
 		}
+		answered := time.Now()
 		var first time.Time
-		err := wait.PollUntilContextTimeout(h.ctx, time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		err = wait.PollUntilContextTimeout(h.ctx, time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 			for _, c := range cluster.Calls() {
 				if !c.At.Before(sent) {
 					first = c.At
@@ -47,9 +49,9 @@ func (h *rig) reactions(samples int) ([]time.Duration, error) {
 			return false, nil
 		})
 		if err != nil {
-			return out, fmt.Errorf("no admin call for %s within a minute of its spec change: %w", name, err)
+			return total, patch, fmt.Errorf("no admin call for %s within a minute of its spec change: %w", name, err)
 		}
-		out = append(out, first.Sub(sent))
+		total, patch = append(total, first.Sub(sent)), append(patch, answered.Sub(sent))
 	}
-	return out, nil
+	return total, patch, nil
 }

@@ -135,6 +135,7 @@ func TestWriteScaleTable(t *testing.T) {
 	// 100 reactions of 1 ms to 100 ms: the p50 is the 50th, the p99 the 99th.
 	for i := 100; i >= 1; i-- {
 		rows[0].Reactions = append(rows[0].Reactions, time.Duration(i)*time.Millisecond)
+		rows[0].ReactionPatches = append(rows[0].ReactionPatches, time.Duration(i)*time.Millisecond/10)
 	}
 	var b strings.Builder
 	WriteScaleTable(&b, rows)
@@ -142,7 +143,7 @@ func TestWriteScaleTable(t *testing.T) {
 		"| 100 | 1m0s | 40.0 | 10.0 | 102.4 | 0.0 | 800 | 8.0 | 2.0 | 20.0 | 5 / 50 | 30 | 1m0s |",
 		"| 100 | uncached | 1.00 (0 / 0) | 2.50 | 1.50 | 1.00 | 1.00 |",
 		"| 300 | 0s | 60.0 | 30.0 | 102.4 | 0.0 | 0 | 0.0 |", // 20 MiB more for 200 more clusters
-		"| 100 | writeback | 100 | 50.0 | 99.0 | 100.0 |",
+		"| 100 | writeback | 100 | 50.0 | 99.0 | 100.0 | 5.0 / 9.9 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())

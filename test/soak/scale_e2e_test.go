@@ -236,7 +236,7 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 	row.RSS, row.Heap = m1.Sum("process_resident_memory_bytes"), m1.Sum("go_gc_heap_live_bytes")
 
 	if *flagReactions > 0 {
-		if row.Reactions, err = h.reactions(*flagReactions); err != nil {
+		if row.Reactions, row.ReactionPatches, err = h.reactions(*flagReactions); err != nil {
 			return row, err
 		}
 		// The busy phase's counts start once the reactions' property writes are done.
