@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,6 +79,16 @@ type podRef struct {
 	uid             types.UID
 }
 
+// A kubelet's API client allows 50 requests a second, bursts of 100 (KubeletConfiguration
+// kubeAPIQPS and kubeAPIBurst, their defaults since Kubernetes 1.27); the finisher stands in for
+// one kubelet per node, with one worker each. client-go's default of 5 a second made pod deletes
+// queue behind each other for minutes when a hundred clusters moved at once, which no cluster
+// with real kubelets sees.
+const (
+	kubeletQPS   = 50
+	kubeletBurst = 100
+)
+
 // startPodFinisher starts a podFinisher for the pods bound to nodes. It watches one node's pods
 // through a field selector; the pods of several, which no field selector names at once, through
 // a watch of every pod, keeping theirs.
@@ -108,10 +119,16 @@ func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinishe
 	var ctx context.Context
 	ctx, f.cancel = context.WithCancel(context.Background())
 	f.factory.Start(ctx.Done())
+	var workers sync.WaitGroup
+	for range max(len(nodes), 1) {
+		workers.Go(func() {
+			for f.next(ctx) {
+			}
+		})
+	}
 	go func() {
-		defer close(f.done)
-		for f.next(ctx) {
-		}
+		workers.Wait()
+		close(f.done)
 	}()
 	return f, nil
 }
@@ -143,6 +160,7 @@ func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, err
 	if err != nil {
 		return nil, err
 	}
+	cfg.QPS, cfg.Burst = float32(kubeletQPS*max(len(nodes), 1)), kubeletBurst*max(len(nodes), 1)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -150,7 +168,7 @@ func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, err
 	return startPodFinisher(client, nodes...)
 }
 
-// stop ends the finisher and waits for its worker.
+// stop ends the finisher and waits for its workers.
 func (f *podFinisher) stop() {
 	f.cancel()
 	f.queue.ShutDown()
