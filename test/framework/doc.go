@@ -9,7 +9,8 @@
 // kwok's own pod-delete stage is left out of its stage configuration: it finishes a graceful pod
 // delete by name with no precondition, and so can delete the new Pod a StatefulSet made under the
 // same name. The control plane finishes those deletes itself instead, as a kubelet does: grace 0
-// and the Pod's UID as a precondition, as the user "pod-finisher".
+// and the Pod's UID as a precondition, as the user "pod-finisher", as fast as one kubelet per
+// Node would (50 requests a second each, one worker each).
 //
 // The binaries are built from Go modules by hack/controlplane/build.sh into _output/bin
 // (CONTROLPLANE_BIN_DIR overrides the directory). From a program, call Start and, when done,
