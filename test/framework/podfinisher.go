@@ -70,7 +70,8 @@ type podFinisher struct {
 	factory informers.SharedInformerFactory
 	queue   workqueue.TypedRateLimitingInterface[podRef]
 	cancel  context.CancelFunc
-	done    chan struct{}
+	// workers, one per node, as each kubelet deletes its own pods.
+	workers sync.WaitGroup
 }
 
 // podRef names one pod: a new pod of the same name is another podRef.
@@ -104,7 +105,6 @@ func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinishe
 		factory: informers.NewSharedInformerFactoryWithOptions(client, 0, tweak...),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[podRef](),
 			workqueue.TypedRateLimitingQueueConfig[podRef]{Name: podFinisherUser}),
-		done: make(chan struct{}),
 	}
 	onPod := func(obj any) {
 		if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp != nil && slices.Contains(nodes, pod.Spec.NodeName) {
@@ -119,17 +119,12 @@ func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinishe
 	var ctx context.Context
 	ctx, f.cancel = context.WithCancel(context.Background())
 	f.factory.Start(ctx.Done())
-	var workers sync.WaitGroup
 	for range max(len(nodes), 1) {
-		workers.Go(func() {
+		f.workers.Go(func() {
 			for f.next(ctx) {
 			}
 		})
 	}
-	go func() {
-		workers.Wait()
-		close(f.done)
-	}()
 	return f, nil
 }
 
@@ -160,7 +155,8 @@ func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, err
 	if err != nil {
 		return nil, err
 	}
-	cfg.QPS, cfg.Burst = float32(kubeletQPS*max(len(nodes), 1)), kubeletBurst*max(len(nodes), 1)
+	kubelets := max(len(nodes), 1)
+	cfg.QPS, cfg.Burst = float32(kubeletQPS*kubelets), kubeletBurst*kubelets
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -173,5 +169,5 @@ func (f *podFinisher) stop() {
 	f.cancel()
 	f.queue.ShutDown()
 	f.factory.Shutdown()
-	<-f.done
+	f.workers.Wait()
 }
