@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
@@ -77,13 +78,19 @@ func TestSecurityTurnedOnForARunningCluster(t *testing.T) {
 		t.Errorf("writes %v, want the user, superusers, then admin_api_require_auth", order)
 	}
 
-	// Taking auth away would lock the operator out: the CRD refuses it.
-	bc, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bc.Spec.AdminAPI.Auth, bc.Spec.Kafka = nil, nil
-	_, err = env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Update(t.Context(), bc, metav1.UpdateOptions{})
+	// Taking auth away would lock the operator out: the CRD refuses it. The operator is
+	// still writing status, so a conflict is retried as kubectl edit would; only the
+	// refusal ends the loop.
+	clusters := env.Brokers.BrokersV1alpha1().BrokerClusters(ns)
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		bc, err := clusters.Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		bc.Spec.AdminAPI.Auth, bc.Spec.Kafka = nil, nil
+		_, err = clusters.Update(t.Context(), bc, metav1.UpdateOptions{})
+		return err
+	})
 	expectInvalid(t, "removing spec.adminAPI.auth", err, "spec.adminAPI.auth cannot be removed")
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
