@@ -38,6 +38,9 @@ type Proxy struct {
 	leases   int            // requests to Leases: leader election
 	watches  map[*cutBody]struct{}
 	cuts     int
+	// watchBytes counts, by resource, the bytes of watch streams forwarded: what the operator
+	// decodes beyond its requests' answers.
+	watchBytes map[string]int64
 }
 
 // ProxyStats is what a Proxy counted.
@@ -52,6 +55,8 @@ type ProxyStats struct {
 	Leases int
 	// WatchesCut counts the watch streams CutWatches ended.
 	WatchesCut int
+	// WatchBytes counts, by resource, the bytes of watch streams forwarded to the operator.
+	WatchBytes map[string]int64
 }
 
 // Total sums Requests.
@@ -83,7 +88,7 @@ func StartProxy(upstream string, rt http.RoundTripper, lag harness.Lag, seed uin
 	p := &Proxy{
 		hist:     hist,
 		lag:      harness.NewLagSource(lag, seed),
-		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{},
+		requests: map[string]int{}, listings: map[string]int{}, watches: map[*cutBody]struct{}{}, watchBytes: map[string]int64{},
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -139,7 +144,7 @@ func (p *Proxy) CutWatches() int {
 func (p *Proxy) Stats() ProxyStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return ProxyStats{Requests: maps.Clone(p.requests), Listings: maps.Clone(p.listings), Gone: p.gone, Leases: p.leases, WatchesCut: p.cuts}
+	return ProxyStats{Requests: maps.Clone(p.requests), Listings: maps.Clone(p.listings), Gone: p.gone, Leases: p.leases, WatchesCut: p.cuts, WatchBytes: maps.Clone(p.watchBytes)}
 }
 
 // Close stops the listener and ends every open stream.
@@ -209,7 +214,7 @@ func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Requ
 		return resp, nil
 	}
 	if info.Verb == harness.VerbWatch {
-		b := &cutBody{src: resp.Body, p: p}
+		b := &cutBody{src: resp.Body, p: p, resource: info.Resource}
 		p.mu.Lock()
 		p.watches[b] = struct{}{}
 		p.mu.Unlock()
@@ -221,12 +226,14 @@ func (p *Proxy) forward(rt http.RoundTripper, r *http.Request, info harness.Requ
 	return resp, nil
 }
 
-// cutBody is a watch stream that CutWatches can end, and that counts 410 Gone events in it.
+// cutBody is a watch stream of resource that CutWatches can end, and that counts its bytes
+// and the 410 Gone events in it.
 type cutBody struct {
-	src  io.ReadCloser
-	p    *Proxy
-	once sync.Once
-	cutB atomic.Bool
+	src      io.ReadCloser
+	p        *Proxy
+	resource string
+	once     sync.Once
+	cutB     atomic.Bool
 }
 
 var errCut = errors.New("soak: watch cut")
@@ -236,9 +243,13 @@ var goneEvent = []byte(`"code":410`)
 
 func (b *cutBody) Read(buf []byte) (int, error) {
 	n, err := b.src.Read(buf)
-	if n > 0 && bytes.Contains(buf[:n], goneEvent) {
+	if n > 0 {
+		gone := bytes.Contains(buf[:n], goneEvent)
 		b.p.mu.Lock()
-		b.p.gone++
+		b.p.watchBytes[b.resource] += int64(n)
+		if gone {
+			b.p.gone++
+		}
 		b.p.mu.Unlock()
 	}
 	if b.cutB.Load() {

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -231,6 +232,9 @@ type ScaleRow struct {
 	Decommissions int
 	P50, P99      float64
 	MaxDepth      float64
+	// BusyWatchBytes are the bytes of watch streams the operator received in the busy phase,
+	// by resource: what it decoded beyond its requests' answers.
+	BusyWatchBytes map[string]int64
 	// Reactions are the times from one cluster's spec change to the operator's first admin call
 	// for it, every other cluster idle, one change at a time.
 	Reactions []time.Duration
@@ -299,7 +303,36 @@ func WriteScaleTable(w io.Writer, rows []ScaleRow) {
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Clusters, r.Strategy, ratio(r.QuietPerMin, b.QuietPerMin),
 			ratio(float64(r.BusyRequests), float64(b.BusyRequests)), ratio(r.BusyCPU, b.BusyCPU), ratio(r.Heap, b.Heap), ratio(r.RSS, b.RSS))
 	}
+	writeWatchTable(w, rows)
 	writeReactionTable(w, rows)
+}
+
+// writeWatchTable writes each row's watch stream bytes per decommission in the busy phase, in
+// all and by resource, largest first, when any row counted them.
+func writeWatchTable(w io.Writer, rows []ScaleRow) {
+	if !slices.ContainsFunc(rows, func(r ScaleRow) bool { return len(r.BusyWatchBytes) > 0 && r.Decommissions > 0 }) {
+		return
+	}
+	fmt.Fprintln(w, "\nWatch streams the operator received in the busy phase, KiB per decommission:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| clusters | strategy | in all | by resource |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- |")
+	for _, r := range rows {
+		if len(r.BusyWatchBytes) == 0 || r.Decommissions == 0 {
+			continue
+		}
+		kib := func(b int64) string { return fmt.Sprintf("%.1f", float64(b)/1024/float64(r.Decommissions)) }
+		resources := slices.SortedFunc(maps.Keys(r.BusyWatchBytes), func(a, b string) int {
+			return cmp.Or(cmp.Compare(r.BusyWatchBytes[b], r.BusyWatchBytes[a]), cmp.Compare(a, b))
+		})
+		var all int64
+		parts := make([]string, 0, len(resources))
+		for _, res := range resources {
+			all += r.BusyWatchBytes[res]
+			parts = append(parts, res+" "+kib(r.BusyWatchBytes[res]))
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s |\n", r.Clusters, r.Strategy, kib(all), strings.Join(parts, ", "))
+	}
 }
 
 // writeReactionTable writes each row's reaction times (spec change to first admin call), when

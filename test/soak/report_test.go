@@ -132,6 +132,7 @@ func TestWriteScaleTable(t *testing.T) {
 		{Clusters: 100, Strategy: "uncached", RSS: 40 << 20, Heap: 10 << 20, QuietPerMin: 0, BusyRequests: 2000, BusyCPU: 3},
 		{Clusters: 300, Strategy: "writeback", RSS: 60 << 20, Heap: 30 << 20, Decommissions: 300},
 	}
+	rows[0].BusyWatchBytes = map[string]int64{"pods": 300 << 10, "brokerclusters": 500 << 10, "statefulsets": 100 << 10}
 	// 100 reactions of 1 ms to 100 ms: the p50 is the 50th, the p99 the 99th.
 	for i := 100; i >= 1; i-- {
 		rows[0].Reactions = append(rows[0].Reactions, time.Duration(i)*time.Millisecond)
@@ -144,6 +145,8 @@ func TestWriteScaleTable(t *testing.T) {
 		"| 100 | uncached | 1.00 (0 / 0) | 2.50 | 1.50 | 1.00 | 1.00 |",
 		"| 300 | 0s | 60.0 | 30.0 | 102.4 | 0.0 | 0 | 0.0 |", // 20 MiB more for 200 more clusters
 		"| 100 | writeback | 100 | 50.0 | 99.0 | 100.0 | 5.0 / 9.9 |",
+		// Per decommission, largest first.
+		"| 100 | writeback | 9.0 | brokerclusters 5.0, pods 3.0, statefulsets 1.0 |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
@@ -154,7 +157,7 @@ func TestWriteScaleTable(t *testing.T) {
 	}
 	var none strings.Builder
 	WriteScaleTable(&none, rows[1:])
-	if strings.Contains(none.String(), "Reaction time") {
-		t.Errorf("a reaction table without reactions:\n%s", none.String())
+	if strings.Contains(none.String(), "Reaction time") || strings.Contains(none.String(), "Watch streams") {
+		t.Errorf("a reaction or watch table without their counts:\n%s", none.String())
 	}
 }

@@ -273,6 +273,12 @@ func (h *rig) measure(n int, strategy string, quiet time.Duration) (ScaleRow, er
 	}
 	st2 := p.proxy.Stats()
 	row.BusyRequests = st2.Work() - st1.Work()
+	row.BusyWatchBytes = map[string]int64{}
+	for res, n := range st2.WatchBytes {
+		if d := n - st1.WatchBytes[res]; d > 0 {
+			row.BusyWatchBytes[res] = d
+		}
+	}
 	row.BusyCPU = m2.Sum("process_cpu_seconds_total") - m1.Sum("process_cpu_seconds_total")
 	row.P50 = m2.Quantile("workqueue_work_duration_seconds", 0.5, m1)
 	row.P99 = m2.Quantile("workqueue_work_duration_seconds", 0.99, m1)
