@@ -219,7 +219,7 @@ var (
 		"AdminAPIUnavailable", "AdminAPIUnauthorized", "AdminAPIForbidden", "AdminAPITLSRefused",
 		"AdminAPISecretMissing", "AdminAPISecretInvalid", "AdminAPISecretForbidden",
 		"BrokerIDUnknown", "ClusterUnhealthy", "BrokerPodCannotStart", "BrokerRecoveryStalled",
-		"BrokerPodStuckTerminating", "DrainStalled", "UnsupportedVersionChange",
+		"BrokerPodStuckTerminating", "DrainStalled", "UnsupportedVersionChange", "SASLWaitsForSuperuser",
 		"ScaleDownWouldNotFit", "InvalidMaintenanceWindow",
 	}
 	otherReasons = []string{

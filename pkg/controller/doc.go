@@ -145,6 +145,9 @@
 // internal/brokers/recovery.go; a 404, Redpanda before 25.1, falls back to being back, any other
 // failure keeps waiting), and Degraded BrokerRecoveryStalled names it once
 // spec.rollout.recoveryTimeout has passed.
+// A rollout that would restart a broker onto Kafka listeners that require SASL is held before any
+// restart while SecurityReady is not True for the spec (HoldForSuperuser, Degraded
+// SASLWaitsForSuperuser; security.go, superuserHold): no client could log in as the superuser.
 // A rollout that changes the Redpanda version is held before any restart (HoldVersionChange,
 // Degraded UnsupportedVersionChange naming both versions and the rule) unless Redpanda supports
 // the change: patches of one feature release, one feature release up, or a rollback while a

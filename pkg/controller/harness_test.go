@@ -520,13 +520,18 @@ func (h *harness) events() []string {
 // part; it returns them all too, for the failure message.
 func (h *harness) countEvents(prefix, part string) (int, []string) {
 	all := h.events()
+	return countPrefixed(all, prefix, part), all
+}
+
+// countPrefixed counts the events that begin with prefix and contain part.
+func countPrefixed(events []string, prefix, part string) int {
 	n := 0
-	for _, e := range all {
+	for _, e := range events {
 		if strings.HasPrefix(e, prefix) && strings.Contains(e, part) {
 			n++
 		}
 	}
-	return n, all
+	return n
 }
 
 // nodeIDs maps ordinal to broker ID as the simulator sees it now.

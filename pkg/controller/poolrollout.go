@@ -58,6 +58,7 @@ func (r *reconcile) observePoolRollouts(configRestarts map[int32]bool) {
 		view := brokers.FocusView(r.whole, p.name)
 		view.Name = p.set
 		p.rollout = step.ObserveRollout(view, p.template.Annotations[objects.AnnotationTemplateHash], p.pods, configRestarts, r.c.cfg.Clock.Now())
+		p.rollout.SuperuserHold = superuserHold(r.whole, p.pods, p.rollout.Order)
 	}
 }
 

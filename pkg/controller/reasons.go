@@ -33,6 +33,7 @@ const (
 	ReasonBrokerRecoveryStalled     = step.ReasonBrokerRecoveryStalled
 	ReasonBrokerPodStuckTerminating = step.ReasonBrokerPodStuckTerminating
 	ReasonScaleDownWouldNotFit      = step.ReasonScaleDownWouldNotFit
+	ReasonSASLWaitsForSuperuser     = step.ReasonSASLWaitsForSuperuser
 )
 
 // Reasons of the ConfigApplied condition (internal/brokers).

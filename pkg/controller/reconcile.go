@@ -234,6 +234,7 @@ func (r *reconcile) observePods(configRestarts map[int32]bool) {
 		Victim:          step.Victim{Ordinal: step.NextToGo(st.CurrentReplicas)},
 		Window:          step.ObserveWindow(bc.Spec.MaintenanceWindows, r.c.cfg.Clock.Now()),
 	}
+	r.obs.Rollout.SuperuserHold = superuserHold(bc, r.pods, r.obs.Rollout.Order)
 	r.nameTemplateChanges()
 }
 

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,8 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokerpod"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 // syncSecurity puts the superuser of spec.adminAPI.auth in place on a running cluster before
@@ -93,4 +96,30 @@ func (r *reconcile) writeSecurityCondition(ctx context.Context, old *metav1.Cond
 // saslAsked reports whether the spec asks for Kafka SASL.
 func saslAsked(bc *v1alpha1.BrokerCluster) bool {
 	return bc.Spec.Kafka != nil && bc.Spec.Kafka.SASL != nil
+}
+
+// superuserHold says why the rollout must not restart a broker yet: spec.kafka.sasl asks for
+// SASL, SecurityReady is not True for this spec, and a pod in the rollout's order runs a broker
+// whose listeners do not require SASL, so its restart would turn SASL on with no superuser to
+// log in as (step.HoldForSuperuser). Empty otherwise. It reads the condition syncSecurity left
+// in this reconcile.
+func superuserHold(bc *v1alpha1.BrokerCluster, pods map[int]*corev1.Pod, order []step.PodAt) string {
+	if !saslAsked(bc) || bc.Spec.AdminAPI.Auth == nil {
+		return ""
+	}
+	turnsOn := slices.ContainsFunc(order, func(p step.PodAt) bool {
+		pod := pods[int(p.Ordinal)]
+		return pod != nil && !objects.PodRequiresSASL(pod)
+	})
+	if !turnsOn {
+		return ""
+	}
+	c := meta.FindStatusCondition(bc.Status.Conditions, v1alpha1.ConditionSecurityReady)
+	switch {
+	case c == nil || c.ObservedGeneration != bc.Generation:
+		return "SecurityReady is not known for this spec yet: no broker was Ready to ask"
+	case c.Status == metav1.ConditionTrue:
+		return ""
+	}
+	return "SecurityReady is " + string(c.Status) + ", " + c.Reason + ": " + c.Message
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 	"github.com/broker-operator/broker-operator/pkg/controller/internal/brokers"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/objects"
+	"github.com/broker-operator/broker-operator/pkg/controller/internal/step"
 )
 
 const laterPassword = "pw-later-81c2-do-not-log"
@@ -198,7 +201,8 @@ func TestAdminAuthResumesAfterAFailedStage(t *testing.T) {
 
 // A user of that name made by someone else, with another password, is left alone: nothing
 // proves which password is right while authentication is off, and a client may use it. SASL
-// waits with it.
+// waits with it: enable_sasl, and the rollout onto listeners that require SASL, which no broker
+// starts until the Secret holds the user's password.
 func TestExistingUserWithAnotherPasswordIsLeftAlone(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUp(3)
@@ -215,8 +219,16 @@ func TestExistingUserWithAnotherPasswordIsLeftAlone(t *testing.T) {
 		s.Kafka = &v1alpha1.KafkaSpec{SASL: &v1alpha1.KafkaSASL{}}
 	})
 	h.events()
+	before := h.podUIDs()
 	for range 3 {
 		h.reconcileAfterPoll()
+	}
+	if after := h.podUIDs(); !maps.Equal(after, before) || h.stored().Status.Restart != nil {
+		t.Errorf("pods %v, restart %+v: no broker may restart onto SASL before the superuser is in place (pods before %v)", after, h.stored().Status.Restart, before)
+	}
+	if d := meta.FindStatusCondition(h.stored().Status.Conditions, v1alpha1.ConditionDegraded); d == nil || d.Reason != step.ReasonSASLWaitsForSuperuser ||
+		!strings.Contains(d.Message, brokers.ReasonSecurityPasswordDiffers) {
+		t.Errorf("Degraded %+v, want %s naming %s", d, step.ReasonSASLWaitsForSuperuser, brokers.ReasonSecurityPasswordDiffers)
 	}
 	if u, _ := h.cluster.User(testUsername); u.Password != "theirs" {
 		t.Error("the user's password was changed")
@@ -230,8 +242,42 @@ func TestExistingUserWithAnotherPasswordIsLeftAlone(t *testing.T) {
 	if c := h.securityCondition(); c.Status != metav1.ConditionFalse || c.Reason != brokers.ReasonSecurityPasswordDiffers {
 		t.Errorf("SecurityReady %+v, want False %s", c, brokers.ReasonSecurityPasswordDiffers)
 	}
-	if n, all := h.countEvents("Warning SuperuserPasswordDiffers", testUsername); n != 1 {
-		t.Errorf("events %q, want one warning", all)
+	events := h.events()
+	if n := countPrefixed(events, "Warning SuperuserPasswordDiffers", testUsername); n != 1 {
+		t.Errorf("events %q, want one warning", events)
+	}
+	if n := countPrefixed(events, "Warning HoldForSuperuser", "SASL"); n != 1 {
+		t.Errorf("events %q, want one warning that the rollout is held", events)
+	}
+
+	// The user's password in the Secret: the superuser is in place, SASL is enforced, and the
+	// brokers restart onto it one at a time.
+	h.putAuthSecret("theirs")
+	ids := h.nodeIDs()
+	for i := 0; ; i++ {
+		if i == 40 {
+			t.Fatalf("rollout onto SASL not done after 40 reconciles: status %+v", h.stored().Status)
+		}
+		h.reconcileAfterPoll()
+		done := h.stored().Status.Restart == nil
+		for _, p := range h.pods() {
+			done = done && objects.PodRequiresSASL(&p)
+		}
+		if done {
+			break
+		}
+	}
+	if c := h.securityCondition(); c.Status != metav1.ConditionTrue {
+		t.Errorf("SecurityReady %+v, want True", c)
+	}
+	h.checkRestartedOneAtATime(ids, before)
+	for _, p := range h.pods() {
+		if !objects.PodRequiresSASL(&p) {
+			t.Errorf("pod %s does not require SASL after the rollout", p.Name)
+		}
+	}
+	if n, all := h.countEvents("Normal HoldForSuperuser", "no longer held"); n != 1 {
+		t.Errorf("events %q, want one that the hold ended", all)
 	}
 }
 

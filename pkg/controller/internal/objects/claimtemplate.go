@@ -6,7 +6,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"sigs.k8s.io/yaml"
 )
 
 // A StatefulSet's volume claim templates cannot change: kube-apiserver refuses any update of
@@ -53,22 +52,11 @@ func seedsOfPod(pod *corev1.Pod) (int32, bool) {
 			return 0, true
 		}
 	}
-	for _, c := range pod.Spec.InitContainers {
-		if c.Name != configInit {
-			continue
-		}
-		for _, e := range c.Env {
-			if e.Name != nodeConfigVar {
-				continue
-			}
-			var cfg nodeConfigFileContent
-			if err := yaml.Unmarshal([]byte(e.Value), &cfg); err != nil || len(cfg.Redpanda.SeedServers) == 0 {
-				return 0, false
-			}
-			return int32(len(cfg.Redpanda.SeedServers)), true
-		}
+	cfg, ok := podNodeConfig(pod)
+	if !ok || len(cfg.Redpanda.SeedServers) == 0 {
+		return 0, false
 	}
-	return 0, false
+	return int32(len(cfg.Redpanda.SeedServers)), true
 }
 
 // Seeds is the founding seed count of a cluster: the StatefulSet's record, else what its pods

@@ -162,6 +162,10 @@ type Rollout struct {
 	// PendingProperties are the cluster properties not in effect on every broker yet
 	// (status.clusterConfig.pendingRestart), named by a restart for a cluster property.
 	PendingProperties []string
+	// SuperuserHold says why the superuser of spec.adminAPI.auth is not in place (SecurityReady
+	// not True) while the template requires Kafka SASL that an outdated pod's broker does not:
+	// its restart would turn SASL on with no superuser to log in as. Empty otherwise.
+	SuperuserHold string
 }
 
 // Recovery is what a restarted broker's own GET /v1/broker/post_restart_probe says: how much of

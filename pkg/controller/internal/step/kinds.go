@@ -59,6 +59,10 @@ const (
 	// (upgrade.go); no broker restarts, Degraded (UnsupportedVersionChange) names both versions
 	// and the rule, until spec.image changes.
 	HoldVersionChange Kind = "HoldVersionChange"
+	// HoldForSuperuser: the rollout would restart a broker onto Kafka listeners that require
+	// SASL while the superuser of spec.adminAPI.auth is not in place (SecurityReady not True);
+	// no broker restarts, Degraded (SASLWaitsForSuperuser) says why, until it is.
+	HoldForSuperuser Kind = "HoldForSuperuser"
 	// RecoverLostBroker brings back a broker whose volume is pinned to a node that is gone
 	// (lostnodes.go): the volume kept (reclaim policy Retain), its claim and pod deleted, so
 	// that the StatefulSet makes both anew. Only with spec.nodeLossRecovery.
@@ -80,5 +84,5 @@ var Kinds = []Kind{
 	WaitForDrain, FinishDecommission, Recommission, CancelDecommission, WaitForAdminAPI, WaitForBrokerID,
 	WaitForRemovedPod, WaitForHealthyCluster, WaitForReadyBrokers, StartRestart, RestartSingleBroker,
 	EnableMaintenance, WaitForLeadershipDrain, RestartPod, DeletePod, SuspendRestart, WaitForRestart,
-	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldScaleDown, WaitForJoiningBrokers, WaitForMaintenanceWindow, RecoverLostBroker, DecommissionGhostBroker,
+	FinishRestart, AdoptReplacedPod, ReplaceStuckPod, WaitForStuckPod, WaitForRecovery, ReleaseMaintenance, ClearLeakedMaintenance, HoldVersionChange, HoldForSuperuser, HoldScaleDown, WaitForJoiningBrokers, WaitForMaintenanceWindow, RecoverLostBroker, DecommissionGhostBroker,
 }

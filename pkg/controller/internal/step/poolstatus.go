@@ -274,7 +274,7 @@ func poolsRestarting(s Step, st *v1alpha1.BrokerClusterStatus, moving bool) meta
 		return *focus // a restart for a cluster property, which no template tells
 	case len(parts) == 0:
 		return updated
-	case focus != nil && focus.Status == metav1.ConditionTrue && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == WaitForMaintenanceWindow):
+	case focus != nil && focus.Status == metav1.ConditionTrue && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == HoldForSuperuser || s.Kind == WaitForMaintenanceWindow):
 		return *focus
 	}
 	return metav1.Condition{Type: v1alpha1.ConditionRestarting, Status: metav1.ConditionTrue, Reason: ReasonRollingOut,

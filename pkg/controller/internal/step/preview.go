@@ -74,7 +74,7 @@ func Preview(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded) *v1alpha1.
 	}
 	leader := controllerLeader(bc, o)
 	var restarts []PodAt
-	if !versionRefused(o) {
+	if !versionRefused(o) && !superuserHeld(o) {
 		restarts = restartOrder(o, rec, leader)
 	}
 	for _, at := range restarts {
@@ -213,6 +213,9 @@ func previewNotes(bc *v1alpha1.BrokerCluster, o Observation, rec Recorded, leade
 	if IsPaused(bc) && shrinking && rec.Decommissioning == nil {
 		notes = append(notes, "the scale-down's pre-flight (replication factors, racks, free disk) asks the brokers only once resumed, "+
 			"and holds the scale-down then if the brokers that would remain cannot take the data")
+	}
+	if superuserHeld(o) && !versionRefused(o) {
+		notes = append(notes, "the rollout waits for the superuser of spec.adminAPI.auth before it turns Kafka SASL on, so no restart is listed: "+o.Rollout.SuperuserHold)
 	}
 	if versionRefused(o) {
 		notes = append(notes, "the change of version is held, so no restart is listed: "+o.Rollout.Upgrade.Check().Refused)

@@ -190,6 +190,8 @@ func rolloutReason(t Transition, o Observation) string {
 		return fmt.Sprintf("the health gate holds back restarting %s to apply a change that needs a restart (%s): %s", next, updated, restartGateProblem(o))
 	case HoldVersionChange:
 		return fmt.Sprintf("the rollout is held, no broker restarts (%s): %s; the hold ends by itself once spec.image changes", updated, o.Rollout.Upgrade.Check().Refused)
+	case HoldForSuperuser:
+		return fmt.Sprintf("the rollout is held, no broker restarts (%s): the restarted brokers would require Kafka SASL, and the superuser of spec.adminAPI.auth is not in place (%s); the hold ends by itself once SecurityReady is True", updated, o.Rollout.SuperuserHold)
 	case WaitForBrokerID:
 		return fmt.Sprintf("the rollout waits: cannot tell which broker pod %s runs (its /v1/node_config did not answer and no broker advertises the pod's name)", o.Rollout.NextPod)
 	case RestartSingleBroker:

@@ -49,6 +49,9 @@ func restartFactsHold(o Observation) bool {
 // versionRefused: the rollout changes the brokers' version off Redpanda's path (upgrade.go).
 func versionRefused(o Observation) bool { return o.Rollout.Upgrade.Check().Refused != "" }
 
+// superuserHeld: the rollout would turn Kafka SASL on before the superuser is in place.
+func superuserHeld(o Observation) bool { return o.Rollout.SuperuserHold != "" }
+
 // stuckRestart is R's new pod when it cannot come up by itself.
 func stuckRestart(o Observation) (StuckPod, bool) {
 	for _, p := range o.Rollout.Stuck {
@@ -144,6 +147,10 @@ var rolloutTransitions = []Transition{
 	// Before anything restarts, the pod of a stuck broker included: a broker of a skipped release
 	// would not come back.
 	{"RollingOut", "the change of version is not one Redpanda supports", versionRefused, HoldVersionChange},
+	// A broker restarted onto listeners that require SASL before the superuser exists locks
+	// out every client, the operator's Kafka client too: enable_sasl waits for the superuser
+	// (security.go), and so do these restarts.
+	{"RollingOut", "a restart would turn Kafka SASL on before the superuser is in place", superuserHeld, HoldForSuperuser},
 	// An outdated pod that cannot come up by itself is already unavailable: it is replaced at
 	// once, before any healthy broker restarts, without waiting for it to become Ready.
 	{"RollingOut", "an outdated pod cannot start", func(o Observation) bool {

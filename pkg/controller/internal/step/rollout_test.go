@@ -249,7 +249,7 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 											for _, gone := range []bool{false, true} {
 												for _, back := range []bool{false, true} {
 													for _, stuck := range [][]StuckPod{nil, {{Ordinal: current - 1, Outdated: true}}, {{Ordinal: current - 1}}} {
-														for i := range 8 {
+														for i := range 16 {
 															reclaimed := []int{50, 100}[i%2]
 															o := Observation{Desired: current, Current: current, AdminUnavailable: down, Health: Health{Known: healthy},
 																Rollout: Rollout{Outdated: outdated, AllReady: ready, Maintenance: m, OldPodGone: gone, Back: back && gone,
@@ -262,7 +262,10 @@ func TestRolloutTransitionsAllReachable(t *testing.T) {
 															if i%4 >= 2 { // a skipped feature release
 																o.Rollout.Upgrade = Upgrade{Image: "r:v25.1.1", Brokers: []BrokerVersion{{Pod: "p-0", Image: "r:v24.2.4"}}}
 															}
-															if i >= 4 { // a broker whose node is gone, its recovery due
+															if i >= 8 { // a restart that would turn SASL on, the superuser not in place
+																o.Rollout.SuperuserHold = "SuperuserPasswordDiffers"
+															}
+															if i%8 >= 4 { // a broker whose node is gone, its recovery due
 																o.LostNodes = LostNodes{Recovery: true, OthersReady: true, Brokers: []LostBroker{{Ordinal: current - 1, IDKnown: true}}}
 															}
 															for i, tr := range table {

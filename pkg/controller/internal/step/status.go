@@ -57,6 +57,9 @@ const (
 	// Redpanda's upgrade path (upgrade.go); it is held, nothing restarted, until spec.image
 	// changes.
 	ReasonUnsupportedVersionChange = "UnsupportedVersionChange"
+	// ReasonSASLWaitsForSuperuser: the rollout would turn Kafka SASL on before the superuser
+	// of spec.adminAPI.auth is in place; no broker restarts until it is (HoldForSuperuser).
+	ReasonSASLWaitsForSuperuser = "SASLWaitsForSuperuser"
 	// ReasonScaleDownWouldNotFit: the brokers that would remain after the scale-down cannot hold
 	// the data (preflight.go); it is held, nothing decommissioned, until spec.replicas or the
 	// topics change.
@@ -202,6 +205,9 @@ func degradedCondition(s Step, p AdminProblem) metav1.Condition {
 	if s.Kind == HoldVersionChange {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonUnsupportedVersionChange, s.Reason
 	}
+	if s.Kind == HoldForSuperuser {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonSASLWaitsForSuperuser, s.Reason
+	}
 	if s.Kind == WaitForMaintenanceWindow && s.WindowInvalid {
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidMaintenanceWindow, s.Reason
 	}
@@ -269,7 +275,7 @@ func lifecycleConditions(s Step, lc Lifecycle, current int32) []metav1.Condition
 		}
 		restarting.Message = fmt.Sprintf("restarting broker %d (pod %s) to apply a change that needs a restart%s: %s; %d of %s updated",
 			r.NodeID, r.Pod, change, restartStepWords(r.Step), lc.UpdatedReplicas, BrokerCount(current))
-	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == WaitForMaintenanceWindow):
+	case lc.UpdatedReplicas < current && (s.Kind == WaitForReadyBrokers || s.Kind == HoldVersionChange || s.Kind == HoldForSuperuser || s.Kind == WaitForMaintenanceWindow):
 		restarting.Status, restarting.Reason, restarting.Message = metav1.ConditionTrue, ReasonRollingOut, s.Reason
 	case lc.UpdatedReplicas < current:
 		restarting.Status, restarting.Reason = metav1.ConditionTrue, ReasonRollingOut
@@ -357,7 +363,7 @@ func StatusPatch(old, next v1alpha1.BrokerClusterStatus, resourceVersion string)
 
 // eventType is Warning for steps that wait on something broken, Normal otherwise.
 func EventType(k Kind) string {
-	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange || k == HoldScaleDown || k == RecoverLostBroker {
+	if k == WaitForAdminAPI || k == WaitForBrokerID || k == WaitForHealthyCluster || k == SuspendRestart || k == WaitForStuckPod || k == ReplaceStuckPod || k == WaitForRecovery || k == ReleaseMaintenance || k == ClearLeakedMaintenance || k == HoldVersionChange || k == HoldForSuperuser || k == HoldScaleDown || k == RecoverLostBroker {
 		return corev1.EventTypeWarning
 	}
 	return corev1.EventTypeNormal

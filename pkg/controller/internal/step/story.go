@@ -60,7 +60,7 @@ func IsNews(s Step, before, after *v1alpha1.BrokerClusterStatus) bool {
 		// Begun by StartDecommission, AdoptDrain or Decommission; StartRestart or
 		// EnableMaintenance, which were told.
 		return false
-	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery, HoldScaleDown:
+	case WaitForAdminAPI, WaitForBrokerID, WaitForHealthyCluster, WaitForStuckPod, WaitForRecovery, HoldScaleDown, HoldForSuperuser:
 		return ConditionBegan(before, after, v1alpha1.ConditionDegraded)
 	case HoldVersionChange:
 		// A hold names the versions: another spec.image off the path is another hold.
@@ -131,6 +131,7 @@ var endedWaits = map[string]struct {
 	ReasonBrokerPodStuckTerminating: {WaitForRestart, "the restarted broker's old pod is gone: the restart goes on"},
 	ReasonDrainStalled:              {WaitForDrain, "the drain is no longer stalled"},
 	ReasonUnsupportedVersionChange:  {HoldVersionChange, "the rollout is no longer held: spec.image no longer changes the brokers' version off Redpanda's upgrade path"},
+	ReasonSASLWaitsForSuperuser:     {HoldForSuperuser, "the rollout is no longer held: the superuser is in place, or no restart turns Kafka SASL on"},
 	ReasonScaleDownWouldNotFit:      {HoldScaleDown, "the scale-down is no longer held: the brokers that would remain can hold the data, or spec.replicas went back up"},
 	ReasonAdminAPIUnavailable:       {WaitForAdminAPI, "no longer waiting for the brokers' admin API"},
 	ReasonAdminAPIUnauthorized:      {WaitForAdminAPI, "no longer waiting for the brokers' admin API: the operator's credentials are no longer refused"},

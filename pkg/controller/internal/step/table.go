@@ -46,6 +46,8 @@ import "fmt"
 //	ClearLeakedMaintenance   -                               maintenance off     before  yes   -            -
 //	HoldVersionChange        Degraded (UnsupportedVersion-   -                   -       yes   -            -
 //	                         Change)
+//	HoldForSuperuser         Degraded (SASLWaitsFor-         -                   -       yes   -            -
+//	                         Superuser)
 //	HoldScaleDown            B := nil, Degraded (ScaleDown-  -                   -       yes   -            -
 //	                         WouldNotFit)
 //	WaitForMaintenanceWindow next window opening             -                   -       window -           -
@@ -258,6 +260,8 @@ var Rows = map[Kind]Row{
 	WaitForStuckPod: {Polls: true},
 	// A change of version off Redpanda's path: nothing restarts until spec.image changes.
 	HoldVersionChange: {Polls: true},
+	// SASL turned on before the superuser is in place: nothing restarts until SecurityReady.
+	HoldForSuperuser: {Polls: true},
 	// The brokers that would remain cannot hold the data: nothing is decommissioned, B is
 	// cleared (its broker is still an active member), until spec.replicas or the topics change.
 	HoldScaleDown: {Polls: true},
