@@ -25,21 +25,12 @@ import (
 // refused, and the brokers roll onto the new pod template one at a time as the superuser.
 func TestSecurityTurnedOnForARunningCluster(t *testing.T) {
 	t.Parallel()
-	ns := env.NewNamespace(t)
 	const (
 		name = "later"
 		user = "operator-superuser"
 	)
 	password := "pw-" + rand.Text()
-	cluster, err := env.Sim.NewCluster(ns, name, admintest.Security{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	startOperator(t, ns, "a")
-	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), env.BrokerCluster(ns, name, 3), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.AwaitConverged(t, ns, name, 3)
+	ns, cluster := runningClusterWithoutSecurity(t, name)
 
 	createSecret(t, ns, name+"-superuser", map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte(password)})
 	patchCluster(t, ns, name, []byte(`{"spec": {"adminAPI": {"auth": {"secretName": "`+name+`-superuser"}},
@@ -82,7 +73,7 @@ func TestSecurityTurnedOnForARunningCluster(t *testing.T) {
 	// still writing status, so a conflict is retried as kubectl edit would; only the
 	// refusal ends the loop.
 	clusters := env.Brokers.BrokersV1alpha1().BrokerClusters(ns)
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		bc, err := clusters.Get(t.Context(), name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -147,6 +138,23 @@ func TestSuperuserPasswordRotatedFromItsSecret(t *testing.T) {
 	}
 	checkBrokersSafe(t, ns, name)
 	checkNoForbidden(t)
+}
+
+// runningClusterWithoutSecurity starts an operator in a new namespace and a simulated cluster
+// of three brokers without admin API auth, and waits until it has converged.
+func runningClusterWithoutSecurity(t *testing.T, name string) (string, *admintest.Cluster) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	cluster, err := env.Sim.NewCluster(ns, name, admintest.Security{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startOperator(t, ns, "a")
+	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), env.BrokerCluster(ns, name, 3), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	env.AwaitConverged(t, ns, name, 3)
+	return ns, cluster
 }
 
 // awaitSecurityReady waits until SecurityReady is True for the current generation.

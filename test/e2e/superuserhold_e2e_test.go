@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/broker-operator/broker-operator/pkg/admin"
-	"github.com/broker-operator/broker-operator/pkg/admin/admintest"
 	"github.com/broker-operator/broker-operator/pkg/apis/brokers/v1alpha1"
 )
 
@@ -20,21 +19,12 @@ import (
 // roll onto the new template one at a time.
 func TestSASLRolloutWaitsForTheSuperuser(t *testing.T) {
 	t.Parallel()
-	ns := env.NewNamespace(t)
 	const (
 		name = "held"
 		user = "operator-superuser"
 	)
 	theirs := "pw-" + rand.Text()
-	cluster, err := env.Sim.NewCluster(ns, name, admintest.Security{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	startOperator(t, ns, "a")
-	if _, err := env.Brokers.BrokersV1alpha1().BrokerClusters(ns).Create(t.Context(), env.BrokerCluster(ns, name, 3), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	env.AwaitConverged(t, ns, name, 3)
+	ns, cluster := runningClusterWithoutSecurity(t, name)
 	users, err := admin.NewUsersClient(cluster.Config(1))
 	if err != nil {
 		t.Fatal(err)
