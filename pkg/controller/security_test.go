@@ -206,7 +206,7 @@ func TestAdminAuthResumesAfterAFailedStage(t *testing.T) {
 func TestExistingUserWithAnotherPasswordIsLeftAlone(t *testing.T) {
 	h := newHarness(t, harnessOptions{guards: DefaultGuards()})
 	h.bringUp(3)
-	uc, err := admin.NewUsersClient(admin.Config{URLs: h.cluster.URLs(1)})
+	uc, err := admin.NewUsersClient(admin.Config{URLs: h.cluster.URLs(3)})
 	if err != nil {
 		t.Fatal(err)
 	}

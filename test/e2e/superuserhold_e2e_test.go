@@ -25,7 +25,10 @@ func TestSASLRolloutWaitsForTheSuperuser(t *testing.T) {
 	)
 	theirs := "pw-" + rand.Text()
 	ns, cluster := runningClusterWithoutSecurity(t, name)
-	users, err := admin.NewUsersClient(cluster.Config(1))
+	// Users are written on the controller leader, and any broker may lead (here not pod 0, which led
+	// in some runs and not in others): the client knows every broker, to follow the redirect.
+	cluster.SetControllerLeader(2)
+	users, err := admin.NewUsersClient(cluster.Config(3))
 	if err != nil {
 		t.Fatal(err)
 	}
