@@ -36,6 +36,10 @@
 //   - the maintenance judge: two brokers in maintenance at once (decisions.go);
 //   - WriteTable (with Row, Result and Header): the markdown report, per step for the pool-move
 //     workload (table.go);
+//   - WriteRateTable (with RateHeader and Wilson): with -runs above 1, every row is run once per
+//     seed and the runs are added up per row: the clusters that had a broker decommissioned
+//     twice, with a 95 % Wilson interval on their rate, the runs that had one, and stale reads
+//     per run (rate.go);
 //   - the workloads' plans: each cluster's patches and the marks the judges read (plan.go).
 //
 // What the experiment shares with the soak test (test/soak) lives in test/harness: the watch lag,

@@ -46,6 +46,7 @@ var (
 	flagBringUp     = flag.Duration("bringup-timeout", 5*time.Minute, "a cluster that is not first ready within this counts as stuck (a row creates every cluster at once)")
 	flagSettle      = flag.Duration("settle", 0, "wait up to this long for a row's namespace to be deleted before the next row starts; 0 does not wait (the quick mode's small rows leave little to delete)")
 	flagOut         = flag.String("out", "", "write the table into this markdown file, between the race-table markers if it has them (relative to the repository root)")
+	flagRuns        = flag.Int("runs", 1, "runs of every row, each with its own seed (-seed, then -seed+1, ...); with more than one, a rate table adds the runs up, and -out writes it instead of one run's table")
 	flagStrict      = flag.Bool("strict", false, "also fail unless the cache row without guards shows stale reads and wrong decisions, and writeback's requests stay within 5% of cache's")
 )
 
@@ -54,17 +55,19 @@ type settings struct {
 	workloads                       []string
 	rows                            map[string][]Row // by workload
 	clusters, steps, moves, workers int
-	lag                             harness.Lag
-	seed                            uint64
-	qps                             float32
-	burst                           int
-	drain, poll, stepTimeout        time.Duration
-	bringUp, settle                 time.Duration
+	// runs is -runs; run is which of them this is (0 for the first), and seed its seed.
+	runs, run                int
+	lag                      harness.Lag
+	seed                     uint64
+	qps                      float32
+	burst                    int
+	drain, poll, stepTimeout time.Duration
+	bringUp, settle          time.Duration
 }
 
 func parseSettings() (settings, error) {
 	s := settings{
-		clusters: *flagClusters, steps: *flagSteps, moves: *flagMoves, workers: *flagWorkers, seed: *flagSeed,
+		runs: *flagRuns, clusters: *flagClusters, steps: *flagSteps, moves: *flagMoves, workers: *flagWorkers, seed: *flagSeed,
 		qps: float32(*flagQPS), burst: *flagBurst, drain: *flagDrain, poll: *flagPoll, stepTimeout: *flagStepTimeout,
 		bringUp: *flagBringUp, settle: *flagSettle,
 	}
@@ -81,8 +84,8 @@ func parseSettings() (settings, error) {
 			return s, err
 		}
 	}
-	if s.clusters < 1 || s.steps < 1 || s.moves < 1 || s.workers < 1 || s.burst < 1 || s.qps <= 0 {
-		return s, fmt.Errorf("-clusters, -steps, -moves, -workers, -qps and -burst must be positive")
+	if s.runs < 1 || s.clusters < 1 || s.steps < 1 || s.moves < 1 || s.workers < 1 || s.burst < 1 || s.qps <= 0 {
+		return s, fmt.Errorf("-runs, -clusters, -steps, -moves, -workers, -qps and -burst must be positive")
 	}
 	if s.drain < 0 || s.settle < 0 || s.poll <= 0 || s.stepTimeout <= 0 || s.bringUp <= 0 {
 		return s, fmt.Errorf("-drain and -settle must not be negative; -poll, -step-timeout and -bringup-timeout must be positive")
@@ -130,13 +133,51 @@ func TestRaceExperiment(t *testing.T) {
 	}
 }
 
-// runWorkload runs every row of one workload, reports its table, and checks it.
+// runWorkload runs every row of one workload -runs times, and with more than one run reports
+// the rate table that adds them up.
 func runWorkload(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube kubernetes.Interface, brokers versioned.Interface, s settings, workload string) {
-	started := time.Now()
-	rows := s.rows[workload]
-	if len(rows) == 0 {
+	if len(s.rows[workload]) == 0 {
 		t.Skipf("no row of -rows=%s runs the %s workload: a rollout does not run during a move between pools (+R)", *flagRows, workload)
 	}
+	if s.runs == 1 {
+		runOnce(ctx, t, cp, kube, brokers, s, workload, *flagOut)
+		return
+	}
+	started := time.Now()
+	var runs [][]Result
+	var seeds []uint64
+	for r := range s.runs {
+		one := s
+		one.run, one.seed = r, s.seed+uint64(r)
+		t.Logf("run %d of %d: seed %d", r+1, s.runs, one.seed)
+		runs = append(runs, runOnce(ctx, t, cp, kube, brokers, one, workload, ""))
+		seeds = append(seeds, one.seed)
+		if t.Failed() {
+			break
+		}
+	}
+	var table strings.Builder
+	h := RateHeader{Command: commandLine(s.seed), Workload: workload, Seeds: seeds, Clusters: s.clusters, Started: started, Took: time.Since(started)}
+	if err := WriteRateTable(&table, h, runs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rates:\n%s", table.String())
+	if *flagOut != "" {
+		begin, end := rateTableBegin, rateTableEnd
+		if workload == WorkloadPools {
+			begin, end = poolRateTableBegin, poolRateTableEnd
+		}
+		if err := framework.WriteBetweenMarkers(*flagOut, begin, end, table.String()); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// runOnce runs every row of one workload once, reports its table (into out, when set), checks
+// it, and returns its results.
+func runOnce(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube kubernetes.Interface, brokers versioned.Interface, s settings, workload, out string) []Result {
+	started := time.Now()
+	rows := s.rows[workload]
 	var results []Result
 	for i, row := range rows {
 		res, err := runRow(ctx, t, cp, kube, brokers, s, workload, i, row)
@@ -147,7 +188,11 @@ func runWorkload(ctx context.Context, t *testing.T, cp *framework.ControlPlane, 
 	}
 
 	var table strings.Builder
-	h := Header{Command: commandLine(s.seed), Workload: workload, Moves: s.moves, Seed: s.seed, Lag: s.lag, Clusters: s.clusters,
+	command := commandLine(s.seed)
+	if s.runs > 1 { // this run alone
+		command = strings.Replace(command, fmt.Sprintf(" -runs=%d ", s.runs), " -runs=1 ", 1)
+	}
+	h := Header{Command: command, Workload: workload, Moves: s.moves, Seed: s.seed, Lag: s.lag, Clusters: s.clusters,
 		Decommissions: s.steps, Workers: s.workers, DrainTime: s.drain, DrainPoll: s.poll, Started: started, Took: time.Since(started)}
 	begin, end := tableBegin, tableEnd
 	if workload == WorkloadPools {
@@ -158,12 +203,13 @@ func runWorkload(ctx context.Context, t *testing.T, cp *framework.ControlPlane, 
 		t.Fatal(err)
 	}
 	t.Logf("results:\n%s", table.String())
-	if *flagOut != "" {
-		if err := framework.WriteBetweenMarkers(*flagOut, begin, end, table.String()); err != nil {
+	if out != "" {
+		if err := framework.WriteBetweenMarkers(out, begin, end, table.String()); err != nil {
 			t.Error(err)
 		}
 	}
 	check(t, workload, results, *flagStrict)
+	return results
 }
 
 // check fails the test on what must never happen, and with strict on what the issue asks the
@@ -245,6 +291,9 @@ func checkHistory(t *testing.T, row Row, hist *history.Recorder) *history.Report
 // runRow runs one row in its own namespace and returns what it measured.
 func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube kubernetes.Interface, brokers versioned.Interface, s settings, workload string, index int, row Row) (Result, error) {
 	ns := fmt.Sprintf("race-%s-%d-%s", workload, index, strings.ToLower(strings.ReplaceAll(row.Name(), "+", "-")))
+	if s.run > 0 {
+		ns = fmt.Sprintf("%s-run%d", ns, s.run)
+	}
 	names := make([]string, s.clusters)
 	for i := range names {
 		names[i] = fmt.Sprintf("bc-%03d", i)
@@ -352,6 +401,9 @@ func runRow(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube 
 		res.Maintenance += n
 		wrong = append(wrong, why...)
 		maintenanceCalls += harness.MaintenanceCalls(c.Calls())
+		if len(c.DoubleDecommissions()) > 0 {
+			res.ClustersWithDouble++
+		}
 		if run.stuck != "" {
 			res.Stuck++
 			t.Logf("row %s: cluster %s stuck: %s", row.Name(), run.name, run.stuck)
@@ -499,6 +551,11 @@ const (
 	tableEnd       = "<!-- race-table:end -->"
 	poolTableBegin = "<!-- race-pools-table:begin -->"
 	poolTableEnd   = "<!-- race-pools-table:end -->"
+	// Around the rate table that -runs above 1 writes.
+	rateTableBegin     = "<!-- race-rate-table:begin -->"
+	rateTableEnd       = "<!-- race-rate-table:end -->"
+	poolRateTableBegin = "<!-- race-pools-rate-table:begin -->"
+	poolRateTableEnd   = "<!-- race-pools-rate-table:end -->"
 )
 
 // logToFile sends the operator's klog output (thousands of retried conflicts in the cache rows)

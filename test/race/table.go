@@ -87,6 +87,9 @@ type Result struct {
 	// broker put into maintenance mode while another one was, or a maintenance call the brokers
 	// refused (two restarts at once).
 	DoubleDecommissions, Untargeted, LeftEarly, Maintenance int
+	// ClustersWithDouble counts the clusters that had at least one double decommission: the
+	// seed's failed run.
+	ClustersWithDouble int
 	// GuardFirings counts the guards' refusals (admin check and precondition).
 	GuardFirings int
 	// Stuck counts clusters that did not converge on a step within the step timeout.

@@ -437,8 +437,9 @@ func (c *Cluster) checkDecommission(req request, status, seq int) {
 	default:
 		return
 	}
-	c.s.doubleDecommissions = append(c.s.doubleDecommissions,
-		fmt.Sprintf("%s/%s: call #%d decommissioned node %d (via %s) but it was %s", c.Namespace, c.Name, seq, req.nodeID, req.pod, was))
+	why := fmt.Sprintf("%s/%s: call #%d decommissioned node %d (via %s) but it was %s", c.Namespace, c.Name, seq, req.nodeID, req.pod, was)
+	c.s.doubleDecommissions = append(c.s.doubleDecommissions, why)
+	c.doubleDecommissions = append(c.doubleDecommissions, why)
 }
 
 // checkMaintenance records a broker put into maintenance while another broker of the cluster

@@ -72,6 +72,14 @@ func (c *Cluster) Calls() []Call {
 	return out
 }
 
+// DoubleDecommissions describes this cluster's decommission requests for a broker that was not
+// an active member, as Server.DoubleDecommissions does for every cluster.
+func (c *Cluster) DoubleDecommissions() []string {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return slices.Clone(c.doubleDecommissions)
+}
+
 // DoubleDecommissions describes every decommission request that reached a cluster for a broker
 // that was not an active member at that moment: already draining, already removed, or never a
 // member. A broker recommissioned and then decommissioned again is not counted: that is a

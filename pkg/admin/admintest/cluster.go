@@ -45,6 +45,8 @@ type Cluster struct {
 	// extraRisks are restart risks SetRestartRisks adds to what preRestartProbe derives, by
 	// pod.
 	extraRisks map[pod]admin.RestartRisks
+	// doubleDecommissions are this cluster's share of Server.DoubleDecommissions.
+	doubleDecommissions []string
 	// healthReportMissing makes the brokers answer as while the health report cannot be had.
 	healthReportMissing bool
 	// podVersion and podVolume are what a pod runs when it next joins.

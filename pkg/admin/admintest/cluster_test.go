@@ -162,6 +162,32 @@ func TestSecondDecommissionWhileDrainingIsRefusedAndReported(t *testing.T) {
 	}
 }
 
+// Each cluster reports only its own double decommissions; the server reports them all.
+func TestDoubleDecommissionsAreCountedPerCluster(t *testing.T) {
+	s, _ := newSim(t, admintest.Options{DrainTime: time.Minute})
+	a, b := s.Cluster("ns", "a"), s.Cluster("ns", "b")
+	idsA, idsB := joinAll(a, 3), joinAll(b, 3)
+	ctx := context.Background()
+	if err := clientFor(t, b, 3).Decommission(ctx, idsB[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := clientFor(t, a, 3).Decommission(ctx, idsA[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := clientFor(t, a, 3).Decommission(ctx, idsA[2]); !errors.Is(err, admin.ErrAlreadyDecommissioned) {
+		t.Fatalf("second decommission: %v, want ErrAlreadyDecommissioned", err)
+	}
+	if got := a.DoubleDecommissions(); len(got) != 1 || !strings.HasPrefix(got[0], "ns/a:") {
+		t.Errorf("a's double decommissions = %q, want its one", got)
+	}
+	if got := b.DoubleDecommissions(); len(got) != 0 {
+		t.Errorf("b's double decommissions = %q, want none", got)
+	}
+	if got := s.DoubleDecommissions(); len(got) != 1 {
+		t.Errorf("the server's double decommissions = %q, want a's one", got)
+	}
+}
+
 func TestRecommissionStopsADrain(t *testing.T) {
 	s, clock := newSim(t, admintest.Options{DrainTime: time.Minute})
 	c := s.Cluster("ns", "c")
