@@ -138,7 +138,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], cp.fakeNodes...); err != nil {
+	if cp.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], opts.PodStop, cp.fakeNodes...); err != nil {
 		return err
 	}
 	all := []*process{etcd, apiserver, kcm, scheduler, kwok}

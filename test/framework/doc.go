@@ -10,7 +10,9 @@
 // delete by name with no precondition, and so can delete the new Pod a StatefulSet made under the
 // same name. The control plane finishes those deletes itself instead, as a kubelet does: grace 0
 // and the Pod's UID as a precondition, as the user "pod-finisher", as fast as one kubelet per
-// Node would (50 requests a second each, one worker each).
+// Node would (50 requests a second each, one worker each). kwok runs no containers, so a pod is
+// finished as soon as its delete is seen; Options.PodStop gives each pod a time to stop first, as
+// a broker shutting down takes.
 //
 // The binaries are built from Go modules by hack/controlplane/build.sh into _output/bin
 // (CONTROLPLANE_BIN_DIR overrides the directory). From a program, call Start and, when done,

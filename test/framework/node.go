@@ -110,7 +110,7 @@ func (cp *ControlPlane) AddFakeNode(ctx context.Context, name string, labels map
 	if _, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create fake node %s: %w", name, err)
 	}
-	finisher, err := startPodFinisherFrom(filepath.Join(cp.Dir, podFinisherUser+".kubeconfig"), name)
+	finisher, err := startPodFinisherFrom(filepath.Join(cp.Dir, podFinisherUser+".kubeconfig"), nil, name)
 	if err != nil {
 		return nil, err
 	}

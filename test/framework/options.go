@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // BinDirEnv overrides where the control plane binaries are taken from.
@@ -31,6 +33,10 @@ type Options struct {
 	StartTimeout time.Duration
 	// FakeNodes is how many fake Nodes kwok plays (FakeNodeNames). Default: DefaultFakeNodes.
 	FakeNodes int
+	// PodStop is how long a pod being deleted takes to stop before its kubelet removes it, as a
+	// broker shutting down does (within its grace period). Default: nil, at once: kwok runs no
+	// containers.
+	PodStop func(*corev1.Pod) time.Duration
 	// Logf receives progress messages. Default: none.
 	Logf func(format string, args ...any)
 }

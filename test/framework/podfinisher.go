@@ -66,10 +66,12 @@ func writeKwokStages(dir, src string) (string, error) {
 // UID (kubernetes pkg/kubelet/status/status_manager.go, syncPod), so that the delete can only
 // ever remove the pod it was meant for. kwok runs no containers, so there is nothing to wait for.
 type podFinisher struct {
-	client  kubernetes.Interface
-	factory informers.SharedInformerFactory
-	queue   workqueue.TypedRateLimitingInterface[podRef]
-	cancel  context.CancelFunc
+	client kubernetes.Interface
+	// stopTime, when set, is how long a pod takes to stop once it is being deleted (Options.PodStop).
+	stopTime func(*corev1.Pod) time.Duration
+	factory  informers.SharedInformerFactory
+	queue    workqueue.TypedRateLimitingInterface[podRef]
+	cancel   context.CancelFunc
 	// workers, one per node, as each kubelet deletes its own pods.
 	workers sync.WaitGroup
 }
@@ -93,7 +95,7 @@ const (
 // startPodFinisher starts a podFinisher for the pods bound to nodes. It watches one node's pods
 // through a field selector; the pods of several, which no field selector names at once, through
 // a watch of every pod, keeping theirs.
-func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinisher, error) {
+func startPodFinisher(client kubernetes.Interface, stop func(*corev1.Pod) time.Duration, nodes ...string) (*podFinisher, error) {
 	var tweak []informers.SharedInformerOption
 	if len(nodes) == 1 {
 		tweak = append(tweak, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
@@ -101,15 +103,25 @@ func startPodFinisher(client kubernetes.Interface, nodes ...string) (*podFinishe
 		}))
 	}
 	f := &podFinisher{
-		client:  client,
-		factory: informers.NewSharedInformerFactoryWithOptions(client, 0, tweak...),
+		client:   client,
+		stopTime: stop,
+		factory:  informers.NewSharedInformerFactoryWithOptions(client, 0, tweak...),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[podRef](),
 			workqueue.TypedRateLimitingQueueConfig[podRef]{Name: podFinisherUser}),
 	}
 	onPod := func(obj any) {
-		if pod, ok := obj.(*corev1.Pod); ok && pod.DeletionTimestamp != nil && slices.Contains(nodes, pod.Spec.NodeName) {
-			f.queue.Add(podRef{pod.Namespace, pod.Name, pod.UID})
+		pod, ok := obj.(*corev1.Pod)
+		if !ok || pod.DeletionTimestamp == nil || !slices.Contains(nodes, pod.Spec.NodeName) {
+			return
 		}
+		ref := podRef{pod.Namespace, pod.Name, pod.UID}
+		if f.stopTime == nil {
+			f.queue.Add(ref)
+			return
+		}
+		// Counted from the first event that shows the delete: the queue keeps the earliest
+		// time an item was asked for, so later updates of the pod do not push it back.
+		f.queue.AddAfter(ref, f.stopTime(pod))
 	}
 	if _, err := f.factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onPod, UpdateFunc: func(_, cur any) { onPod(cur) },
@@ -150,7 +162,7 @@ func (f *podFinisher) next(ctx context.Context) bool {
 }
 
 // startPodFinisherFrom starts a podFinisher for nodes, as the user of kubeconfig.
-func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, error) {
+func startPodFinisherFrom(kubeconfig string, stop func(*corev1.Pod) time.Duration, nodes ...string) (*podFinisher, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -161,7 +173,7 @@ func startPodFinisherFrom(kubeconfig string, nodes ...string) (*podFinisher, err
 	if err != nil {
 		return nil, err
 	}
-	return startPodFinisher(client, nodes...)
+	return startPodFinisher(client, stop, nodes...)
 }
 
 // stop ends the finisher and waits for its workers.

@@ -53,7 +53,7 @@ func TestPodFinisherDeletesWithTheUIDPrecondition(t *testing.T) {
 		deletes <- d.DeleteOptions
 		return true, nil, nil
 	})
-	f, err := startPodFinisher(client, FakeNodeName)
+	f, err := startPodFinisher(client, nil, FakeNodeName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestPodFinisherOfSeveralNodesKeepsToThem(t *testing.T) {
 		deleted <- action.(k8stesting.DeleteActionImpl).Name
 		return true, nil, nil
 	})
-	f, err := startPodFinisher(client, nodes...)
+	f, err := startPodFinisher(client, nil, nodes...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +104,55 @@ func TestPodFinisherOfSeveralNodesKeepsToThem(t *testing.T) {
 	}
 	if !got["bc-0"] || !got["bc-2"] || got["real"] {
 		t.Errorf("the finisher deleted %v, want bc-0 and bc-2 and not the real node's pod", got)
+	}
+}
+
+// With Options.PodStop, a pod is deleted only once its stop has taken the time PodStop gives it:
+// a pod stopping at once is finished while one that takes an hour is not.
+func TestPodFinisherWaitsForEachPodToStop(t *testing.T) {
+	now := metav1.Now()
+	deleting := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: name, UID: types.UID("u-" + name), DeletionTimestamp: &now, Finalizers: []string{"x"}},
+			Spec: corev1.PodSpec{NodeName: FakeNodeName}}
+	}
+	client := fake.NewClientset(deleting("slow"), deleting("fast"))
+	deleted := make(chan string, 10)
+	client.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		deleted <- action.(k8stesting.DeleteActionImpl).Name
+		return true, nil, nil
+	})
+	asked := make(chan string, 10)
+	stop := func(p *corev1.Pod) time.Duration {
+		asked <- p.Name
+		if p.Name == "slow" {
+			return time.Hour
+		}
+		return 0
+	}
+	f, err := startPodFinisher(client, stop, FakeNodeName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case name := <-deleted:
+		if name != "fast" {
+			t.Errorf("deleted %s first, want fast", name)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the finisher did not delete the pod that stops at once")
+	}
+	f.stop()
+	close(deleted)
+	for name := range deleted {
+		t.Errorf("deleted %s, whose stop takes an hour", name)
+	}
+	close(asked)
+	seen := map[string]bool{}
+	for name := range asked {
+		seen[name] = true
+	}
+	if !seen["slow"] || !seen["fast"] {
+		t.Errorf("PodStop asked for %v, want both pods", seen)
 	}
 }
 

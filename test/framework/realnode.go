@@ -220,7 +220,7 @@ func (n *RealNode) start(ctx context.Context, opts RealNodeOptions) error {
 			return err
 		}
 	}
-	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], n.fakeNodes...); err != nil {
+	if n.finisher, err = startPodFinisherFrom(kubeconfigs[podFinisherUser], nil, n.fakeNodes...); err != nil {
 		return err
 	}
 	checks := []struct {

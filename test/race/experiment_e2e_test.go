@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -37,6 +39,7 @@ var (
 	flagLag         = flag.String("lag", "0-50ms", "delay of each chunk of the operator's watch streams, MIN-MAX drawn uniformly")
 	flagSeed        = flag.Uint64("seed", 0, "seed of the schedules and the lags; 0 draws one from the clock (it is printed)")
 	flagRows        = flag.String("rows", "", "rows to run, comma-separated: a strategy, +C for the precondition guard, +D for the admin check, +R for rollouts (scale workload only); all of them: "+AllRows+"; empty: each workload's quick rows, "+QuickRows+" and "+QuickPoolRows)
+	flagPodStop     = flag.String("pod-stop", "0", "how long a deleted pod takes to stop before its kubelet removes it, MIN-MAX drawn per pod (a broker shutting down; kwok runs no containers, so 0 is at once)")
 	flagWorkers     = flag.Int("workers", 2, "the operator's workers (the binary's default)")
 	flagQPS         = flag.Float64("qps", 50, "the operator's client QPS (the binary's default)")
 	flagBurst       = flag.Int("burst", 100, "the operator's client burst (the binary's default)")
@@ -57,7 +60,7 @@ type settings struct {
 	clusters, steps, moves, workers int
 	// runs is -runs; run is which of them this is (0 for the first), and seed its seed.
 	runs, run                int
-	lag                      harness.Lag
+	lag, podStop             harness.Lag
 	seed                     uint64
 	qps                      float32
 	burst                    int
@@ -74,6 +77,9 @@ func parseSettings() (settings, error) {
 	var err error
 	if s.lag, err = harness.ParseLag(*flagLag); err != nil {
 		return s, err
+	}
+	if s.podStop, err = harness.ParseLag(*flagPodStop); err != nil {
+		return s, fmt.Errorf("-pod-stop: %w", err)
 	}
 	if s.workloads, err = ParseWorkloads(*flagWorkload); err != nil {
 		return s, err
@@ -112,7 +118,7 @@ func TestRaceExperiment(t *testing.T) {
 	}
 	t.Logf("seed %d (replay: %s)", s.seed, commandLine(s.seed))
 	logToFile(t)
-	cp := framework.StartForTest(t, framework.Options{})
+	cp := framework.StartForTest(t, framework.Options{PodStop: podStopTimes(s.podStop, s.seed)})
 	adminCfg := cp.AdminConfig()
 	adminCfg.QPS, adminCfg.Burst = 1000, 2000 // the harness must never be the bottleneck
 	kube, err := kubernetes.NewForConfig(adminCfg)
@@ -157,7 +163,7 @@ func runWorkload(ctx context.Context, t *testing.T, cp *framework.ControlPlane, 
 		}
 	}
 	var table strings.Builder
-	h := RateHeader{Command: commandLine(s.seed), Workload: workload, Seeds: seeds, Clusters: s.clusters, Started: started, Took: time.Since(started)}
+	h := RateHeader{Command: commandLine(s.seed), Workload: workload, Seeds: seeds, Clusters: s.clusters, PodStop: s.podStop, Started: started, Took: time.Since(started)}
 	if err := WriteRateTable(&table, h, runs); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +198,7 @@ func runOnce(ctx context.Context, t *testing.T, cp *framework.ControlPlane, kube
 	if s.runs > 1 { // this run alone
 		command = strings.Replace(command, fmt.Sprintf(" -runs=%d ", s.runs), " -runs=1 ", 1)
 	}
-	h := Header{Command: command, Workload: workload, Moves: s.moves, Seed: s.seed, Lag: s.lag, Clusters: s.clusters,
+	h := Header{Command: command, Workload: workload, Moves: s.moves, Seed: s.seed, Lag: s.lag, PodStop: s.podStop, Clusters: s.clusters,
 		Decommissions: s.steps, Workers: s.workers, DrainTime: s.drain, DrainPoll: s.poll, Started: started, Took: time.Since(started)}
 	begin, end := tableBegin, tableEnd
 	if workload == WorkloadPools {
@@ -534,6 +540,20 @@ func counters(registry *prometheus.Registry, name string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// podStopTimes gives each pod a stop time drawn from stop by its UID and the seed, so that every
+// event of one pod gives the same time; nil when stop is zero.
+func podStopTimes(stop harness.Lag, seed uint64) func(*corev1.Pod) time.Duration {
+	if stop.IsZero() {
+		return nil
+	}
+	return func(p *corev1.Pod) time.Duration {
+		h := fnv.New64a()
+		h.Write([]byte(p.UID))
+		span := uint64(stop.Max-stop.Min) + 1
+		return stop.Min + time.Duration((h.Sum64()^seed)%span)
+	}
 }
 
 // cpuTime is the user and system CPU time this process has used.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/broker-operator/broker-operator/test/harness"
 )
 
 // The seed reports how often a run failed (1-2 % of its clusters ended with a broker
@@ -20,8 +22,10 @@ type RateHeader struct {
 	// Seeds are the runs' seeds, in order; a run is replayed alone with -runs=1 and its seed.
 	Seeds    []uint64
 	Clusters int
-	Started  time.Time
-	Took     time.Duration
+	// PodStop is how long a deleted pod took to stop (-pod-stop); zero: at once.
+	PodStop harness.Lag
+	Started time.Time
+	Took    time.Duration
 }
 
 // WriteRateTable writes, per row, what its runs add up to: the clusters that had a broker
@@ -36,7 +40,7 @@ func WriteRateTable(w io.Writer, h RateHeader, runs [][]Result) error {
 		seeds[i] = fmt.Sprint(s)
 	}
 	fmt.Fprintf(&b, "Command (%d runs, run %s, took %s):\n\n```sh\n%s\n```\n\n", len(runs), h.Started.UTC().Format("2006-01-02 15:04 MST"), h.Took.Round(time.Second), h.Command)
-	fmt.Fprintf(&b, "Seeds, one per run: %s. Workload %s, %d clusters per run.\n\n", strings.Join(seeds, ", "), h.Workload, h.Clusters)
+	fmt.Fprintf(&b, "Seeds, one per run: %s. Workload %s, %d clusters per run%s.\n\n", strings.Join(seeds, ", "), h.Workload, h.Clusters, podStopNote(h.PodStop))
 	b.WriteString("| row | runs | clusters with a broker decommissioned twice | rate per cluster (95 % interval) | runs with one | decommission calls doubled | stale reads per run (min / median / max) | history violations | stuck clusters |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	if len(runs) == 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/broker-operator/broker-operator/test/harness"
 )
@@ -37,14 +38,14 @@ func TestWriteRateTableAddsUpEachRowOverTheRuns(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	err := WriteRateTable(&b, RateHeader{Command: "go test -tags e2e ./test/race -args -runs=3", Workload: WorkloadPools, Seeds: []uint64{7, 8, 9}, Clusters: 50},
+	err := WriteRateTable(&b, RateHeader{Command: "go test -tags e2e ./test/race -args -runs=3", Workload: WorkloadPools, Seeds: []uint64{7, 8, 9}, Clusters: 50, PodStop: harness.Lag{Max: 5 * time.Second}},
 		[][]Result{run(40, 2, 3), run(10, 0, 0), run(25, 1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{
-		"-runs=3", "Seeds, one per run: 7, 8, 9.",
+		"-runs=3", "Seeds, one per run: 7, 8, 9. Workload pools, 50 clusters per run, deleted pods stopping in 0s-5s.",
 		"| cache | 3 | 3 of 150 | 2.0 % (0.7-5.7 %) | 2 of 3 | 4 of 454 | 10 / 25 / 40 | 75 | 0 |",
 		"| writeback | 3 | 0 of 150 | 0.0 % (0.0-2.5 %) | 0 of 3 | 0 of 450 | 0 / 0 / 0 | 0 | 0 |",
 	} {

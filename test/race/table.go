@@ -135,10 +135,12 @@ type Header struct {
 	Command string
 	// Workload is WorkloadScale or WorkloadPools; Moves, for the pool-move workload, is how many
 	// moves each cluster made (Decommissions is then moves times PoolBrokers).
-	Workload                string
-	Moves                   int
-	Seed                    uint64
-	Lag                     harness.Lag
+	Workload string
+	Moves    int
+	Seed     uint64
+	Lag      harness.Lag
+	// PodStop is how long a deleted pod took to stop (-pod-stop); zero: at once.
+	PodStop                 harness.Lag
 	Clusters, Decommissions int
 	Workers                 int
 	DrainTime, DrainPoll    time.Duration
@@ -157,8 +159,8 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "%d clusters, %d scale-down steps each with scale-ups mixed in, watch lag %s per chunk, %d workers, drain %s, drain poll %s.\n\n",
-		h.Clusters, h.Decommissions, h.Lag, h.Workers, h.DrainTime, h.DrainPoll)
+	fmt.Fprintf(&b, "%d clusters, %d scale-down steps each with scale-ups mixed in, watch lag %s per chunk%s, %d workers, drain %s, drain poll %s.\n\n",
+		h.Clusters, h.Decommissions, h.Lag, podStopNote(h.PodStop), h.Workers, h.DrainTime, h.DrainPoll)
 	b.WriteString("| row | stale reads (BC / STS) | history: checked / violations | wrong decisions (double / untargeted / left early / maintenance) | history / simulator: violations of judged | guard refusals | stuck | API requests | vs cache | vs uncached | get / list / watch / writes | time to converge | step p50 / p95 | CPU | peak overlay |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	relative := relativeTo(results, func(r Result) int { return r.Stats.TotalRequests() })
@@ -181,8 +183,8 @@ func WriteTable(w io.Writer, h Header, results []Result) error {
 // moment every cluster was up, and one move's time (patch to converged) over every move of every
 // cluster.
 func writePoolTable(b *strings.Builder, h Header, results []Result) {
-	fmt.Fprintf(b, "%d clusters of %d brokers, each moved %d times between the default pool and pool %s (%d decommissions per cluster), watch lag %s per chunk, %d workers, drain %s, drain poll %s.\n\n",
-		h.Clusters, PoolBrokers, h.Moves, MovePool, h.Decommissions, h.Lag, h.Workers, h.DrainTime, h.DrainPoll)
+	fmt.Fprintf(b, "%d clusters of %d brokers, each moved %d times between the default pool and pool %s (%d decommissions per cluster), watch lag %s per chunk%s, %d workers, drain %s, drain poll %s.\n\n",
+		h.Clusters, PoolBrokers, h.Moves, MovePool, h.Decommissions, h.Lag, podStopNote(h.PodStop), h.Workers, h.DrainTime, h.DrainPoll)
 	b.WriteString("| row | stale reads (BC / STS) | history: checked / violations | wrong decisions (double / untargeted / left early / maintenance) | history / simulator: violations of judged | guard refusals | stuck | API requests per move | vs cache | vs uncached | admin requests per move | CPU per move | move p50 / p99 | peak overlay |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	relative := relativeTo(results, func(r Result) int { return r.StepRequests })
@@ -195,6 +197,14 @@ func writePoolTable(b *strings.Builder, h Header, results []Result) {
 			float64(r.StepAdminCalls)/float64(moves), (r.StepCPU / time.Duration(moves)).Round(time.Millisecond),
 			r.StepP50.Round(10*time.Millisecond), r.StepP99.Round(10*time.Millisecond), r.PeakOverlay)
 	}
+}
+
+// podStopNote says how long deleted pods took to stop, when they did not stop at once.
+func podStopNote(stop harness.Lag) string {
+	if stop.IsZero() {
+		return ""
+	}
+	return ", deleted pods stopping in " + stop.String()
 }
 
 // staleReads, history's counts, wrong decisions and the safety rules: the table's columns 2 to
