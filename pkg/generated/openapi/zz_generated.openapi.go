@@ -785,6 +785,13 @@ func schema_pkg_apis_brokers_v1alpha1_BrokerClusterSpec(ref common.ReferenceCall
 							Format:      "",
 						},
 					},
+					"terminationGracePeriodSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TerminationGracePeriodSeconds is how long a broker has to stop once its pod is deleted (on a restart, a move or a scale-down) before it is killed. Unset: Kubernetes' default, 30 s. Redpanda's Helm chart sets 90, for a loaded broker's shutdown. A change restarts the brokers one at a time.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
 					"imagePullSecrets": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{

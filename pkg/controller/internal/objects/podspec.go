@@ -61,6 +61,10 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 	if seeds == 0 {
 		volumes = append(volumes, seedsPodVolume(bc))
 	}
+	var grace *int64
+	if g := bc.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = ptr.To(*g)
+	}
 	return corev1.PodTemplateSpec{
 		Spec: corev1.PodSpec{
 			NodeSelector:              maps.Clone(bc.Spec.NodeSelector),
@@ -68,8 +72,11 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 			Affinity:                  brokerAffinity(bc),
 			TopologySpreadConstraints: brokerSpread(bc),
 			PriorityClassName:         bc.Spec.PriorityClassName,
-			ServiceAccountName:        BrokerServiceAccountName(bc),
-			ImagePullSecrets:          bc.Spec.ImagePullSecrets,
+			// Unset keeps the pod template as it was before the field existed: upgrading the
+			// operator restarts no broker.
+			TerminationGracePeriodSeconds: grace,
+			ServiceAccountName:            BrokerServiceAccountName(bc),
+			ImagePullSecrets:              bc.Spec.ImagePullSecrets,
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsUser:    ptr.To[int64](redpandaUID),
 				RunAsGroup:   ptr.To[int64](redpandaGID),

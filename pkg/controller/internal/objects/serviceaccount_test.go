@@ -14,9 +14,10 @@ import (
 )
 
 // Upgrading the operator restarts no broker: for specs that set none of spec.imagePullSecrets,
-// spec.serviceAccount and a pool's serviceAccountName and imagePullSecrets, the pod templates
-// and StatefulSets hash to what the operator wrote before those fields existed. A change of
-// these values restarts every broker of every such cluster on upgrade.
+// spec.serviceAccount, spec.terminationGracePeriodSeconds and a pool's serviceAccountName and
+// imagePullSecrets, the pod templates and StatefulSets hash to what the operator wrote before
+// those fields existed. A change of these values restarts every broker of every such cluster on
+// upgrade.
 func TestTemplatesOfSpecsWithoutTheFieldsHashAsBefore(t *testing.T) {
 	plain := newBrokerCluster(3)
 	plain.Spec.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")}}
@@ -134,7 +135,7 @@ func TestNewServiceAccount(t *testing.T) {
 }
 
 // The production example renders as its comment says: its pull secret and service account in
-// the pods, Redpanda's cores and memory from its resources, and the HTTP APIs on.
+// the pods, Redpanda's cores and memory from its resources, the HTTP APIs on and 90 s to stop.
 func TestProductionExampleRendersAsItSays(t *testing.T) {
 	data, err := os.ReadFile("../../../../deploy/examples/brokercluster-production.yaml")
 	if err != nil {
@@ -153,6 +154,9 @@ func TestProductionExampleRendersAsItSays(t *testing.T) {
 		if !slices.Contains(spec.Containers[0].Args, flag) {
 			t.Errorf("args %v lack %s", spec.Containers[0].Args, flag)
 		}
+	}
+	if g := spec.TerminationGracePeriodSeconds; g == nil || *g != 90 {
+		t.Errorf("termination grace period %v, want 90 s", g)
 	}
 	if sa := NewServiceAccount(&bc); sa == nil || sa.Annotations["eks.amazonaws.com/role-arn"] == "" {
 		t.Errorf("ServiceAccount %v", sa)

@@ -40,10 +40,20 @@ func TemplateChanges(pod *corev1.Pod, t corev1.PodTemplateSpec) []string {
 	add(len(ts.ImagePullSecrets) > 0 && !equality.Semantic.DeepEqual(ps.ImagePullSecrets, ts.ImagePullSecrets), "imagePullSecrets")
 	// The Priority admission plugin names a global default class on a pod whose template names none.
 	add(ts.PriorityClassName != "" && ps.PriorityClassName != ts.PriorityClassName, "priorityClassName")
+	add(gracePeriod(ps.TerminationGracePeriodSeconds) != gracePeriod(ts.TerminationGracePeriodSeconds), "terminationGracePeriodSeconds")
 	add(volumesDiffer(ps.Volumes, ts.Volumes), "volumes")
 	add(!subset(t.Annotations, pod.Annotations, AnnotationTemplateHash), "annotations")
 	add(!subset(t.Labels, pod.Labels, ""), "labels")
 	return out
+}
+
+// gracePeriod is a pod's termination grace period as the apiserver keeps it: it defaults an
+// unset one to 30 s.
+func gracePeriod(s *int64) int64 {
+	if s == nil {
+		return corev1.DefaultTerminationGracePeriodSeconds
+	}
+	return *s
 }
 
 // containerChanges names what differs in one container; a container the pod lacks differs

@@ -21,6 +21,9 @@ func admitted(t corev1.PodTemplateSpec) *corev1.Pod {
 	p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists,
 		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)})
 	p.Spec.ServiceAccountName = "default"
+	if p.Spec.TerminationGracePeriodSeconds == nil {
+		p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds)
+	}
 	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for i := range cs {
 			c := &cs[i]
@@ -66,5 +69,34 @@ func TestTemplateChangesNameWhatARestartApplies(t *testing.T) {
 	}
 	if slices.Contains(got, "volumes") || slices.Contains(got, "labels") {
 		t.Errorf("changes %v name fields that did not change", got)
+	}
+}
+
+// The termination grace period: unset, the template names none (so that upgrading the operator
+// changes no hash) and a pod with the apiserver's 30 s is current; set, or set back to unset, it
+// is a change a restart applies.
+func TestTemplateChangesNameTheTerminationGracePeriod(t *testing.T) {
+	bc := newBrokerCluster(3)
+	unset := hashedPodTemplate(bc, 3, testDomain)
+	if g := unset.Spec.TerminationGracePeriodSeconds; g != nil {
+		t.Fatalf("unset, the template names a grace period of %d s", *g)
+	}
+	pod := admitted(unset)
+	if got := TemplateChanges(pod, unset); len(got) != 0 {
+		t.Fatalf("a pod with the apiserver's default grace period: %v, want no change", got)
+	}
+	bc.Spec.TerminationGracePeriodSeconds = ptr.To[int64](90)
+	set := hashedPodTemplate(bc, 3, testDomain)
+	if g := set.Spec.TerminationGracePeriodSeconds; g == nil || *g != 90 {
+		t.Fatalf("the template's grace period is %v, want 90 s", g)
+	}
+	if set.Annotations[AnnotationTemplateHash] == unset.Annotations[AnnotationTemplateHash] {
+		t.Error("a grace period set left the template hash as it was: no broker would restart")
+	}
+	if got := TemplateChanges(pod, set); !slices.Equal(got, []string{"terminationGracePeriodSeconds"}) {
+		t.Errorf("set to 90 s: changes %v, want terminationGracePeriodSeconds alone", got)
+	}
+	if got := TemplateChanges(admitted(set), unset); !slices.Equal(got, []string{"terminationGracePeriodSeconds"}) {
+		t.Errorf("unset again on a pod of 90 s: changes %v, want terminationGracePeriodSeconds alone", got)
 	}
 }

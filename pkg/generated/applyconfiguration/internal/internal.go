@@ -637,6 +637,9 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.StorageSpec
       default: {}
+    - name: terminationGracePeriodSeconds
+      type:
+        scalar: numeric
     - name: tieredStorage
       type:
         namedType: com.github.broker-operator.broker-operator.pkg.apis.brokers.v1alpha1.TieredStorageSpec
