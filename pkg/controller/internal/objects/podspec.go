@@ -61,10 +61,6 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 	if seeds == 0 {
 		volumes = append(volumes, seedsPodVolume(bc))
 	}
-	var grace *int64
-	if g := bc.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = ptr.To(*g)
-	}
 	return corev1.PodTemplateSpec{
 		Spec: corev1.PodSpec{
 			NodeSelector:              maps.Clone(bc.Spec.NodeSelector),
@@ -74,7 +70,7 @@ func brokerPodTemplate(bc *v1alpha1.BrokerCluster, set string, seeds int32, doma
 			PriorityClassName:         bc.Spec.PriorityClassName,
 			// Unset keeps the pod template as it was before the field existed: upgrading the
 			// operator restarts no broker.
-			TerminationGracePeriodSeconds: grace,
+			TerminationGracePeriodSeconds: bc.Spec.TerminationGracePeriodSeconds,
 			ServiceAccountName:            BrokerServiceAccountName(bc),
 			ImagePullSecrets:              bc.Spec.ImagePullSecrets,
 			SecurityContext: &corev1.PodSecurityContext{
