@@ -32,9 +32,7 @@ func TestSecurityTurnedOnForARunningCluster(t *testing.T) {
 	password := "pw-" + rand.Text()
 	ns, cluster := runningClusterWithoutSecurity(t, name)
 
-	createSecret(t, ns, name+"-superuser", map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte(password)})
-	patchCluster(t, ns, name, []byte(`{"spec": {"adminAPI": {"auth": {"secretName": "`+name+`-superuser"}},
-		"kafka": {"sasl": {"mechanism": "SCRAM-SHA-512"}}}}`))
+	turnSecurityOn(t, ns, name, user, password)
 	awaitSecurityReady(t, ns, name)
 	for _, reason := range []string{"SuperuserCreated", "SuperuserGranted", "AdminAPIAuthEnforced"} {
 		awaitEvent(t, ns, name, reason)
@@ -155,6 +153,17 @@ func runningClusterWithoutSecurity(t *testing.T, name string) (string, *admintes
 	}
 	env.AwaitConverged(t, ns, name, 3)
 	return ns, cluster
+}
+
+// turnSecurityOn asks a running cluster for admin API auth and Kafka SASL (SCRAM-SHA-512) with
+// this superuser, from a new Secret named after the cluster, and returns the Secret's name.
+func turnSecurityOn(t *testing.T, ns, name, user, password string) string {
+	t.Helper()
+	secret := name + "-superuser"
+	createSecret(t, ns, secret, map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte(password)})
+	patchCluster(t, ns, name, []byte(`{"spec": {"adminAPI": {"auth": {"secretName": "`+secret+`"}},
+		"kafka": {"sasl": {"mechanism": "SCRAM-SHA-512"}}}}`))
+	return secret
 }
 
 // awaitSecurityReady waits until SecurityReady is True for the current generation.

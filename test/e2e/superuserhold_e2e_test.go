@@ -37,10 +37,7 @@ func TestSASLRolloutWaitsForTheSuperuser(t *testing.T) {
 	}
 	before := podUIDs(t, ns, name)
 
-	secret := name + "-superuser"
-	createSecret(t, ns, secret, map[string][]byte{admin.SecretKeyUsername: []byte(user), admin.SecretKeyPassword: []byte("pw-" + rand.Text())})
-	patchCluster(t, ns, name, []byte(`{"spec": {"adminAPI": {"auth": {"secretName": "`+secret+`"}},
-		"kafka": {"sasl": {"mechanism": "SCRAM-SHA-512"}}}}`))
+	secret := turnSecurityOn(t, ns, name, user, "pw-"+rand.Text())
 	awaitDegraded(t, ns, name, "SASLWaitsForSuperuser", "SuperuserPasswordDiffers")
 	awaitEvent(t, ns, name, "HoldForSuperuser")
 	if changed := changedPods(t, ns, name, before); len(changed) > 0 {
